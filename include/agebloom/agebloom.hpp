@@ -1,0 +1,12 @@
+// agebloom: sliding-window Bloom filters for packet processing.
+// The umbrella header of the freestanding, allocation-free core.
+#pragma once
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/bloom_math.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/core/window.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"

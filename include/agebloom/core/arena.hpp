@@ -1,0 +1,86 @@
+// Arena: a span of memory the caller owns (rte_malloc_socket on the lcore's
+// NUMA node, cudaMalloc, a static array). Structures carve their header and
+// bit arrays from it and never allocate, so a filter's footprint is fixed at
+// creation and its state can be snapshotted or copied as plain bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/error.hpp"
+
+namespace agebloom {
+
+// One cache line: the default carving alignment, so no two parts of a
+// structure (or two lcores' structures) share a line.
+inline constexpr size_t kCacheLine = 64;
+
+constexpr bool is_pow2(uint64_t x) noexcept { return x != 0 && (x & (x - 1)) == 0; }
+constexpr uint64_t align_up(uint64_t x, uint64_t align) noexcept {
+  return (x + align - 1) & ~(align - 1);
+}
+
+// Sizes an arena: mirrors Arena::carve's arithmetic so bytes_needed(config)
+// equals what create(config, arena) consumes from any base address.
+class ArenaLayout {
+ public:
+  // Every carve rounds its size up to its alignment; the base of an arbitrary
+  // caller buffer may need up to (kCacheLine - 1) bytes of padding first.
+  constexpr ArenaLayout& add(size_t bytes, size_t align = kCacheLine) noexcept {
+    bytes_ += align_up(bytes, align);
+    if (align > max_align_) max_align_ = align;
+    return *this;
+  }
+  constexpr size_t bytes() const noexcept { return bytes_ + (max_align_ - 1); }
+
+ private:
+  size_t bytes_ = 0;
+  size_t max_align_ = kCacheLine;
+};
+
+class Arena {
+ public:
+  constexpr Arena() noexcept = default;
+  constexpr Arena(void* base, size_t size) noexcept
+      : base_(static_cast<unsigned char*>(base)), size_(base ? size : 0) {}
+
+  constexpr size_t capacity() const noexcept { return size_; }
+  constexpr size_t used() const noexcept { return used_; }
+  constexpr size_t remaining() const noexcept { return size_ - used_; }
+  constexpr const void* base() const noexcept { return base_; }
+
+  // Carves `bytes` (rounded up to `align`) aligned to `align`. Exhaustion is
+  // an error value; the arena is left unchanged on failure.
+  Expected<void*> carve(size_t bytes, size_t align = kCacheLine) noexcept {
+    if (!is_pow2(align)) return Errc::arena_misaligned;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(base_) + used_;
+    const uintptr_t aligned = static_cast<uintptr_t>(align_up(start, align));
+    const size_t pad = aligned - start;
+    const size_t rounded = align_up(bytes, align);
+    if (rounded < bytes || pad > remaining() || rounded > remaining() - pad)
+      return Errc::arena_too_small;
+    used_ += pad + rounded;
+    return reinterpret_cast<void*>(aligned);
+  }
+
+  template <class T>
+  Expected<T*> carve_array(size_t count, size_t align = kCacheLine) noexcept {
+    if (count > SIZE_MAX / sizeof(T)) return Errc::arena_too_small;
+    auto p = carve(count * sizeof(T), align < alignof(T) ? alignof(T) : align);
+    if (!p) return p.error();
+    return static_cast<T*>(*p);
+  }
+
+  // Gives back everything carved after `mark` (a value of used()); lets a
+  // create() that fails half-way leave the arena as it found it.
+  constexpr void rewind(size_t mark) noexcept {
+    if (mark <= used_) used_ = mark;
+  }
+
+ private:
+  unsigned char* base_ = nullptr;
+  size_t size_ = 0;
+  size_t used_ = 0;
+};
+
+}  // namespace agebloom

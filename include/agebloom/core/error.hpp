@@ -1,0 +1,108 @@
+// Errors as values: the core neither throws nor allocates, so every fallible
+// call returns a Status or an Expected<T> carrying an Errc and a static message.
+//
+// Creation validates and says why; the data plane (insert/contains) cannot fail
+// for count windows. Time windows can: time going backwards is reported by
+// advance(), never turned into corruption.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace agebloom {
+
+// One code per distinct invalid input, so a caller (or a test) can tell them apart.
+enum class Errc : uint8_t {
+  ok = 0,
+  window_zero,                  // count window of 0 insertions
+  time_span_zero,               // time window of 0 ticks
+  fpr_out_of_range,             // target false-positive rate not in (0, 1)
+  k_out_of_range,               // hash functions per key: 1..kMaxK (and <= block bits)
+  l_out_of_range,               // APBF generations in the window: 1..kMaxL
+  segments_out_of_range,        // r (or N for the ring) outside 1..kMaxSegments
+  window_smaller_than_segments, // a count window shorter than its segment count
+  block_size_invalid,           // block size not a power of two in {64, 256, 512}
+  bits_per_block_invalid,       // bits set per block b: 0, > B, or not a power of two
+  budget_too_small,             // memory budget below the structure's minimum
+  capacity_zero,                // time window without an expected insertion count
+  arena_too_small,              // the caller's arena cannot hold the structure
+  arena_misaligned,             // alignment not a power of two
+  time_went_backwards,          // now < the last time the filter saw
+};
+
+constexpr const char* message(Errc code) noexcept {
+  switch (code) {
+    case Errc::ok: return "ok";
+    case Errc::window_zero: return "window must hold at least one insertion";
+    case Errc::time_span_zero: return "time window must span at least one tick";
+    case Errc::fpr_out_of_range: return "false-positive rate must lie strictly between 0 and 1";
+    case Errc::k_out_of_range: return "number of hash functions k is out of range";
+    case Errc::l_out_of_range: return "number of window generations l is out of range";
+    case Errc::segments_out_of_range: return "number of segments is out of range";
+    case Errc::window_smaller_than_segments:
+      return "count window is smaller than the number of segments";
+    case Errc::block_size_invalid: return "block size must be 64, 256 or 512 bits";
+    case Errc::bits_per_block_invalid:
+      return "bits per block must be a power of two no larger than the block";
+    case Errc::budget_too_small: return "memory budget is below the structure's minimum";
+    case Errc::capacity_zero: return "expected insertions per window must be at least one";
+    case Errc::arena_too_small: return "arena is too small for the structure";
+    case Errc::arena_misaligned: return "alignment must be a power of two";
+    case Errc::time_went_backwards: return "time went backwards";
+  }
+  return "unknown error";
+}
+
+struct Error {
+  Errc code = Errc::ok;
+  constexpr const char* what() const noexcept { return message(code); }
+  constexpr bool operator==(const Error&) const = default;
+};
+
+// [[nodiscard]] so an ignored error is a compiler warning, not a silent loss.
+class [[nodiscard]] Status {
+ public:
+  constexpr Status() noexcept = default;
+  constexpr Status(Errc code) noexcept : code_(code) {}  // NOLINT: implicit by design
+  constexpr Status(Error e) noexcept : code_(e.code) {}  // NOLINT
+  constexpr bool ok() const noexcept { return code_ == Errc::ok; }
+  constexpr explicit operator bool() const noexcept { return ok(); }
+  constexpr Errc code() const noexcept { return code_; }
+  constexpr const char* what() const noexcept { return message(code_); }
+  constexpr Error error() const noexcept { return Error{code_}; }
+
+ private:
+  Errc code_ = Errc::ok;
+};
+
+// A value or an Error. Restricted to trivially copyable T (filter handles,
+// configs, pointers): no destructors to run, so it stays freestanding-friendly.
+template <class T>
+class [[nodiscard]] Expected {
+  static_assert(std::is_trivially_copyable_v<T>, "Expected<T> holds trivially copyable values");
+
+ public:
+  constexpr Expected(const T& value) noexcept : value_(value), code_(Errc::ok) {}  // NOLINT
+  constexpr Expected(Errc code) noexcept : code_(code) {}                         // NOLINT
+  constexpr Expected(Error e) noexcept : code_(e.code) {}                         // NOLINT
+  constexpr Expected(Status s) noexcept : code_(s.code()) {}                      // NOLINT
+
+  constexpr bool has_value() const noexcept { return code_ == Errc::ok; }
+  constexpr explicit operator bool() const noexcept { return has_value(); }
+  // Precondition: has_value(). Checked only in debug builds (data-plane rule).
+  constexpr T& value() noexcept { return value_; }
+  constexpr const T& value() const noexcept { return value_; }
+  constexpr T* operator->() noexcept { return &value_; }
+  constexpr const T* operator->() const noexcept { return &value_; }
+  constexpr T& operator*() noexcept { return value_; }
+  constexpr const T& operator*() const noexcept { return value_; }
+  constexpr Error error() const noexcept { return Error{code_}; }
+  constexpr Errc code() const noexcept { return code_; }
+  constexpr const char* what() const noexcept { return message(code_); }
+
+ private:
+  T value_{};
+  Errc code_;
+};
+
+}  // namespace agebloom

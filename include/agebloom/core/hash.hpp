@@ -1,0 +1,92 @@
+// Hash once, probe many: every filter takes a KeyHash, never key bytes.
+//
+// A key is hashed once with XXH3-128 under a per-instance secret seed; the two
+// 64-bit halves drive every probe of every segment (Kirsch & Mitzenmacher,
+// "Less hashing, same performance", ESA 2006). The seed is what stops an
+// attacker from grinding keys that collide or saturate the filter, so callers
+// should draw it at random per process (dedup_fwd does, unless --seed is set).
+//
+// Positions are mapped onto [0, n) by multiply-shift ((h * n) >> 64, Lemire
+// 2019), not modulo: no division on the hot path and no bias towards small
+// residues for n that are not powers of two. Where a structure picks a block
+// and then bits inside it, the two come from independent halves of the hash
+// (h1 for the block, h2 for the in-block pattern): reusing bits would
+// correlate them and raise the false-positive rate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+namespace agebloom {
+
+struct KeyHash {
+  uint64_t h1 = 0;
+  uint64_t h2 = 0;
+  constexpr bool operator==(const KeyHash&) const = default;
+};
+
+class Hasher {
+ public:
+  constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed) {}
+  constexpr uint64_t seed() const noexcept { return seed_; }
+
+  KeyHash operator()(const void* key, size_t length) const noexcept {
+    const XXH128_hash_t r = XXH3_128bits_withSeed(key, length, seed_);
+    return KeyHash{r.low64, r.high64};
+  }
+
+ private:
+  uint64_t seed_;
+};
+
+// (h * n) >> 64: maps a uniform 64-bit h onto [0, n) without division.
+constexpr uint64_t reduce(uint64_t h, uint64_t n) noexcept {
+  __extension__ using u128 = unsigned __int128;
+  return static_cast<uint64_t>((static_cast<u128>(h) * n) >> 64);
+}
+
+// i-th probe by double hashing: h1 + i*h2 (mod 2^64).
+constexpr uint64_t double_hash(KeyHash h, uint64_t i) noexcept { return h.h1 + i * h.h2; }
+
+// Enhanced double hashing adds (i^3 - i)/6 so that probes stay distinct even
+// when h2 is (nearly) a multiple of the range (Dillinger & Manolios 2004).
+constexpr uint64_t enhanced_double_hash(KeyHash h, uint64_t i) noexcept {
+  return h.h1 + i * h.h2 + (i * i * i - i) / 6;
+}
+
+// In-block bit i: the top log2(B) bits of h2 · salt_i. Each salt is a fixed
+// odd constant, so every product is a bijection of h2 and the bits of
+// different i behave as independent draws (an arithmetic progression a + i·b
+// correlates keys that share b, which measurably raised the blocked FPR).
+struct BlockSalts {
+  uint64_t salt[32];
+  constexpr BlockSalts() : salt() {
+    uint64_t x = 0x6167'6562'6c6f'6f6dULL;  // "agebloom": any fixed seed
+    for (auto& s : salt) {
+      // splitmix64 (Steele, Lea, Flood 2014) as a constant generator.
+      x += 0x9e3779b97f4a7c15ULL;
+      uint64_t z = x;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      s = (z ^ (z >> 31)) | 1u;
+    }
+  }
+};
+inline constexpr BlockSalts kBlockSalts{};
+
+// Bit i (i < 32) of a key's pattern inside a block of 2^log2_block bits.
+constexpr uint32_t block_bit(uint64_t h2, uint32_t i, uint32_t log2_block) noexcept {
+  return static_cast<uint32_t>((h2 * kBlockSalts.salt[i]) >> (64 - log2_block));
+}
+
+// Position of probe i in a range of n: the two helpers above then reduce().
+constexpr uint64_t probe(KeyHash h, uint64_t i, uint64_t n) noexcept {
+  return reduce(enhanced_double_hash(h, i), n);
+}
+
+}  // namespace agebloom

@@ -1,0 +1,77 @@
+// Freestanding ln/exp/pow for sizing and model functions in the core.
+//
+// The core links without libstdc++ and must not depend on libm either, so the
+// few transcendental functions that sizing needs are computed here: argument
+// reduction to a small interval, then a rapidly converging series. They run
+// at creation time only, never on the data plane. Accuracy: a few ulp over the
+// ranges used (tested against <cmath> in tests/core).
+#pragma once
+
+#include <cstdint>
+
+namespace agebloom::math {
+
+inline constexpr double kLn2 = 0.693147180559945309417232121458176568;
+inline constexpr double kInf = __builtin_huge_val();
+
+// ln(x) for x > 0: x = m * 2^e with m in [1, 2), ln m = 2 atanh((m-1)/(m+1)).
+// z <= 1/3, so each term shrinks by at least 9x and 40 terms reach double precision.
+constexpr double ln(double x) noexcept {
+  if (!(x > 0)) return -kInf;
+  if (x == kInf) return kInf;
+  int e = 0;
+  double m = x;
+  while (m >= 0x1p64) { m *= 0x1p-64; e += 64; }
+  while (m < 0x1p-64) { m *= 0x1p64; e -= 64; }
+  while (m >= 2.0) { m *= 0.5; ++e; }
+  while (m < 1.0) { m *= 2.0; --e; }
+  const double z = (m - 1.0) / (m + 1.0);
+  const double z2 = z * z;
+  double term = z, sum = 0.0;
+  for (int i = 1; i < 80; i += 2) {
+    sum += term / i;
+    term *= z2;
+  }
+  return 2.0 * sum + e * kLn2;
+}
+
+// exp(x) = 2^n * exp(r), |r| <= ln2/2, Taylor series for exp(r).
+constexpr double exp(double x) noexcept {
+  if (x != x) return x;
+  if (x > 709.78) return kInf;
+  if (x < -745.2) return 0.0;
+  const double nf = x / kLn2;
+  const int64_t n = static_cast<int64_t>(nf < 0 ? nf - 0.5 : nf + 0.5);
+  const double r = x - static_cast<double>(n) * kLn2;
+  double term = 1.0, sum = 1.0;
+  for (int i = 1; i < 30; ++i) {
+    term *= r / i;
+    sum += term;
+  }
+  double scale = 1.0;
+  const double step = n >= 0 ? 2.0 : 0.5;
+  for (int64_t i = 0, c = n >= 0 ? n : -n; i < c; ++i) scale *= step;
+  return sum * scale;
+}
+
+// b^e for b > 0.
+constexpr double pow(double b, double e) noexcept {
+  if (b == 1.0 || e == 0.0) return 1.0;
+  return exp(e * ln(b));
+}
+
+// 1 - (1 - p)^(1/n) without cancellation: -expm1(log1p(-p)/n).
+constexpr double root_complement(double p, double n) noexcept {
+  return 1.0 - exp(ln(1.0 - p) / n);
+}
+
+constexpr uint64_t ceil_div(uint64_t a, uint64_t b) noexcept { return a / b + (a % b != 0); }
+
+constexpr uint64_t ceil_to_u64(double x) noexcept {
+  if (!(x > 0)) return 0;
+  if (x >= 1.8e19) return UINT64_MAX;
+  const uint64_t t = static_cast<uint64_t>(x);
+  return static_cast<double>(t) < x ? t + 1 : t;
+}
+
+}  // namespace agebloom::math

@@ -1,0 +1,82 @@
+// Count windows and time windows, and the epoch schedule every segment ring
+// (guarded epoch, APBF, rotating ring) shares.
+//
+// A count window holds the last W insertions; a time window the insertions of
+// the last T ticks. Ticks are whatever monotonic unit the caller passes (TSC
+// cycles in dedup_fwd, nanoseconds of packet timestamps in replay, a counter
+// in tests): filters never read a clock.
+#pragma once
+
+#include <cstdint>
+
+#include "agebloom/core/error.hpp"
+
+namespace agebloom {
+
+enum class WindowKind : uint8_t { count, time };
+
+struct Window {
+  WindowKind kind = WindowKind::count;
+  uint64_t span = 0;  // insertions (count) or ticks (time)
+
+  static constexpr Window count(uint64_t insertions) noexcept { return {WindowKind::count, insertions}; }
+  static constexpr Window time(uint64_t ticks) noexcept { return {WindowKind::time, ticks}; }
+  constexpr bool is_time() const noexcept { return kind == WindowKind::time; }
+
+  constexpr Status validate() const noexcept {
+    if (span == 0) return kind == WindowKind::time ? Errc::time_span_zero : Errc::window_zero;
+    return Errc::ok;
+  }
+};
+
+// When the current segment (epoch, generation) stops taking insertions:
+// after `length` insertions (count) or `length` ticks since it began (time).
+// Lives in a structure's arena header, so it is plain data.
+struct EpochSchedule {
+  uint64_t length = 1;       // insertions or ticks per epoch
+  uint64_t fill = 0;         // count: insertions into the current epoch
+  uint64_t epoch_start = 0;  // time: tick at which the current epoch began
+  uint64_t last_now = 0;     // time: latest tick seen, to reject time going backwards
+  WindowKind kind = WindowKind::count;
+  bool started = false;      // time: the first advance() anchors epoch_start
+
+  static constexpr EpochSchedule make(WindowKind kind, uint64_t length) noexcept {
+    EpochSchedule s;
+    s.kind = kind;
+    s.length = length == 0 ? 1 : length;
+    return s;
+  }
+
+  // Count windows: called once per insertion, before its bits are set.
+  // True when the epoch just completed its quota, i.e. insertion number t
+  // with t > 0 and t mod length == 0 (paper 000, Algorithm 1): rotate first.
+  constexpr bool rotate_before_insert() noexcept {
+    if (kind != WindowKind::count) return false;
+    if (fill == length) {
+      fill = 1;
+      return true;
+    }
+    ++fill;
+    return false;
+  }
+
+  // Time windows: how many epoch boundaries lie between the last call and
+  // `now`. The caller rotates min(result, segments) times: an idle gap longer
+  // than the whole span expires everything in O(segments) work.
+  constexpr Expected<uint64_t> epochs_elapsed(uint64_t now) noexcept {
+    if (kind != WindowKind::time) return uint64_t{0};
+    if (!started) {
+      started = true;
+      epoch_start = now;
+      last_now = now;
+      return uint64_t{0};
+    }
+    if (now < last_now) return Errc::time_went_backwards;
+    last_now = now;
+    const uint64_t elapsed = (now - epoch_start) / length;
+    epoch_start += elapsed * length;
+    return elapsed;
+  }
+};
+
+}  // namespace agebloom

@@ -1,0 +1,339 @@
+// Guarded epoch Bloom filter (Alpay & Sarıoğlu, arXiv 2606.19210, paper 000).
+//
+// r+1 segments of s bits; the window W is cut into r epochs of ℓ = ⌈W/r⌉
+// insertions (or ⌈T/r⌉ ticks for a time window T). Insertions go to the
+// current segment; when an epoch ends, the next segment in cyclic order is
+// cleared and becomes current. The extra (guard) segment is what makes the
+// live-window invariant exact:
+//   - Lemma 1: every key of the last W insertions is in an uncleared segment
+//     (retained history >= rℓ >= W), so live false negatives are impossible;
+//   - Prop. 1: nothing older than W + ℓ survives because of rotation.
+// A query tests the same k positions in every segment (§2) and answers true
+// if one segment holds them all. FP ≈ 1 - (1 - (1 - e^{-kℓ/s})^k)^{r+1} (Prop. 2).
+//
+// Blocked variant (§2, last paragraph): h1 picks one block of B bits (the
+// same block index in every segment), h2 the k bits inside it, so a segment
+// probe touches one cache line for B = 512.
+//
+// State: a small header plus (r+1)·words_per_segment uint64_t, all carved
+// from the caller's arena. The filter object is a trivially copyable handle
+// onto that state: copies alias it (give one handle to one lcore).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/bloom_math.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/core/window.hpp"
+
+namespace agebloom {
+
+struct GuardedEpochConfig {
+  Window window = Window::count(0);
+  uint32_t r = 8;             // live epochs; the filter has r + 1 segments
+  uint32_t k = 0;             // bits per key per segment
+  uint64_t segment_bits = 0;  // s
+  uint32_t block_bits = 0;    // 0: flat (paper layout); 64, 256 or 512: blocked
+  uint64_t capacity = 0;      // expected insertions per window: the model's load
+                              // (defaults to W for count windows)
+
+  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxSegments = 64;  // r + 1
+
+  constexpr uint32_t segments() const noexcept { return r + 1; }
+
+  // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
+  constexpr uint64_t epoch_length() const noexcept {
+    return r == 0 ? 0 : math::ceil_div(window.span, r);
+  }
+  // Expected insertions one segment receives while current: ℓ for count
+  // windows, capacity / r for time windows.
+  constexpr double epoch_load() const noexcept {
+    const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    return r == 0 ? 0.0 : static_cast<double>(n) / r;
+  }
+
+  constexpr Status validate() const noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (r == 0 || r + 1 > kMaxSegments) return Errc::segments_out_of_range;
+    if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
+    if (block_bits != 0 && block_bits != 64 && block_bits != 256 && block_bits != 512)
+      return Errc::block_size_invalid;
+    if (k == 0 || k > kMaxK || (block_bits != 0 && k > block_bits)) return Errc::k_out_of_range;
+    if (segment_bits < 64 || segment_bits < block_bits) return Errc::budget_too_small;
+    return Errc::ok;
+  }
+
+  // Model FP (paper 000, Prop. 2; the blocked form replaces the per-segment
+  // term by the blocked Bloom filter's FP at the same load).
+  constexpr double model_fpr() const noexcept {
+    const double load = epoch_load();
+    const double seg = block_bits == 0
+                           ? bloom_math::fpr(static_cast<double>(segment_bits), load, k)
+                           : bloom_math::blocked_fpr(static_cast<double>(segment_bits), load, k,
+                                                     block_bits);
+    return 1.0 - math::pow(1.0 - seg, segments());
+  }
+
+  constexpr double bits_per_item() const noexcept {
+    const uint64_t n = capacity ? capacity : window.span;
+    return static_cast<double>(segment_bits) * segments() / static_cast<double>(n ? n : 1);
+  }
+
+  // The paper's framing: a budget of bits per live-window item (Table 1 uses
+  // 14), split into r+1 segments, k optimal for the epoch load.
+  static constexpr Expected<GuardedEpochConfig> for_bits_per_item(Window window, double bits_per_item,
+                                                                  uint32_t r, uint32_t block_bits = 0,
+                                                                  uint64_t capacity = 0) noexcept {
+    GuardedEpochConfig c = base(window, r, block_bits, capacity);
+    if (Status s = c.validate_shape(); !s) return s;
+    if (!(bits_per_item > 0)) return Errc::budget_too_small;
+    const double n = static_cast<double>(c.capacity);
+    c.segment_bits = static_cast<uint64_t>(bits_per_item * n / c.segments());
+    c.k = bloom_math::optimal_k(static_cast<double>(c.segment_bits), c.epoch_load(), kMaxK);
+    if (Status s = c.validate(); !s) return s;
+    return c;
+  }
+
+  // Smallest segments whose model FP (Prop. 2) is at most `fpr`: the
+  // per-segment target is f = 1 - (1 - fpr)^{1/(r+1)} (segments treated as
+  // independent, as in the proposition), s and k start from the optimal plain
+  // Bloom filter for f at load ℓ and grow until the model meets the target.
+  static constexpr Expected<GuardedEpochConfig> for_fpr(Window window, double fpr, uint32_t r = 8,
+                                                         uint32_t block_bits = 0,
+                                                         uint64_t capacity = 0) noexcept {
+    if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
+    GuardedEpochConfig c = base(window, r, block_bits, capacity);
+    if (Status s = c.validate_shape(); !s) return s;
+    const double load = c.epoch_load();
+    const double f = math::root_complement(fpr, c.segments());
+    double s = bloom_math::bits_for(load, f);
+    for (int step = 0; step < 400; ++step) {
+      c.segment_bits = math::ceil_to_u64(s);
+      if (c.segment_bits < 64) c.segment_bits = 64;
+      if (c.segment_bits < block_bits) c.segment_bits = block_bits;
+      c.k = bloom_math::optimal_k(static_cast<double>(c.segment_bits), load, kMaxK);
+      if (block_bits != 0 && c.k > block_bits) c.k = block_bits;
+      if (c.model_fpr() <= fpr) return c;
+      s *= 1.02;
+    }
+    return Errc::fpr_out_of_range;  // unreachable for fpr in (0, 1) with k <= 32
+  }
+
+ private:
+  static constexpr GuardedEpochConfig base(Window window, uint32_t r, uint32_t block_bits,
+                                           uint64_t capacity) noexcept {
+    GuardedEpochConfig c;
+    c.window = window;
+    c.r = r;
+    c.block_bits = block_bits;
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    c.k = 1;
+    c.segment_bits = block_bits > 64 ? block_bits : 64;
+    return c;
+  }
+  constexpr Status validate_shape() const noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (capacity == 0) return Errc::capacity_zero;
+    return validate();
+  }
+};
+
+class GuardedEpochFilter {
+ public:
+  constexpr GuardedEpochFilter() noexcept = default;
+
+  static constexpr Expected<size_t> bytes_needed(const GuardedEpochConfig& c) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    return ArenaLayout{}
+        .add(sizeof(State))
+        .add(words_per_segment(c) * sizeof(uint64_t) * c.segments())
+        .bytes();
+  }
+
+  // Validates `c`, carves the state from `arena` and zeroes it. On error the
+  // arena is left as it was.
+  static Expected<GuardedEpochFilter> create(const GuardedEpochConfig& c, Arena& arena) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    const size_t mark = arena.used();
+    auto state = arena.carve_array<State>(1);
+    const uint64_t seg_words = words_per_segment(c);
+    auto words = arena.carve_array<uint64_t>(seg_words * c.segments());
+    if (!state || !words) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    GuardedEpochFilter f;
+    f.cfg_ = c;
+    f.state_ = *state;
+    f.words_ = *words;
+    f.segment_words_ = seg_words;
+    f.blocks_ = c.block_bits ? c.segment_bits / c.block_bits : 0;
+    f.block_words_ = c.block_bits / 64;
+    f.log2_block_ = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
+    f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
+    f.state_->current = 0;
+    f.state_->insertions = 0;
+    bits::clear(f.words_, seg_words * c.segments());
+    return f;
+  }
+
+  // Time windows: rotates every epoch that ended by `now` (at most r+1
+  // clears, however long the gap). Count windows: no-op. Call it before the
+  // operations of a burst that happens at `now`.
+  Status advance(uint64_t now) noexcept {
+    auto elapsed = state_->schedule.epochs_elapsed(now);
+    if (!elapsed) return elapsed.error();
+    const uint64_t n = *elapsed < cfg_.segments() ? *elapsed : cfg_.segments();
+    for (uint64_t i = 0; i < n; ++i) rotate();
+    return Errc::ok;
+  }
+
+  bool contains(KeyHash h) const noexcept {
+    if (cfg_.block_bits == 0) {
+      uint64_t pos[GuardedEpochConfig::kMaxK];
+      flat_positions(h, pos);
+      return flat_contains(pos);
+    }
+    bits::Pattern<8> p;
+    const uint64_t block = blocked_pattern(h, p);
+    return blocked_contains(block, p);
+  }
+
+  void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
+
+  // The dedup primitive: one pass, one verdict. Equal to
+  // `bool v = contains(h); insert(h); return v;`.
+  bool test_and_insert(KeyHash h) noexcept { return insert_impl<true>(h); }
+
+  // Bulk forms: prefetch the lines of key i + kPrefetchDistance while
+  // probing key i. Verdicts equal the scalar calls made in order.
+  void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
+      out[i] = contains(h[i]);
+    }
+  }
+  void insert_bulk(const KeyHash* h, size_t n) noexcept {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
+      insert(h[i]);
+    }
+  }
+  void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
+      out[i] = test_and_insert(h[i]);
+    }
+  }
+
+  const GuardedEpochConfig& config() const noexcept { return cfg_; }
+  uint64_t insertions() const noexcept { return state_->insertions; }
+  uint32_t current_segment() const noexcept { return state_->current; }
+  size_t state_bytes() const noexcept {
+    return sizeof(State) + segment_words_ * sizeof(uint64_t) * cfg_.segments();
+  }
+  // Fraction of set bits over all segments (control plane: O(m)).
+  double fill_ratio() const noexcept {
+    const uint64_t total = segment_words_ * cfg_.segments();
+    return static_cast<double>(bits::popcount(words_, total)) / (static_cast<double>(total) * 64);
+  }
+
+  static constexpr size_t kPrefetchDistance = 8;
+
+ private:
+  struct State {
+    EpochSchedule schedule;
+    uint64_t insertions;
+    uint32_t current;
+  };
+
+  static constexpr uint64_t words_per_segment(const GuardedEpochConfig& c) noexcept {
+    // Blocked segments hold whole blocks only; flat ones round up to a word.
+    return c.block_bits ? (c.segment_bits / c.block_bits) * (c.block_bits / 64)
+                        : bits::words_for(c.segment_bits);
+  }
+
+  uint64_t* segment(uint32_t j) const noexcept { return words_ + j * segment_words_; }
+
+  // Newest segment first: a recent duplicate, the common hit, ends the scan early.
+  uint32_t nth_newest(uint32_t i) const noexcept {
+    const uint32_t n = cfg_.segments();
+    return (state_->current + n - i) % n;
+  }
+
+  void rotate() noexcept {
+    state_->current = (state_->current + 1) % cfg_.segments();
+    bits::clear(segment(state_->current), segment_words_);
+  }
+
+  // The same k positions in every segment (paper 000, §2).
+  void flat_positions(KeyHash h, uint64_t* pos) const noexcept {
+    for (uint32_t i = 0; i < cfg_.k; ++i) pos[i] = probe(h, i, cfg_.segment_bits);
+  }
+  bool flat_contains(const uint64_t* pos) const noexcept {
+    for (uint32_t j = 0; j < cfg_.segments(); ++j) {
+      const uint64_t* seg = segment(nth_newest(j));
+      uint32_t i = 0;
+      while (i < cfg_.k && bits::test(seg, pos[i])) ++i;
+      if (i == cfg_.k) return true;
+    }
+    return false;
+  }
+
+  // Block from h1, in-block bits from h2 (independent halves).
+  uint64_t blocked_pattern(KeyHash h, bits::Pattern<8>& p) const noexcept {
+    for (uint32_t i = 0; i < cfg_.k; ++i) {
+      const uint32_t bit = block_bit(h.h2, i, log2_block_);
+      p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+    return reduce(h.h1, blocks_);
+  }
+  bool blocked_contains(uint64_t block, const bits::Pattern<8>& p) const noexcept {
+    for (uint32_t j = 0; j < cfg_.segments(); ++j) {
+      const uint64_t* blk = segment(nth_newest(j)) + block * block_words_;
+      uint64_t missing = 0;
+      for (uint32_t w = 0; w < block_words_; ++w) missing |= p.mask[w] & ~blk[w];
+      if (missing == 0) return true;
+    }
+    return false;
+  }
+
+  template <bool Test>
+  bool insert_impl(KeyHash h) noexcept {
+    bool seen = false;
+    if constexpr (Test) seen = contains(h);  // the verdict precedes this insertion's rotation
+    if (state_->schedule.rotate_before_insert()) rotate();
+    ++state_->insertions;
+    uint64_t* seg = segment(state_->current);
+    if (cfg_.block_bits == 0) {
+      for (uint32_t i = 0; i < cfg_.k; ++i) bits::set(seg, probe(h, i, cfg_.segment_bits));
+    } else {
+      bits::Pattern<8> p;
+      uint64_t* blk = seg + blocked_pattern(h, p) * block_words_;
+      for (uint32_t w = 0; w < block_words_; ++w) blk[w] |= p.mask[w];
+    }
+    return seen;
+  }
+
+  void prefetch(KeyHash h) const noexcept {
+    const uint64_t word = cfg_.block_bits ? reduce(h.h1, blocks_) * block_words_
+                                          : probe(h, 0, cfg_.segment_bits) / 64;
+    for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
+  }
+
+  GuardedEpochConfig cfg_{};
+  State* state_ = nullptr;
+  uint64_t* words_ = nullptr;
+  uint64_t segment_words_ = 0;
+  uint64_t blocks_ = 0;
+  uint32_t block_words_ = 0;
+  uint32_t log2_block_ = 0;
+};
+
+}  // namespace agebloom

@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agebloom/agebloom.hpp"
+
+namespace ab = agebloom;
+
+// Reference values printed by the xxHash project's own CLI, `xxhsum -H2`
+// (canonical form: high 64 bits first), for seed 0.
+struct Vector {
+  std::string input;
+  uint64_t high, low;
+};
+
+TEST(Hash, Xxh3_128ReferenceVectors) {
+  const std::vector<Vector> vectors = {
+      {"", 0x99aa06d3014798d8ULL, 0x6001c324468d497fULL},
+      {"abc", 0x06b05ab6733a6185ULL, 0x78af5f94892f3950ULL},
+      {"agebloom", 0x89a49aadfb64d9faULL, 0xb9b2e95f96cfb41cULL},
+      {std::string(1000, 'a'), 0xb01da365eddaa29cULL, 0xb3e7af627147db7cULL},
+  };
+  std::string printable;
+  for (int i = 0; i < 200; ++i) printable += static_cast<char>(32 + i % 90);
+  const ab::Hasher hash(0);
+  for (const auto& v : vectors) {
+    const ab::KeyHash h = hash(v.input.data(), v.input.size());
+    EXPECT_EQ(h.h1, v.low) << "input of length " << v.input.size();
+    EXPECT_EQ(h.h2, v.high) << "input of length " << v.input.size();
+  }
+  const ab::KeyHash p = hash(printable.data(), printable.size());
+  EXPECT_EQ(p.h2, 0x5665be66ef6f2cd1ULL);
+  EXPECT_EQ(p.h1, 0x9ca8c9a76a6792dfULL);
+}
+
+TEST(Hash, SeedChangesHashesAndPositions) {
+  const ab::Hasher a(1), b(2);
+  int same_positions = 0;
+  for (uint64_t key = 0; key < 1000; ++key) {
+    const ab::KeyHash ha = a(&key, sizeof key), hb = b(&key, sizeof key);
+    EXPECT_NE(ha, hb);
+    if (ab::probe(ha, 0, 1 << 20) == ab::probe(hb, 0, 1 << 20)) ++same_positions;
+    EXPECT_EQ(ha, a(&key, sizeof key));  // deterministic per seed
+  }
+  EXPECT_LE(same_positions, 2);  // ~1000 / 2^20 expected by chance
+}
+
+TEST(Hash, ReduceStaysInRangeAtExtremes) {
+  for (uint64_t n : {1ULL, 2ULL, 3ULL, 1000ULL, (1ULL << 40) + 7, ~0ULL}) {
+    EXPECT_EQ(ab::reduce(0, n), 0u);
+    EXPECT_LT(ab::reduce(~0ULL, n), n);
+  }
+  EXPECT_EQ(ab::reduce(1ULL << 63, 10), 5u);
+}
+
+// Chi-square goodness of fit of reduce() over a range that is not a power of
+// two (where a biased reduction would show): 1,000,003 hashes into 1000 bins.
+// With 999 degrees of freedom the statistic has mean 999 and sd ~44.7; the
+// bound (mean + 6 sd) fails for a reduction with even a 1% per-bin bias.
+TEST(Hash, ReduceIsUniform) {
+  const ab::Hasher hash(7);
+  const uint64_t bins = 1000, n = 1'000'003;
+  std::vector<uint64_t> count(bins);
+  for (uint64_t i = 0; i < n; ++i) ++count[ab::reduce(hash(&i, sizeof i).h1, bins)];
+  const double expected = static_cast<double>(n) / bins;
+  double chi2 = 0;
+  for (uint64_t c : count) chi2 += (c - expected) * (c - expected) / expected;
+  EXPECT_LT(chi2, 999 + 6 * 44.7);
+  EXPECT_GT(chi2, 999 - 6 * 44.7);  // too perfect would mean the test is not sampling
+}
+
+// The same check catches a real defect: `h % bins` over a non-uniform input
+// (low 10 bits only) is detected as non-uniform by the statistic above.
+TEST(Hash, UniformityTestDetectsBias) {
+  const uint64_t bins = 1000, n = 1'000'003;
+  std::vector<uint64_t> count(bins);
+  for (uint64_t i = 0; i < n; ++i) ++count[(i * 2654435761ULL % 1024) % bins];
+  const double expected = static_cast<double>(n) / bins;
+  double chi2 = 0;
+  for (uint64_t c : count) chi2 += (c - expected) * (c - expected) / expected;
+  EXPECT_GT(chi2, 999 + 6 * 44.7);
+}
+
+TEST(Hash, EnhancedDoubleHashingGivesDistinctProbes) {
+  // h2 == 0 would make plain double hashing probe one position k times; the
+  // cubic term of enhanced double hashing keeps the probes apart.
+  const ab::KeyHash degenerate{12345, 0};
+  std::set<uint64_t> plain, enhanced;
+  for (uint64_t i = 0; i < 8; ++i) {
+    plain.insert(ab::double_hash(degenerate, i));
+    enhanced.insert(ab::enhanced_double_hash(degenerate, i));
+  }
+  EXPECT_EQ(plain.size(), 1u);
+  EXPECT_EQ(enhanced.size(), 7u);  // i = 0 and i = 1 coincide: (i^3 - i)/6 = 0 for both
+  EXPECT_EQ(ab::double_hash({10, 3}, 4), 22u);
+  EXPECT_EQ(ab::enhanced_double_hash({10, 3}, 4), 22u + 10u);
+}
+
+// Block index (h1) and in-block bits (h2) come from independent halves: over
+// many keys, the block chosen tells nothing about the first in-block bit.
+TEST(Hash, HalvesAreIndependent) {
+  const ab::Hasher hash(99);
+  const uint64_t n = 200'000;
+  uint64_t joint[4][4] = {};
+  for (uint64_t i = 0; i < n; ++i) {
+    const ab::KeyHash h = hash(&i, sizeof i);
+    ++joint[ab::reduce(h.h1, 4)][h.h2 >> 62];
+  }
+  double chi2 = 0;
+  const double expected = n / 16.0;
+  for (auto& row : joint)
+    for (uint64_t c : row) chi2 += (c - expected) * (c - expected) / expected;
+  EXPECT_LT(chi2, 40.0);  // 15 dof: p < 1e-3 beyond ~37.7
+}

@@ -1,0 +1,149 @@
+// Traps every heap allocation: malloc, calloc, realloc, the aligned forms and
+// (through them) operator new. While armed, any call is counted; the data
+// plane and create() must leave the count at zero.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "agebloom/agebloom.hpp"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_allocations{0};
+void note() {
+  if (g_armed.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+struct Armed {
+  Armed() {
+    g_allocations = 0;
+    g_armed = true;
+  }
+  ~Armed() { g_armed = false; }
+  long count() const { return g_allocations.load(); }
+};
+}  // namespace
+
+extern "C" {
+void* malloc(size_t n) {
+  note();
+  return __libc_malloc(n);
+}
+void* calloc(size_t a, size_t b) {
+  note();
+  return __libc_calloc(a, b);
+}
+void* realloc(void* p, size_t n) {
+  note();
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(size_t align, size_t n) {
+  note();
+  return __libc_memalign(align, n);
+}
+void* memalign(size_t align, size_t n) {
+  note();
+  return __libc_memalign(align, n);
+}
+int posix_memalign(void** out, size_t align, size_t n) {
+  note();
+  *out = __libc_memalign(align, n);
+  return *out ? 0 : 12;
+}
+void free(void* p) {
+  note();
+  __libc_free(p);
+}
+}
+
+namespace ab = agebloom;
+
+// The trap must be able to fail: an allocation while armed is counted.
+TEST(NoAllocation, TrapCountsAnAllocation) {
+  long n;
+  {
+    Armed armed;
+    auto* p = new std::vector<int>(100);
+    delete p;
+    n = armed.count();
+  }
+  EXPECT_GE(n, 2);  // operator new + free, twice each
+}
+
+template <class Config>
+void run_filter_ops(const Config& cfg, long& allocations) {
+  alignas(64) static unsigned char buf[8 << 20];
+  const ab::Hasher hash(42);
+  std::vector<ab::KeyHash> keys(4096);  // prepared before arming
+  for (uint64_t i = 0; i < keys.size(); ++i) keys[i] = hash(&i, sizeof i);
+  std::vector<char> out(keys.size());
+  bool* verdicts = reinterpret_cast<bool*>(out.data());
+  {
+    Armed armed;
+    ab::Arena arena(buf, sizeof buf);
+    auto f = ab::GuardedEpochFilter::create(cfg, arena);
+    if (f) {
+      uint64_t now = 1;
+      for (size_t i = 0; i < 1024; ++i) {
+        (void)f->advance(now += 3);
+        f->insert(keys[i]);
+        (void)f->contains(keys[i]);
+        (void)f->test_and_insert(keys[i + 1024]);
+        uint64_t x = i;
+        (void)hash(&x, sizeof x);
+      }
+      f->insert_bulk(keys.data(), 1024);
+      f->contains_bulk(keys.data(), 2048, verdicts);
+      f->test_and_insert_bulk(keys.data() + 2048, 2048, verdicts);
+      (void)f->fill_ratio();
+      (void)cfg.model_fpr();
+    }
+    allocations = armed.count();
+    ASSERT_TRUE(f.has_value()) << f.what();
+  }
+}
+
+TEST(NoAllocation, GuardedEpochFlatCountWindow) {
+  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, 8);
+  ASSERT_TRUE(cfg);
+  long n = -1;
+  run_filter_ops(*cfg, n);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, GuardedEpochBlockedTimeWindow) {
+  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::time(500), 0.01, 4, 512, 2000);
+  ASSERT_TRUE(cfg);
+  long n = -1;
+  run_filter_ops(*cfg, n);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, SizingAllocatesNothing) {
+  long n;
+  {
+    Armed armed;
+    auto a = ab::GuardedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.001, 8, 512);
+    auto b = ab::GuardedEpochConfig::for_bits_per_item(ab::Window::count(20'000), 14, 8);
+    (void)a;
+    (void)b;
+    n = armed.count();
+  }
+  EXPECT_EQ(n, 0);
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
