@@ -1,0 +1,82 @@
+// Streaming reader for pcap and pcapng captures (libpcap underneath).
+//
+// One packet at a time, nanosecond timestamps, bounded memory: libpcap keeps a
+// single record buffer, and the Packet handed out points into it. Errors are
+// values, never exceptions:
+//   * open() refuses a missing file, a file that is not a capture, and a link
+//     type agebloom::packet::extract_key cannot parse, each with a message;
+//   * next() tells a clean end of file (Status::end) from a truncated or corrupt
+//     file (Status::error + libpcap's message), so a replay never mistakes a
+//     damaged capture for a short one. A pcapng file whose interfaces have
+//     different link types also ends in Status::error (libpcap refuses it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+struct pcap;  // libpcap's pcap_t, kept out of this header
+
+namespace agebloom::trace {
+
+// One captured frame. `data` points into the reader's buffer and stays valid
+// only until the next call to next() or the reader's destruction.
+struct Packet {
+  uint64_t timestamp_ns = 0;  // since the Unix epoch; pre-1970 stamps read as 0
+  uint32_t caplen = 0;        // bytes at data (what extract_key may read)
+  uint32_t wirelen = 0;       // original length on the wire (>= caplen normally)
+  const uint8_t* data = nullptr;
+  uint32_t linktype = 0;      // DLT_* as reported by pcap_datalink()
+};
+
+// What open() returns: a reader on success, otherwise an empty reader and a
+// human-readable reason that names the file.
+struct OpenResult;
+
+class PcapReader {
+ public:
+  enum class Status : uint8_t {
+    ok,     // `out` holds the next packet
+    end,    // clean end of file; no packet
+    error,  // truncated/corrupt file or read failure; see error()
+  };
+
+  PcapReader() noexcept = default;  // not open; next() reports an error
+  PcapReader(PcapReader&& other) noexcept;
+  PcapReader& operator=(PcapReader&& other) noexcept;
+  PcapReader(const PcapReader&) = delete;
+  PcapReader& operator=(const PcapReader&) = delete;
+  ~PcapReader();
+
+  // Open a pcap or pcapng file for reading with nanosecond timestamps.
+  static OpenResult open(const std::string& path);
+
+  // Read the next packet. After Status::end or Status::error every later call
+  // returns the same status.
+  Status next(Packet& out);
+
+  bool is_open() const noexcept { return handle_ != nullptr; }
+  uint32_t linktype() const noexcept { return linktype_; }
+  // libpcap's message for the last Status::error (empty otherwise).
+  const std::string& error() const noexcept { return error_; }
+  // Packets returned with Status::ok so far.
+  uint64_t packets_read() const noexcept { return packets_; }
+
+ private:
+  explicit PcapReader(pcap* handle, uint32_t linktype, std::string path) noexcept;
+  void close() noexcept;
+
+  pcap* handle_ = nullptr;
+  uint32_t linktype_ = 0;
+  std::string path_;
+  std::string error_;
+  uint64_t packets_ = 0;
+  Status done_ = Status::ok;  // sticky end/error
+};
+
+struct OpenResult {
+  PcapReader reader;
+  std::string error;  // empty on success
+  bool ok() const noexcept { return error.empty(); }
+};
+
+}  // namespace agebloom::trace

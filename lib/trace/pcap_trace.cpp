@@ -1,0 +1,96 @@
+#include "agebloom/trace/pcap_trace.hpp"
+
+#include <pcap/pcap.h>
+
+#include <utility>
+
+#include "agebloom/packet/key_extract.hpp"
+
+namespace agebloom::trace {
+
+PcapReader::PcapReader(pcap* handle, uint32_t linktype, std::string path) noexcept
+    : handle_(handle), linktype_(linktype), path_(std::move(path)) {}
+
+PcapReader::PcapReader(PcapReader&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)),
+      linktype_(other.linktype_),
+      path_(std::move(other.path_)),
+      error_(std::move(other.error_)),
+      packets_(other.packets_),
+      done_(other.done_) {}
+
+PcapReader& PcapReader::operator=(PcapReader&& other) noexcept {
+  if (this != &other) {
+    close();
+    handle_ = std::exchange(other.handle_, nullptr);
+    linktype_ = other.linktype_;
+    path_ = std::move(other.path_);
+    error_ = std::move(other.error_);
+    packets_ = other.packets_;
+    done_ = other.done_;
+  }
+  return *this;
+}
+
+PcapReader::~PcapReader() { close(); }
+
+void PcapReader::close() noexcept {
+  if (handle_ != nullptr) pcap_close(handle_);
+  handle_ = nullptr;
+}
+
+OpenResult PcapReader::open(const std::string& path) {
+  OpenResult result;
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  // Nanosecond precision: libpcap scales microsecond files up, so the
+  // timestamp unit is the same whatever the file stores.
+  pcap* handle = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (handle == nullptr) {
+    // libpcap says "No such file or directory", "unknown file format", ...
+    result.error = "cannot open capture '" + path + "': " + errbuf;
+    return result;
+  }
+  const int dlt = pcap_datalink(handle);
+  if (dlt < 0 || !packet::linktype_supported(static_cast<uint32_t>(dlt))) {
+    const char* name = dlt >= 0 ? pcap_datalink_val_to_name(dlt) : nullptr;
+    result.error = "capture '" + path + "' has unsupported link type " + std::to_string(dlt) + " (" +
+                   (name != nullptr ? name : "unknown") +
+                   "); supported: EN10MB, LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL, LOOP, PPP, "
+                   "C_HDLC, PPI";
+    pcap_close(handle);
+    return result;
+  }
+  result.reader = PcapReader(handle, static_cast<uint32_t>(dlt), path);
+  return result;
+}
+
+PcapReader::Status PcapReader::next(Packet& out) {
+  if (done_ != Status::ok) return done_;
+  if (handle_ == nullptr) {
+    error_ = "reader is not open";
+    return done_ = Status::error;
+  }
+  pcap_pkthdr* hdr = nullptr;
+  const u_char* data = nullptr;
+  switch (pcap_next_ex(handle_, &hdr, &data)) {
+    case 1: break;
+    case PCAP_ERROR_BREAK: return done_ = Status::end;  // clean end of file
+    default:
+      // PCAP_ERROR: e.g. "truncated dump file; tried to read 1514 captured
+      // bytes, only got 300", a bad record header, or an I/O error.
+      error_ = "capture '" + path_ + "' after packet " + std::to_string(packets_) + ": " +
+               pcap_geterr(handle_);
+      return done_ = Status::error;
+  }
+  // With nanosecond precision tv_usec holds nanoseconds.
+  const int64_t sec = hdr->ts.tv_sec;
+  out.timestamp_ns = sec < 0 ? 0 : static_cast<uint64_t>(sec) * 1'000'000'000u + static_cast<uint64_t>(hdr->ts.tv_usec);
+  out.caplen = hdr->caplen;
+  out.wirelen = hdr->len;
+  out.data = data;
+  out.linktype = linktype_;
+  ++packets_;
+  return Status::ok;
+}
+
+}  // namespace agebloom::trace
