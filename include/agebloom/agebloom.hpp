@@ -9,4 +9,5 @@
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
+#include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"

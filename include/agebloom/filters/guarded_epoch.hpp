@@ -71,18 +71,22 @@ struct GuardedEpochConfig {
 
   // Model FP (paper 000, Prop. 2; the blocked form replaces the per-segment
   // term by the blocked Bloom filter's FP at the same load).
+  // Bits a segment really uses: blocked segments hold whole blocks only.
+  constexpr uint64_t usable_segment_bits() const noexcept {
+    return block_bits ? segment_bits / block_bits * block_bits : segment_bits;
+  }
+
   constexpr double model_fpr() const noexcept {
     const double load = epoch_load();
-    const double seg = block_bits == 0
-                           ? bloom_math::fpr(static_cast<double>(segment_bits), load, k)
-                           : bloom_math::blocked_fpr(static_cast<double>(segment_bits), load, k,
-                                                     block_bits);
+    const double s = static_cast<double>(usable_segment_bits());
+    const double seg = block_bits == 0 ? bloom_math::fpr(s, load, k)
+                                       : bloom_math::blocked_fpr(s, load, k, block_bits);
     return 1.0 - math::pow(1.0 - seg, segments());
   }
 
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
-    return static_cast<double>(segment_bits) * segments() / static_cast<double>(n ? n : 1);
+    return static_cast<double>(usable_segment_bits()) * segments() / static_cast<double>(n ? n : 1);
   }
 
   // The paper's framing: a budget of bits per live-window item (Table 1 uses
@@ -95,6 +99,7 @@ struct GuardedEpochConfig {
     if (!(bits_per_item > 0)) return Errc::budget_too_small;
     const double n = static_cast<double>(c.capacity);
     c.segment_bits = static_cast<uint64_t>(bits_per_item * n / c.segments());
+    if (block_bits) c.segment_bits = c.segment_bits / block_bits * block_bits;
     c.k = bloom_math::optimal_k(static_cast<double>(c.segment_bits), c.epoch_load(), kMaxK);
     if (Status s = c.validate(); !s) return s;
     return c;
@@ -116,7 +121,7 @@ struct GuardedEpochConfig {
     for (int step = 0; step < 400; ++step) {
       c.segment_bits = math::ceil_to_u64(s);
       if (c.segment_bits < 64) c.segment_bits = 64;
-      if (c.segment_bits < block_bits) c.segment_bits = block_bits;
+      if (block_bits) c.segment_bits = align_up(c.segment_bits, block_bits);
       c.k = bloom_math::optimal_k(static_cast<double>(c.segment_bits), load, kMaxK);
       if (block_bits != 0 && c.k > block_bits) c.k = block_bits;
       if (c.model_fpr() <= fpr) return c;

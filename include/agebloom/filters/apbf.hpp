@@ -1,0 +1,292 @@
+// Age-partitioned Bloom filter (Shtul, Baquero, Almeida, arXiv 2001.03147,
+// paper 001).
+//
+// k + l slices of m bits in a circular buffer; logical slice 0 is the newest.
+// An insertion sets one bit in each of the k newest slices; every g
+// insertions (a generation) the slices age by one: the oldest is cleared and
+// becomes the newest (§4). A key therefore lives in k consecutive slices that
+// age together, and it is found while all k still exist: for l generations
+// after its own, so the window is w = l·g with slack s = k·g (§4.2).
+//
+// g = ⌊m·ln2/k⌋ brings a slice to half full as it leaves the insertion
+// window (k generations of g insertions), the design point of §5's fill
+// ratios. Each *physical* slice keeps its own hash function (probe index =
+// buffer position), so a slice keeps the same function through its life.
+//
+// Query: Algorithm 1, the jump-back scan for k consecutive hits starting at
+// slice l (fewest expected accesses, §5.4).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/core/window.hpp"
+
+namespace agebloom {
+
+struct ApbfConfig {
+  Window window = Window::count(0);
+  uint32_t k = 0;           // slices each insertion writes
+  uint32_t l = 0;           // generations in the window
+  uint64_t slice_bits = 0;  // m
+  uint64_t generation = 0;  // g: insertions per generation (count windows)
+  uint64_t capacity = 0;    // expected insertions per window (time windows: the model's load)
+
+  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxL = 1024;
+
+  constexpr uint32_t slices() const noexcept { return k + l; }
+
+  // Insertions (count) or ticks (time) per generation.
+  constexpr uint64_t generation_length() const noexcept {
+    return window.is_time() ? math::ceil_div(window.span, l ? l : 1) : generation;
+  }
+  // Expected insertions per generation, for the model.
+  constexpr double generation_load() const noexcept {
+    if (!window.is_time()) return static_cast<double>(generation);
+    return l ? static_cast<double>(capacity) / l : 0.0;
+  }
+
+  constexpr Status validate() const noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
+    if (l == 0 || l > kMaxL) return Errc::l_out_of_range;
+    if (!window.is_time()) {
+      if (window.span < l) return Errc::window_smaller_than_segments;
+      // The window must fit in l generations: w = l·g (§4.2).
+      if (generation == 0 || generation * l < window.span) return Errc::window_smaller_than_segments;
+    }
+    if (slice_bits < 64) return Errc::budget_too_small;
+    return Errc::ok;
+  }
+
+  // FP at the end of a generation (every slice as full as it gets), by the
+  // recurrence F of §5.2 with fill ratios from the actual load:
+  // slice i < k holds (i+1)·g keys, older ones k·g. With g = m·ln2/k these
+  // are 1 - 2^{-(i+1)/k}, which the paper linearises as (i+1)/(2k).
+  constexpr double model_fpr() const noexcept {
+    double fill[kMaxK + kMaxL];
+    const double g = generation_load();
+    for (uint32_t i = 0; i < slices(); ++i) {
+      const double keys = g * (i < k ? i + 1 : k);
+      fill[i] = 1.0 - math::exp(-keys / static_cast<double>(slice_bits));
+    }
+    return scan_fpr(k, l, fill);
+  }
+
+  // F(a, i) of §5.2: the probability that a scan from slice i, holding a
+  // consecutive hits, reaches k. F(a, i) = 1 if a = k; 0 if i > l + a;
+  // else r_i F(a+1, i+1) + (1 - r_i) F(0, i+1). FP = F(0, 0).
+  // Evaluated from i = k + l down to 0 keeping one row over a.
+  static constexpr double scan_fpr(uint32_t k, uint32_t l, const double* fill) noexcept {
+    double next[kMaxK + 1] = {}, cur[kMaxK + 1] = {};
+    for (int64_t i = static_cast<int64_t>(k + l); i >= 0; --i) {
+      for (uint32_t a = 0; a <= k; ++a) {
+        if (a == k) cur[a] = 1.0;
+        else if (i > static_cast<int64_t>(l + a)) cur[a] = 0.0;
+        else cur[a] = fill[i] * next[a + 1] + (1.0 - fill[i]) * next[0];
+      }
+      for (uint32_t a = 0; a <= k; ++a) next[a] = cur[a];
+    }
+    return next[0];
+  }
+
+  // The paper's design-point FP for (k, l): fill ratios (i+1)/(2k) for
+  // i < k, 1/2 beyond (Table 2's "actual fp").
+  static constexpr double design_fpr(uint32_t k, uint32_t l) noexcept {
+    double fill[kMaxK + kMaxL + 1] = {};
+    for (uint32_t i = 0; i < k + l + 1; ++i) fill[i] = i < k ? (i + 1) / (2.0 * k) : 0.5;
+    return scan_fpr(k, l, fill);
+  }
+
+  // The published parameterisation (ALGORITHMS.md): k = ⌈-log2 fpr⌉, l the
+  // largest l <= 100 with design FP <= fpr; then g = ⌈W/l⌉ so that the
+  // window fits in l generations, and m = ⌈k·g/ln2⌉ so that a slice is half
+  // full as it leaves the insertion window.
+  static constexpr Expected<ApbfConfig> for_fpr(Window window, double fpr,
+                                                uint64_t capacity = 0) noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
+    ApbfConfig c;
+    c.window = window;
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    if (c.capacity == 0) return Errc::capacity_zero;
+    c.k = static_cast<uint32_t>(math::ceil_to_u64(-math::ln(fpr) / math::kLn2));
+    if (c.k == 0) c.k = 1;
+    if (c.k > kMaxK) return Errc::k_out_of_range;
+    c.l = 0;
+    for (uint32_t l = 1; l <= 100; ++l)
+      if (design_fpr(c.k, l) <= fpr) c.l = l;
+    if (c.l == 0) c.l = 1;  // k from ⌈-log2 fpr⌉ always admits l = 1 (FP <= 2^-k)
+    return with_shape(window, c.k, c.l, c.capacity);
+  }
+
+  // Explicit (k, l): g and m follow from the window as in for_fpr.
+  static constexpr Expected<ApbfConfig> with_shape(Window window, uint32_t k, uint32_t l,
+                                                   uint64_t capacity = 0) noexcept {
+    if (Status s = window.validate(); !s) return s;
+    ApbfConfig c;
+    c.window = window;
+    c.k = k;
+    c.l = l;
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    if (c.capacity == 0) return Errc::capacity_zero;
+    if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
+    if (l == 0 || l > kMaxL) return Errc::l_out_of_range;
+    const uint64_t g = math::ceil_div(c.capacity, l);
+    c.generation = window.is_time() ? 0 : math::ceil_div(window.span, l);
+    c.slice_bits = math::ceil_to_u64(static_cast<double>(k) * static_cast<double>(g) / math::kLn2);
+    if (c.slice_bits < 64) c.slice_bits = 64;
+    if (window.is_time()) c.generation = 0;
+    if (Status s = c.validate(); !s) return s;
+    return c;
+  }
+
+  constexpr double bits_per_item() const noexcept {
+    const uint64_t n = capacity ? capacity : window.span;
+    return static_cast<double>(slice_bits) * slices() / static_cast<double>(n ? n : 1);
+  }
+};
+
+class ApbfFilter {
+ public:
+  constexpr ApbfFilter() noexcept = default;
+
+  static constexpr Expected<size_t> bytes_needed(const ApbfConfig& c) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    return ArenaLayout{}.add(sizeof(State)).add(bits::words_for(c.slice_bits) * 8 * c.slices()).bytes();
+  }
+
+  static Expected<ApbfFilter> create(const ApbfConfig& c, Arena& arena) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    const size_t mark = arena.used();
+    auto state = arena.carve_array<State>(1);
+    const uint64_t slice_words = bits::words_for(c.slice_bits);
+    auto words = arena.carve_array<uint64_t>(slice_words * c.slices());
+    if (!state || !words) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    ApbfFilter f;
+    f.cfg_ = c;
+    f.state_ = *state;
+    f.words_ = *words;
+    f.slice_words_ = slice_words;
+    f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
+    f.state_->head = 0;
+    f.state_->insertions = 0;
+    bits::clear(f.words_, slice_words * c.slices());
+    return f;
+  }
+
+  // Time windows: one shift per generation that ended by `now` (at most k+l).
+  Status advance(uint64_t now) noexcept {
+    auto elapsed = state_->schedule.epochs_elapsed(now);
+    if (!elapsed) return elapsed.error();
+    const uint64_t n = *elapsed < cfg_.slices() ? *elapsed : cfg_.slices();
+    for (uint64_t i = 0; i < n; ++i) shift();
+    return Errc::ok;
+  }
+
+  // Algorithm 1.
+  bool contains(KeyHash h) const noexcept {
+    const int64_t k = cfg_.k;
+    int64_t i = cfg_.l, p = 0, c = 0;
+    while (i >= 0) {
+      if (hit(h, static_cast<uint32_t>(i))) {
+        ++c;
+        ++i;
+        if (p + c == k) return true;
+      } else {
+        i -= k;
+        p = c;
+        c = 0;
+      }
+    }
+    return false;
+  }
+
+  void insert(KeyHash h) noexcept {
+    if (state_->schedule.rotate_before_insert()) shift();
+    ++state_->insertions;
+    for (uint32_t i = 0; i < cfg_.k; ++i) {
+      const uint32_t phys = physical(i);
+      bits::set(slice(phys), probe(h, phys, cfg_.slice_bits));
+    }
+  }
+
+  bool test_and_insert(KeyHash h) noexcept {
+    const bool seen = contains(h);
+    insert(h);
+    return seen;
+  }
+
+  void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
+      out[i] = contains(h[i]);
+    }
+  }
+  void insert_bulk(const KeyHash* h, size_t n) noexcept {
+    for (size_t i = 0; i < n; ++i) insert(h[i]);
+  }
+  void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
+      out[i] = test_and_insert(h[i]);
+    }
+  }
+
+  // Whether logical slice i (0 = newest) holds h's bit: what Algorithm 1
+  // probes, exposed for inspection and tests.
+  bool slice_holds(KeyHash h, uint32_t logical) const noexcept { return hit(h, logical); }
+
+  const ApbfConfig& config() const noexcept { return cfg_; }
+  uint64_t insertions() const noexcept { return state_->insertions; }
+  double fill_ratio() const noexcept {
+    const uint64_t total = slice_words_ * cfg_.slices();
+    return static_cast<double>(bits::popcount(words_, total)) / (static_cast<double>(total) * 64);
+  }
+
+  static constexpr size_t kPrefetchDistance = 8;
+
+ private:
+  struct State {
+    EpochSchedule schedule;
+    uint64_t insertions;
+    uint32_t head;  // physical index of logical slice 0 (the newest)
+  };
+
+  uint32_t physical(uint32_t logical) const noexcept { return (state_->head + logical) % cfg_.slices(); }
+  uint64_t* slice(uint32_t phys) const noexcept { return words_ + phys * slice_words_; }
+  bool hit(KeyHash h, uint32_t logical) const noexcept {
+    const uint32_t phys = physical(logical);
+    return bits::test(slice(phys), probe(h, phys, cfg_.slice_bits));
+  }
+
+  // The oldest slice (logical k+l-1) is cleared and becomes the newest.
+  void shift() noexcept {
+    state_->head = (state_->head + cfg_.slices() - 1) % cfg_.slices();
+    bits::clear(slice(state_->head), slice_words_);
+  }
+
+  // The scan's first k probes (slices l .. l+k-1).
+  void prefetch(KeyHash h) const noexcept {
+    for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
+      const uint32_t phys = physical(i);
+      bits::prefetch_read(slice(phys) + probe(h, phys, cfg_.slice_bits) / 64);
+    }
+  }
+
+  ApbfConfig cfg_{};
+  State* state_ = nullptr;
+  uint64_t* words_ = nullptr;
+  uint64_t slice_words_ = 0;
+};
+
+}  // namespace agebloom
