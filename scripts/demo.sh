@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job on an embedded default: replays real traces shipped in the repo
+# (data/traces) through a sliding-window filter with dedup_fwd's semantics, for
+# each key mode, and prints what was forwarded and suppressed, checked against
+# exact ground truth. Installs and builds first (scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh >/dev/null
+build=${AGEBLOOM_BUILD_DIR:-build}
+replay="$build/tools/agebloom-replay"
+seed=5eed   # fixed so the demo prints the same figures every run
+
+browsing=data/traces/pcapplusplus_example.pcap
+clicks=data/traces/pcapplusplus_4KHttpRequests.pcap
+
+echo "agebloom demo: recent-duplicate suppression on real traces (seed $seed)"
+echo
+echo "== source IP, 5-tuple and click keys over home web browsing, window of 1000 packets =="
+for key in src-ip flow click; do
+  "$replay" "$browsing" --key "$key" --window 1000 --fpr 0.01 --seed "$seed" --truth
+done
+echo
+echo "== click-fraud suppression: one client's ad requests, pass at most one per 60 s =="
+"$replay" "$clicks" --key click --ttl 60s --capacity 10000 --fpr 0.001 --seed "$seed" --truth
+echo
+echo "Every 'live FNR 0' above is measured, not assumed: each repeat inside the window was suppressed."

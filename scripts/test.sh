@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test suite: installs and builds first (scripts/setup.sh), then
+# `meson test` over all suites. Non-zero on any failure or if no test ran.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+build=${AGEBLOOM_BUILD_DIR:-build}
+
+count=$(meson test -C "$build" --list 2>/dev/null | grep -c . || true)
+if [[ "$count" -eq 0 ]]; then
+  echo "test.sh: no tests are defined" >&2
+  exit 1
+fi
+echo "test.sh: running $count tests"
+meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" "$@"

@@ -1,0 +1,331 @@
+// agebloom-replay: replays a pcap/pcapng trace through a sliding-window
+// filter with dedup_fwd's semantics, packet by packet, and reports what it
+// suppressed; --truth adds exact ground truth to measure the filter against.
+//
+//   agebloom-replay TRACE [--key src-ip|dst-ip|flow|click] [--filter NAME]
+//                   [--window N | --ttl DURATION] [--fpr P] [--seed HEX]
+//                   [--policy insert-always|insert-on-miss] [--truth] [--json]
+//                   [--verdicts FILE] [--backend cpu|auto]
+//
+// Exit codes: 0 done, 1 the trace could not be read to its end, 2 bad options.
+#include <getopt.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agebloom/agebloom.hpp"
+#include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/packet/key_extract.hpp"
+#include "agebloom/trace/pcap_trace.hpp"
+
+namespace {
+
+using namespace agebloom;
+namespace pk = agebloom::packet;
+
+struct Options {
+  std::string trace;
+  pk::KeyMode mode = pk::KeyMode::src_ip;
+  std::string key_name = "src-ip";
+  dedup::FilterSpec spec;
+  dedup::Policy policy = dedup::Policy::insert_always;
+  bool policy_set = false;
+  uint64_t seed = 0;
+  bool seed_set = false;
+  bool truth = false, json = false;
+  std::string verdicts;
+  std::string click_param;
+  bool click_host = false;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: agebloom-replay TRACE [options]\n"
+               "  --key src-ip|dst-ip|flow|click   what identifies a duplicate (default src-ip)\n"
+               "  --filter NAME                    %s (default auto)\n"
+               "  --window N                       count window: the last N insertions\n"
+               "  --ttl DURATION                   time window from packet timestamps (500ms, 60s, 10m)\n"
+               "  --capacity N                     expected insertions per --ttl (default 1000000)\n"
+               "  --fpr P                          target false-positive rate (default 0.01)\n"
+               "  --policy insert-always|insert-on-miss\n"
+               "                                   default: insert-on-miss for click, else insert-always\n"
+               "  --seed HEX                       hash secret (default: random)\n"
+               "  --click-param NAME               click: key on this query parameter only\n"
+               "  --click-host                     click: include the Host header\n"
+               "  --truth                          exact ground truth: live FNR, FPR, expired positives\n"
+               "  --verdicts FILE                  one bit per packet (1 = suppressed), LSB first\n"
+               "  --json                           one JSON object on stdout\n"
+               "  --backend cpu|auto               (the CUDA backend is not built yet)\n"
+               "  --help\n",
+               dedup::filter_names());
+}
+
+[[noreturn]] void bad(const std::string& msg) {
+  std::fprintf(stderr, "agebloom-replay: %s\n", msg.c_str());
+  std::fprintf(stderr, "try 'agebloom-replay --help'\n");
+  std::exit(2);
+}
+
+bool parse_u64(const char* s, uint64_t& out, int base = 10) {
+  if (!s || !*s || *s == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoull(s, &end, base);
+  return errno == 0 && end && *end == '\0';
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  uint64_t capacity = 1'000'000;
+  bool have_window = false, have_ttl = false;
+  enum { kKey = 1, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kTruth, kJson, kVerdicts,
+         kBackend, kClickParam, kClickHost, kHelp };
+  static const option longopts[] = {
+      {"key", required_argument, nullptr, kKey},         {"filter", required_argument, nullptr, kFilter},
+      {"window", required_argument, nullptr, kWindow},   {"ttl", required_argument, nullptr, kTtl},
+      {"capacity", required_argument, nullptr, kCapacity}, {"fpr", required_argument, nullptr, kFpr},
+      {"policy", required_argument, nullptr, kPolicy},   {"seed", required_argument, nullptr, kSeed},
+      {"truth", no_argument, nullptr, kTruth},           {"json", no_argument, nullptr, kJson},
+      {"verdicts", required_argument, nullptr, kVerdicts}, {"backend", required_argument, nullptr, kBackend},
+      {"click-param", required_argument, nullptr, kClickParam},
+      {"click-host", no_argument, nullptr, kClickHost},  {"help", no_argument, nullptr, kHelp},
+      {nullptr, 0, nullptr, 0}};
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+    const std::string arg = optarg ? optarg : "";
+    switch (c) {
+      case kKey:
+        o.key_name = arg;
+        if (arg == "src-ip") o.mode = pk::KeyMode::src_ip;
+        else if (arg == "dst-ip") o.mode = pk::KeyMode::dst_ip;
+        else if (arg == "flow") o.mode = pk::KeyMode::flow;
+        else if (arg == "click") o.mode = pk::KeyMode::click;
+        else bad("--key must be src-ip, dst-ip, flow or click, not '" + arg + "'");
+        break;
+      case kFilter: o.spec.name = arg; break;
+      case kWindow: {
+        uint64_t w;
+        if (!parse_u64(optarg, w) || w == 0) bad("--window needs a positive count, not '" + arg + "'");
+        o.spec.window = Window::count(w);
+        have_window = true;
+        break;
+      }
+      case kTtl: {
+        uint64_t ns;
+        if (!dedup::parse_duration_ns(arg, ns)) bad("--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'");
+        o.spec.window = Window::time(ns);
+        have_ttl = true;
+        break;
+      }
+      case kCapacity:
+        if (!parse_u64(optarg, capacity) || capacity == 0) bad("--capacity needs a positive count");
+        break;
+      case kFpr: {
+        char* end = nullptr;
+        o.spec.fpr = std::strtod(optarg, &end);
+        if (!end || *end || !(o.spec.fpr > 0 && o.spec.fpr < 1)) bad("--fpr must lie strictly between 0 and 1");
+        break;
+      }
+      case kPolicy:
+        if (!dedup::parse_policy(arg, o.policy)) bad("--policy must be insert-always or insert-on-miss");
+        o.policy_set = true;
+        break;
+      case kSeed:
+        if (!parse_u64(optarg, o.seed, 16)) bad("--seed needs a hexadecimal number, not '" + arg + "'");
+        o.seed_set = true;
+        break;
+      case kTruth: o.truth = true; break;
+      case kJson: o.json = true; break;
+      case kVerdicts: o.verdicts = arg; break;
+      case kBackend:
+        if (arg == "gpu") bad("--backend gpu: this build has no CUDA backend");
+        if (arg != "cpu" && arg != "auto") bad("--backend must be cpu, gpu or auto");
+        break;
+      case kClickParam: o.click_param = arg; break;
+      case kClickHost: o.click_host = true; break;
+      case kHelp: usage(stdout); std::exit(0);
+      default:
+        bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
+    }
+  }
+  if (have_window && have_ttl) bad("--window and --ttl exclude each other");
+  if (!have_window && !have_ttl) o.spec.window = Window::count(1'000'000);
+  if (have_ttl) o.spec.capacity = capacity;
+  if (!o.policy_set && o.mode == pk::KeyMode::click) o.policy = dedup::Policy::insert_on_miss;
+  if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
+  o.trace = argv[optind];
+  return o;
+}
+
+// Exact ground truth: the last insertion of every key, in insertions (count
+// windows) or nanoseconds (time windows).
+struct Truth {
+  std::unordered_map<std::string, uint64_t> last;
+  uint64_t insertions = 0;
+  uint64_t duplicates = 0, live_misses = 0;
+  uint64_t firsts = 0, first_positives = 0;
+  uint64_t expired = 0, expired_positives = 0;
+
+  void record(const pk::Key& key, uint64_t now, const Window& w, bool verdict, bool inserted) {
+    std::string k(reinterpret_cast<const char*>(key.bytes), key.length);
+    auto it = last.find(k);
+    const uint64_t at = w.is_time() ? now : insertions;
+    if (it == last.end()) {
+      ++firsts;
+      first_positives += verdict;
+    } else if (at - it->second <= w.span) {
+      ++duplicates;
+      live_misses += !verdict;
+    } else {
+      ++expired;
+      expired_positives += verdict;
+    }
+    if (inserted) {
+      if (it == last.end()) last.emplace(std::move(k), at);
+      else it->second = at;
+      ++insertions;
+    }
+  }
+};
+
+double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  if (!o.seed_set) o.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
+
+  auto planned = dedup::DedupFilter::plan(o.spec);
+  if (auto* err = std::get_if<std::string>(&planned)) bad("filter: " + *err);
+  auto& filter = std::get<dedup::DedupFilter>(planned);
+  const size_t bytes = filter.bytes_needed();
+  std::vector<unsigned char> memory(bytes);
+  Arena arena(memory.data(), memory.size());
+  if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
+
+  auto opened = trace::PcapReader::open(o.trace);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+    return 1;
+  }
+  trace::PcapReader& reader = opened.reader;
+
+  pk::ClickOptions click;
+  if (!o.click_param.empty()) click.param = o.click_param.c_str();
+  click.include_host = o.click_host;
+
+  std::vector<uint8_t> verdict_bits;
+  const Hasher hasher(o.seed);
+  Truth truth;
+  pk::Key key;
+  trace::Packet pkt;
+  uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0, now = 0;
+  std::array<uint64_t, pk::kReasonCount> reasons{};
+  const bool progress = !o.json && isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  trace::PcapReader::Status st;
+  while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
+    bool dup = false;
+    const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.mode, click, key);
+    ++reasons[static_cast<size_t>(r.reason)];
+    if (r.ok()) {
+      ++keyed;
+      // Captures can step back in time (merged files); replay holds the clock
+      // at the latest stamp rather than failing, and counts each step back.
+      if (pkt.timestamp_ns < now) ++time_regressions;
+      else now = pkt.timestamp_ns;
+      (void)filter.advance(now);  // cannot fail: now never decreases
+      dup = filter.is_duplicate(hasher(key.bytes, key.length), o.policy);
+      suppressed += dup;
+      if (o.truth)
+        truth.record(key, now, o.spec.window, dup, o.policy == dedup::Policy::insert_always || !dup);
+    }
+    if (!o.verdicts.empty()) {
+      if (packets % 8 == 0) verdict_bits.push_back(0);
+      verdict_bits.back() |= static_cast<uint8_t>(dup) << (packets % 8);
+    }
+    ++packets;
+    if (progress && packets % (1 << 20) == 0)
+      std::fprintf(stderr, "\r%llu packets, %llu suppressed", static_cast<unsigned long long>(packets),
+                   static_cast<unsigned long long>(suppressed));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress && packets >= (1 << 20)) std::fprintf(stderr, "\n");
+  if (st == trace::PcapReader::Status::error) {
+    std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets: %s\n", o.trace.c_str(),
+                 static_cast<unsigned long long>(packets), reader.error().c_str());
+    return 1;
+  }
+  if (!o.verdicts.empty()) {
+    std::ofstream out(o.verdicts, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(verdict_bits.data()), static_cast<std::streamsize>(verdict_bits.size()));
+    if (!out) {
+      std::fprintf(stderr, "agebloom-replay: cannot write %s\n", o.verdicts.c_str());
+      return 1;
+    }
+  }
+
+  nlohmann::json j;
+  j["trace"] = o.trace;
+  j["packets"] = packets;
+  j["keyed"] = keyed;
+  j["unparsed"] = packets - keyed;
+  j["suppressed"] = suppressed;
+  j["passed"] = packets - suppressed;
+  j["backend"] = "cpu";
+  j["seconds"] = seconds;
+  j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;
+  j["key"] = o.key_name;
+  j["policy"] = dedup::policy_name(o.policy);
+  j["seed"] = o.seed;
+  j["time_regressions"] = time_regressions;
+  j["filter"] = {{"name", filter.name()},
+                 {"parameters", filter.parameters()},
+                 {"bytes", bytes},
+                 {"window", o.spec.window.span},
+                 {"window_kind", o.spec.window.is_time() ? "time_ns" : "count"},
+                 {"model_fpr", filter.model_fpr()},
+                 {"bits_per_item", filter.bits_per_item()}};
+  nlohmann::json rj = nlohmann::json::object();
+  for (size_t i = 0; i < reasons.size(); ++i)
+    if (reasons[i] && i != 0) rj[pk::reason_name(static_cast<pk::Reason>(i))] = reasons[i];
+  j["unparsed_reasons"] = rj;
+  if (o.truth) {
+    j["truth_duplicates"] = truth.duplicates;
+    j["live_fnr"] = ratio(truth.live_misses, truth.duplicates);
+    j["fpr"] = ratio(truth.first_positives, truth.firsts);
+    j["expired_positive_rate"] = ratio(truth.expired_positives, truth.expired);
+    j["first_occurrences"] = truth.firsts;
+    j["expired_occurrences"] = truth.expired;
+    j["distinct_keys"] = truth.last.size();
+  }
+  if (o.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::printf("%s: %llu packets, %llu keyed by %s, %llu suppressed, %llu passed (%llu unparsed)\n",
+              o.trace.c_str(), static_cast<unsigned long long>(packets), static_cast<unsigned long long>(keyed),
+              o.key_name.c_str(), static_cast<unsigned long long>(suppressed),
+              static_cast<unsigned long long>(packets - suppressed),
+              static_cast<unsigned long long>(packets - keyed));
+  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
+              filter.parameters().c_str(), bytes, filter.model_fpr(), dedup::policy_name(o.policy));
+  if (o.truth)
+    std::printf("  truth: %llu duplicates in window, live FNR %.4g, FPR %.4g on %llu first sightings, "
+                "expired positives %.4g\n",
+                static_cast<unsigned long long>(truth.duplicates), j["live_fnr"].get<double>(),
+                j["fpr"].get<double>(), static_cast<unsigned long long>(truth.firsts),
+                j["expired_positive_rate"].get<double>());
+  return 0;
+}
