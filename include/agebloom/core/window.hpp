@@ -77,6 +77,17 @@ struct EpochSchedule {
     epoch_start += elapsed * length;
     return elapsed;
   }
+
+  // Time windows: calls rotate() once per epoch that ended by `now`, at most
+  // `segments` times (after that many every segment has been cleared).
+  template <class Rotate>
+  constexpr Status advance(uint64_t now, uint64_t segments, Rotate&& rotate) noexcept {
+    auto elapsed = epochs_elapsed(now);
+    if (!elapsed) return elapsed.error();
+    const uint64_t n = *elapsed < segments ? *elapsed : segments;
+    for (uint64_t i = 0; i < n; ++i) rotate();
+    return Errc::ok;
+  }
 };
 
 }  // namespace agebloom

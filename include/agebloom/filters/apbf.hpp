@@ -26,6 +26,7 @@
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
+#include "agebloom/filters/bulk_ops.hpp"
 
 namespace agebloom {
 
@@ -153,7 +154,7 @@ struct ApbfConfig {
   }
 };
 
-class ApbfFilter {
+class ApbfFilter : public BulkOps<ApbfFilter> {
  public:
   constexpr ApbfFilter() noexcept = default;
 
@@ -186,11 +187,7 @@ class ApbfFilter {
 
   // Time windows: one shift per generation that ended by `now` (at most k+l).
   Status advance(uint64_t now) noexcept {
-    auto elapsed = state_->schedule.epochs_elapsed(now);
-    if (!elapsed) return elapsed.error();
-    const uint64_t n = *elapsed < cfg_.slices() ? *elapsed : cfg_.slices();
-    for (uint64_t i = 0; i < n; ++i) shift();
-    return Errc::ok;
+    return state_->schedule.advance(now, cfg_.slices(), [this] { shift(); });
   }
 
   // Algorithm 1.
@@ -226,19 +223,12 @@ class ApbfFilter {
     return seen;
   }
 
-  void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      out[i] = contains(h[i]);
-    }
-  }
-  void insert_bulk(const KeyHash* h, size_t n) noexcept {
-    for (size_t i = 0; i < n; ++i) insert(h[i]);
-  }
-  void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      out[i] = test_and_insert(h[i]);
+  // Prefetches the lines h will touch first (the bulk forms call it ahead;
+  // a caller pipelining its own burst may too).
+  void prefetch(KeyHash h) const noexcept {
+    for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
+      const uint32_t phys = physical(i);
+      bits::prefetch_read(slice(phys) + probe(h, phys, cfg_.slice_bits) / 64);
     }
   }
 
@@ -252,8 +242,6 @@ class ApbfFilter {
     const uint64_t total = slice_words_ * cfg_.slices();
     return static_cast<double>(bits::popcount(words_, total)) / (static_cast<double>(total) * 64);
   }
-
-  static constexpr size_t kPrefetchDistance = 8;
 
  private:
   struct State {
@@ -275,13 +263,6 @@ class ApbfFilter {
     bits::clear(slice(state_->head), slice_words_);
   }
 
-  // The scan's first k probes (slices l .. l+k-1).
-  void prefetch(KeyHash h) const noexcept {
-    for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
-      const uint32_t phys = physical(i);
-      bits::prefetch_read(slice(phys) + probe(h, phys, cfg_.slice_bits) / 64);
-    }
-  }
 
   ApbfConfig cfg_{};
   State* state_ = nullptr;

@@ -30,6 +30,7 @@
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
+#include "agebloom/filters/bulk_ops.hpp"
 
 namespace agebloom {
 
@@ -149,7 +150,7 @@ struct GuardedEpochConfig {
   }
 };
 
-class GuardedEpochFilter {
+class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
  public:
   constexpr GuardedEpochFilter() noexcept = default;
 
@@ -192,11 +193,7 @@ class GuardedEpochFilter {
   // clears, however long the gap). Count windows: no-op. Call it before the
   // operations of a burst that happens at `now`.
   Status advance(uint64_t now) noexcept {
-    auto elapsed = state_->schedule.epochs_elapsed(now);
-    if (!elapsed) return elapsed.error();
-    const uint64_t n = *elapsed < cfg_.segments() ? *elapsed : cfg_.segments();
-    for (uint64_t i = 0; i < n; ++i) rotate();
-    return Errc::ok;
+    return state_->schedule.advance(now, cfg_.segments(), [this] { rotate(); });
   }
 
   bool contains(KeyHash h) const noexcept {
@@ -216,25 +213,12 @@ class GuardedEpochFilter {
   // `bool v = contains(h); insert(h); return v;`.
   bool test_and_insert(KeyHash h) noexcept { return insert_impl<true>(h); }
 
-  // Bulk forms: prefetch the lines of key i + kPrefetchDistance while
-  // probing key i. Verdicts equal the scalar calls made in order.
-  void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      out[i] = contains(h[i]);
-    }
-  }
-  void insert_bulk(const KeyHash* h, size_t n) noexcept {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      insert(h[i]);
-    }
-  }
-  void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      out[i] = test_and_insert(h[i]);
-    }
+  // Prefetches the lines h will touch first (the bulk forms call it ahead;
+  // a caller pipelining its own burst may too).
+  void prefetch(KeyHash h) const noexcept {
+    const uint64_t word = cfg_.block_bits ? reduce(h.h1, blocks_) * block_words_
+                                          : probe(h, 0, cfg_.segment_bits) / 64;
+    for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
   }
 
   const GuardedEpochConfig& config() const noexcept { return cfg_; }
@@ -248,8 +232,6 @@ class GuardedEpochFilter {
     const uint64_t total = segment_words_ * cfg_.segments();
     return static_cast<double>(bits::popcount(words_, total)) / (static_cast<double>(total) * 64);
   }
-
-  static constexpr size_t kPrefetchDistance = 8;
 
  private:
   struct State {
@@ -326,11 +308,6 @@ class GuardedEpochFilter {
     return seen;
   }
 
-  void prefetch(KeyHash h) const noexcept {
-    const uint64_t word = cfg_.block_bits ? reduce(h.h1, blocks_) * block_words_
-                                          : probe(h, 0, cfg_.segment_bits) / 64;
-    for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
-  }
 
   GuardedEpochConfig cfg_{};
   State* state_ = nullptr;
