@@ -218,3 +218,99 @@ TEST(Apbf, OperationFormsAgree) {
   a->contains_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(q.data()));
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(static_cast<bool>(q[i]), b->contains(keys[i]));
 }
+
+// ---- APBBF (paper 001, §6): segments are blocked, partitioned Bloom filters.
+
+namespace {
+struct BlockShape {
+  uint32_t B, b;
+};
+constexpr BlockShape kShapes[] = {{64, 4}, {512, 4}, {512, 8}, {256, 2}};
+}  // namespace
+
+TEST(Apbbf, InvalidBlockParametersAreErrors) {
+  const Window w = Window::count(10000);
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 100, 4).code(), ab::Errc::block_size_invalid);   // not 2^n
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 1024, 4).code(), ab::Errc::block_size_invalid);  // > a line
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 32, 4).code(), ab::Errc::block_size_invalid);    // < a word
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 0, 4).code(), ab::Errc::block_size_invalid);
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 64, 128).code(), ab::Errc::bits_per_block_invalid);  // b > B
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 64, 3).code(), ab::Errc::bits_per_block_invalid);    // not 2^n
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 64, 0).code(), ab::Errc::bits_per_block_invalid);
+  // 16 parts of 32 bits need 16·5 = 80 hash bits: more than one 64-bit mix gives.
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 5, 512, 16).code(), ab::Errc::bits_per_block_invalid);
+  ApbfConfig c = *ApbfConfig::with_shape(w, 3, 5);
+  c.bits_per_block = 4;  // b without a block size
+  EXPECT_EQ(c.validate().code(), ab::Errc::bits_per_block_invalid);
+  EXPECT_EQ(ApbfConfig::blocked(w, 0, 5, 64, 4).code(), ab::Errc::k_out_of_range);
+  EXPECT_EQ(ApbfConfig::blocked(w, 3, 0, 64, 4).code(), ab::Errc::l_out_of_range);
+}
+
+TEST(Apbbf, CountAndTimeWindowsHaveNoLiveFalseNegatives) {
+  std::mt19937_64 rng(6001);
+  for (const BlockShape s : kShapes)
+    for (int trial = 0; trial < 6; ++trial) {
+      const uint32_t k = 1 + rng() % 4, l = 1 + rng() % 10;
+      const bool timed = trial % 2;
+      const uint64_t W = l + rng() % 4000, T = 500 + rng() % 20000;
+      auto cfg = timed ? ApbfConfig::blocked(Window::time(T), k, l, s.B, s.b, 3000)
+                       : ApbfConfig::blocked(Window::count(W), k, l, s.B, s.b);
+      ASSERT_TRUE(cfg) << cfg.what();
+      Owned f(*cfg);
+      std::deque<std::pair<uint64_t, uint64_t>> recent;  // (insertion tick or index, key)
+      uint64_t now = 0, misses = 0;
+      for (uint64_t t = 0; t < 10 * (timed ? 3000 : W) + 100; ++t) {
+        if (timed) {
+          now += rng() % 150 == 0 ? rng() % (2 * T) : rng() % (T / 1000 + 2);
+          ASSERT_TRUE(f->advance(now));
+        }
+        const uint64_t key = rng() % 5000;
+        f->insert(key_hash(key));
+        recent.emplace_back(timed ? now : t, key);
+        const uint64_t at = timed ? now : t, span = timed ? T : W - 1;
+        while (at - recent.front().first > span) recent.pop_front();
+        if (t % 89 == 0)
+          for (auto& [when, k2] : recent) misses += !f->contains(key_hash(k2));
+      }
+      EXPECT_EQ(misses, 0u) << "B=" << s.B << " b=" << s.b << " k=" << k << " l=" << l << (timed ? " time" : " count");
+    }
+}
+
+TEST(Apbbf, MeasuredFprMatchesModel) {
+  struct Case {
+    uint32_t k, l, B, b;
+  };
+  for (const Case c : {Case{2, 3, 64, 4}, Case{2, 3, 512, 4}, Case{2, 5, 512, 4}, Case{3, 5, 64, 4},
+                       Case{2, 3, 64, 8}, Case{2, 5, 512, 8}}) {
+    auto cfg = ApbfConfig::blocked(Window::count(30000), c.k, c.l, c.B, c.b);
+    ASSERT_TRUE(cfg);
+    Owned f(*cfg);
+    const uint64_t g = cfg->generation;
+    const double model = cfg->model_fpr();
+    // Enough probes for ~400 expected positives (±5% at 1 sd).
+    const uint64_t per_gen = static_cast<uint64_t>(400 / model / 10) + 1000;
+    uint64_t t = 0, probes = 0, pos = 0, next = 1ULL << 50;
+    for (uint32_t gen = 0; gen < cfg->slices() + 10; ++gen) {
+      for (uint64_t i = 0; i < g; ++i) f->insert(key_hash(t++));
+      if (gen < cfg->slices()) continue;
+      for (uint64_t q = 0; q < per_gen; ++q, ++probes) pos += f->contains(key_hash(next++));
+    }
+    const double measured = static_cast<double>(pos) / probes;
+    EXPECT_NEAR(measured / model, 1.0, 0.15)
+        << "k=" << c.k << " l=" << c.l << " B=" << c.B << " b=" << c.b << " measured " << measured << " model " << model;
+  }
+}
+
+TEST(Apbbf, OperationFormsAgree) {
+  for (const BlockShape s : kShapes) {
+    auto cfg = ApbfConfig::blocked(Window::count(3000), 3, 5, s.B, s.b);
+    ASSERT_TRUE(cfg);
+    Owned a(*cfg), b(*cfg);
+    std::mt19937_64 rng(s.B + s.b);
+    std::vector<KeyHash> keys(15000);
+    for (auto& k : keys) k = key_hash(rng() % 5000);
+    std::vector<char> bulk(keys.size());
+    b->test_and_insert_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(bulk.data()));
+    for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(a->test_and_insert(keys[i]), static_cast<bool>(bulk[i]));
+  }
+}

@@ -40,6 +40,27 @@ constexpr double blocked_fpr(double m_bits, double n_items, unsigned k, unsigned
   return sum;
 }
 
+// Blocked Bloom filter whose B-bit block is partitioned into b parts of B/b
+// bits, one bit set per part (paper 001, §6: the APBBF's segments):
+// FP = Σ_j Pois(j; λ) (1 - (1 - b/B)^j)^b, λ = nB/m.
+constexpr double partitioned_block_fpr(double m_bits, double n_items, unsigned block_bits,
+                                       unsigned b) noexcept {
+  if (n_items <= 0) return 0.0;
+  const double lambda = n_items * block_bits / m_bits;
+  const double keep = 1.0 - static_cast<double>(b) / block_bits;
+  double sigma = 1.0;
+  while (sigma * sigma < lambda) sigma += 1.0;
+  const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
+  double log_p = -lambda;
+  const double log_lambda = math::ln(lambda);
+  double sum = 0.0;
+  for (uint64_t j = 0; j <= jmax; ++j) {
+    if (j > 0) log_p += log_lambda - math::ln(static_cast<double>(j));
+    sum += math::exp(log_p) * math::pow(1.0 - math::pow(keep, static_cast<double>(j)), b);
+  }
+  return sum;
+}
+
 // k minimising the FP of m bits holding n items: round(ln2 · m/n), clamped.
 constexpr unsigned optimal_k(double m_bits, double n_items, unsigned k_max) noexcept {
   const double k = math::kLn2 * m_bits / (n_items > 0 ? n_items : 1.0);

@@ -59,6 +59,14 @@ constexpr uint64_t enhanced_double_hash(KeyHash h, uint64_t i) noexcept {
   return h.h1 + i * h.h2 + (i * i * i - i) / 6;
 }
 
+// splitmix64's finalizer (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
+// Used to draw bits independent of the ones a position was reduced from.
+constexpr uint64_t mix64(uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 // In-block bit i: the top log2(B) bits of h2 · salt_i. Each salt is a fixed
 // odd constant, so every product is a bijection of h2 and the bits of
 // different i behave as independent draws (an arithmetic progression a + i·b
@@ -67,14 +75,7 @@ struct BlockSalts {
   uint64_t salt[32];
   constexpr BlockSalts() : salt() {
     uint64_t x = 0x6167'6562'6c6f'6f6dULL;  // "agebloom": any fixed seed
-    for (auto& s : salt) {
-      // splitmix64 (Steele, Lea, Flood 2014) as a constant generator.
-      x += 0x9e3779b97f4a7c15ULL;
-      uint64_t z = x;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      s = (z ^ (z >> 31)) | 1u;
-    }
+    for (auto& s : salt) s = mix64(x += 0x9e3779b97f4a7c15ULL) | 1u;
   }
 };
 inline constexpr BlockSalts kBlockSalts{};

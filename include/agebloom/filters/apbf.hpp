@@ -15,6 +15,13 @@
 //
 // Query: Algorithm 1, the jump-back scan for k consecutive hits starting at
 // slice l (fewest expected accesses, §5.4).
+//
+// Blocked (APBBF, §6): each segment is instead a blocked Bloom filter of B-bit
+// blocks, each block partitioned into b parts of B/b bits with exactly one bit
+// set per part; a segment probe then touches one block (one cache line for
+// B = 512, one word for B = 64). The recurrences hold with the segment's FP in
+// place of the slice fill ratio, and g = S·ln2/(k·b) brings a segment of S
+// bits to the same half-full design point.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +29,7 @@
 
 #include "agebloom/core/arena.hpp"
 #include "agebloom/core/bits.hpp"
+#include "agebloom/core/bloom_math.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
@@ -37,6 +45,8 @@ struct ApbfConfig {
   uint64_t slice_bits = 0;  // m
   uint64_t generation = 0;  // g: insertions per generation (count windows)
   uint64_t capacity = 0;    // expected insertions per window (time windows: the model's load)
+  uint32_t block_bits = 0;      // 0: one bit per slice (APBF); 64..512: APBBF blocks of B bits
+  uint32_t bits_per_block = 0;  // APBBF: b bits per block, one in each part of B/b bits
 
   static constexpr uint32_t kMaxK = 32;
   static constexpr uint32_t kMaxL = 1024;
@@ -62,8 +72,25 @@ struct ApbfConfig {
       // The window must fit in l generations: w = l·g (§4.2).
       if (generation == 0 || generation * l < window.span) return Errc::window_smaller_than_segments;
     }
-    if (slice_bits < 64) return Errc::budget_too_small;
+    if (block_bits == 0) {
+      if (bits_per_block != 0) return Errc::bits_per_block_invalid;
+    } else {
+      if (!is_pow2(block_bits) || block_bits < 64 || block_bits > 512) return Errc::block_size_invalid;
+      // b parts of B/b bits, b·log2(B/b) hash bits: all from one 64-bit mix.
+      if (!is_pow2(bits_per_block) || bits_per_block > block_bits ||
+          bits_per_block * log2_part_bits() > 64)
+        return Errc::bits_per_block_invalid;
+    }
+    if (slice_bits < 64 || slice_bits < block_bits) return Errc::budget_too_small;
     return Errc::ok;
+  }
+
+  constexpr uint32_t log2_part_bits() const noexcept {
+    return bits_per_block ? static_cast<uint32_t>(__builtin_ctz(block_bits / bits_per_block)) : 0;
+  }
+  // Bits a segment really uses: blocked segments hold whole blocks only.
+  constexpr uint64_t usable_slice_bits() const noexcept {
+    return block_bits ? slice_bits / block_bits * block_bits : slice_bits;
   }
 
   // FP at the end of a generation (every slice as full as it gets), by the
@@ -73,9 +100,11 @@ struct ApbfConfig {
   constexpr double model_fpr() const noexcept {
     double fill[kMaxK + kMaxL];
     const double g = generation_load();
+    const double m = static_cast<double>(usable_slice_bits());
     for (uint32_t i = 0; i < slices(); ++i) {
       const double keys = g * (i < k ? i + 1 : k);
-      fill[i] = 1.0 - math::exp(-keys / static_cast<double>(slice_bits));
+      fill[i] = block_bits ? bloom_math::partitioned_block_fpr(m, keys, block_bits, bits_per_block)
+                           : 1.0 - math::exp(-keys / m);
     }
     return scan_fpr(k, l, fill);
   }
@@ -148,9 +177,27 @@ struct ApbfConfig {
     return c;
   }
 
+  // APBBF (§6): k + l segments, each a blocked Bloom filter of B-bit blocks
+  // with b bits per block; g = ⌈W/l⌉ and segments of ⌈k·g·b/ln2⌉ bits
+  // (rounded up to whole blocks) so they are half full as they age out.
+  static constexpr Expected<ApbfConfig> blocked(Window window, uint32_t k, uint32_t l, uint32_t block_bits,
+                                                uint32_t b, uint64_t capacity = 0) noexcept {
+    auto c = with_shape(window, k, l, capacity);
+    if (!c) return c;
+    c->block_bits = block_bits;
+    c->bits_per_block = b;
+    if (block_bits == 0 || !is_pow2(block_bits)) return Errc::block_size_invalid;
+    if (b == 0) return Errc::bits_per_block_invalid;
+    const uint64_t g = math::ceil_div(c->capacity, l);
+    c->slice_bits = align_up(
+        math::ceil_to_u64(static_cast<double>(k) * static_cast<double>(g) * b / math::kLn2), block_bits);
+    if (Status s = c->validate(); !s) return s;
+    return c;
+  }
+
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
-    return static_cast<double>(slice_bits) * slices() / static_cast<double>(n ? n : 1);
+    return static_cast<double>(usable_slice_bits()) * slices() / static_cast<double>(n ? n : 1);
   }
 };
 
@@ -160,14 +207,14 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
 
   static constexpr Expected<size_t> bytes_needed(const ApbfConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add(bits::words_for(c.slice_bits) * 8 * c.slices()).bytes();
+    return ArenaLayout{}.add(sizeof(State)).add(bits::words_for(c.usable_slice_bits()) * 8 * c.slices()).bytes();
   }
 
   static Expected<ApbfFilter> create(const ApbfConfig& c, Arena& arena) noexcept {
     if (Status s = c.validate(); !s) return s;
     const size_t mark = arena.used();
     auto state = arena.carve_array<State>(1);
-    const uint64_t slice_words = bits::words_for(c.slice_bits);
+    const uint64_t slice_words = bits::words_for(c.usable_slice_bits());
     auto words = arena.carve_array<uint64_t>(slice_words * c.slices());
     if (!state || !words) {
       arena.rewind(mark);
@@ -178,6 +225,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     f.state_ = *state;
     f.words_ = *words;
     f.slice_words_ = slice_words;
+    f.blocks_ = c.block_bits ? c.slice_bits / c.block_bits : 0;
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
     f.state_->head = 0;
     f.state_->insertions = 0;
@@ -213,7 +261,13 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     ++state_->insertions;
     for (uint32_t i = 0; i < cfg_.k; ++i) {
       const uint32_t phys = physical(i);
-      bits::set(slice(phys), probe(h, phys, cfg_.slice_bits));
+      if (cfg_.block_bits == 0) {
+        bits::set(slice(phys), probe(h, phys, cfg_.slice_bits));
+      } else {
+        bits::Pattern<8> p;
+        uint64_t* blk = block_pattern(h, phys, p);
+        for (uint32_t w = 0; w < cfg_.block_bits / 64; ++w) blk[w] |= p.mask[w];
+      }
     }
   }
 
@@ -228,7 +282,10 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   void prefetch(KeyHash h) const noexcept {
     for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
       const uint32_t phys = physical(i);
-      bits::prefetch_read(slice(phys) + probe(h, phys, cfg_.slice_bits) / 64);
+      const uint64_t word = cfg_.block_bits
+                                ? reduce(enhanced_double_hash(h, phys), blocks_) * (cfg_.block_bits / 64)
+                                : probe(h, phys, cfg_.slice_bits) / 64;
+      bits::prefetch_read(slice(phys) + word);
     }
   }
 
@@ -254,7 +311,26 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   uint64_t* slice(uint32_t phys) const noexcept { return words_ + phys * slice_words_; }
   bool hit(KeyHash h, uint32_t logical) const noexcept {
     const uint32_t phys = physical(logical);
-    return bits::test(slice(phys), probe(h, phys, cfg_.slice_bits));
+    if (cfg_.block_bits == 0) return bits::test(slice(phys), probe(h, phys, cfg_.slice_bits));
+    bits::Pattern<8> p;
+    const uint64_t* blk = block_pattern(h, phys, p);
+    uint64_t missing = 0;
+    for (uint32_t w = 0; w < cfg_.block_bits / 64; ++w) missing |= p.mask[w] & ~blk[w];
+    return missing == 0;
+  }
+
+  // APBBF: physical segment j's hash picks the block (multiply-shift of
+  // the j-th double hash) and, mixed, the bit in each of the b parts.
+  uint64_t* block_pattern(KeyHash h, uint32_t phys, bits::Pattern<8>& p) const noexcept {
+    const uint64_t x = enhanced_double_hash(h, phys);
+    const uint32_t w = cfg_.log2_part_bits();
+    const uint64_t part_mask = (uint64_t{1} << w) - 1;
+    uint64_t y = mix64(x);
+    for (uint32_t part = 0; part < cfg_.bits_per_block; ++part, y >>= w) {
+      const uint32_t bit = (part << w) | static_cast<uint32_t>(y & part_mask);
+      p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+    return slice(phys) + reduce(x, blocks_) * (cfg_.block_bits / 64);
   }
 
   // The oldest slice (logical k+l-1) is cleared and becomes the newest.
@@ -268,6 +344,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   State* state_ = nullptr;
   uint64_t* words_ = nullptr;
   uint64_t slice_words_ = 0;
+  uint64_t blocks_ = 0;
 };
 
 }  // namespace agebloom
