@@ -11,3 +11,4 @@
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/rotating_ring.hpp"

@@ -37,6 +37,8 @@ struct EpochSchedule {
   uint64_t fill = 0;         // count: insertions into the current epoch
   uint64_t epoch_start = 0;  // time: tick at which the current epoch began
   uint64_t last_now = 0;     // time: latest tick seen, to reject time going backwards
+  uint64_t fill_cap = 0;     // time: an epoch also ends after this many insertions
+                             // (the rotating ring's capacity trigger); 0 = never
   WindowKind kind = WindowKind::count;
   bool started = false;      // time: the first advance() anchors epoch_start
 
@@ -50,10 +52,14 @@ struct EpochSchedule {
   // Count windows: called once per insertion, before its bits are set.
   // True when the epoch just completed its quota, i.e. insertion number t
   // with t > 0 and t mod length == 0 (paper 000, Algorithm 1): rotate first.
+  // Time windows with a fill_cap: the same on the insertion count, and the
+  // new epoch's clock starts at the latest tick seen.
   constexpr bool rotate_before_insert() noexcept {
-    if (kind != WindowKind::count) return false;
-    if (fill == length) {
+    const uint64_t quota = kind == WindowKind::count ? length : fill_cap;
+    if (quota == 0) return false;
+    if (fill == quota) {
       fill = 1;
+      if (kind == WindowKind::time) epoch_start = last_now;
       return true;
     }
     ++fill;
@@ -75,6 +81,7 @@ struct EpochSchedule {
     last_now = now;
     const uint64_t elapsed = (now - epoch_start) / length;
     epoch_start += elapsed * length;
+    if (elapsed) fill = 0;
     return elapsed;
   }
 

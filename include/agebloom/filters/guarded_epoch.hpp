@@ -42,6 +42,10 @@ struct GuardedEpochConfig {
   uint32_t block_bits = 0;    // 0: flat (paper layout); 64, 256 or 512: blocked
   uint64_t capacity = 0;      // expected insertions per window: the model's load
                               // (defaults to W for count windows)
+  uint64_t epoch_capacity = 0;  // time windows: an epoch also ends after this many
+                                // insertions (the rotating ring's capacity trigger,
+                                // rotating_ring.hpp); 0 = time alone. Ignored by
+                                // count windows, whose epochs are counts already.
 
   static constexpr uint32_t kMaxK = 32;
   static constexpr uint32_t kMaxSegments = 64;  // r + 1
@@ -56,7 +60,9 @@ struct GuardedEpochConfig {
   // windows, capacity / r for time windows.
   constexpr double epoch_load() const noexcept {
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    return r == 0 ? 0.0 : static_cast<double>(n) / r;
+    const double load = r == 0 ? 0.0 : static_cast<double>(n) / r;
+    const double cap = static_cast<double>(epoch_capacity);
+    return window.is_time() && epoch_capacity && cap < load ? cap : load;
   }
 
   constexpr Status validate() const noexcept {
@@ -183,6 +189,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     f.block_words_ = c.block_bits / 64;
     f.log2_block_ = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
+    if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
     f.state_->current = 0;
     f.state_->insertions = 0;
     bits::clear(f.words_, seg_words * c.segments());
