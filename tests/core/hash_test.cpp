@@ -116,3 +116,17 @@ TEST(Hash, HalvesAreIndependent) {
     for (uint64_t c : row) chi2 += (c - expected) * (c - expected) / expected;
   EXPECT_LT(chi2, 40.0);  // 15 dof: p < 1e-3 beyond ~37.7
 }
+
+TEST(Hash, BulkHashingEqualsOneByOne) {
+  const ab::Hasher hash(123);
+  std::vector<std::string> keys = {"", "a", "10.0.0.1", std::string(300, 'x'), "GET /ad?id=7"};
+  std::vector<const void*> ptrs;
+  std::vector<size_t> lens;
+  for (auto& k : keys) {
+    ptrs.push_back(k.data());
+    lens.push_back(k.size());
+  }
+  std::vector<ab::KeyHash> out(keys.size());
+  hash.hash_bulk(ptrs.data(), lens.data(), keys.size(), out.data());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(out[i], hash(keys[i].data(), keys[i].size()));
+}

@@ -46,7 +46,7 @@ TEST(RotatingRing, CountWindowKeepsTheLastWInsertions) {
       EXPECT_EQ(cfg->segments(), n + 1);
       Owned f(*cfg);
       uint64_t misses = 0;
-      for (uint64_t t = 0; t < 8 * W; ++t) {
+      for (uint64_t t = 0; t < 10 * W; ++t) {
         f->insert(key_hash(t));
         if (t % 1777 == 0)
           for (uint64_t a = 0; a < W && a <= t; ++a) misses += !f->contains(key_hash(t - a));

@@ -40,6 +40,12 @@ class Hasher {
     return KeyHash{r.low64, r.high64};
   }
 
+  // The first stage of every bulk path: hash the whole burst, so the filter's
+  // prefetch can run ahead on positions before any probe.
+  void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
+    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
+  }
+
  private:
   uint64_t seed_;
 };
