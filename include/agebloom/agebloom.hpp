@@ -11,4 +11,5 @@
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"

@@ -29,6 +29,20 @@ extern "C" int main() {  // extern "C": under -ffreestanding clang does not trea
   // The last 1000 insertions must all be present (paper 000, Lemma 1).
   for (uint64_t i = 4000; i < 5000; ++i)
     if (!f->contains(hash(&i, sizeof i))) return 13;
+  // The other structures, through the same arena, freestanding too.
+  auto apbf = ApbfConfig::blocked(Window::count(1000), 3, 8, 512, 4);
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01);
+  if (!apbf || !il) return 15;
+  auto a = ApbfFilter::create(*apbf, arena);
+  auto b = InterleavedEpochFilter<uint64_t>::create(*il, arena);
+  if (!a || !b) return 16;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    const KeyHash h = hash(&i, sizeof i);
+    a->insert(h);
+    b->insert(h);
+  }
+  for (uint64_t i = 2000; i < 3000; ++i)
+    if (!a->contains(hash(&i, sizeof i)) || !b->contains(hash(&i, sizeof i))) return 17;
   Arena tiny(g_arena, 16);
   if (GuardedEpochFilter::create(*cfg, tiny).code() != Errc::arena_too_small) return 14;
   return 0;

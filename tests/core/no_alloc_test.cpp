@@ -81,7 +81,7 @@ TEST(NoAllocation, TrapCountsAnAllocation) {
   EXPECT_GE(n, 2);  // operator new + free, twice each
 }
 
-template <class Config>
+template <class Filter, class Config>
 void run_filter_ops(const Config& cfg, long& allocations) {
   alignas(64) static unsigned char buf[8 << 20];
   const ab::Hasher hash(42);
@@ -92,7 +92,7 @@ void run_filter_ops(const Config& cfg, long& allocations) {
   {
     Armed armed;
     ab::Arena arena(buf, sizeof buf);
-    auto f = ab::GuardedEpochFilter::create(cfg, arena);
+    auto f = Filter::create(cfg, arena);
     if (f) {
       uint64_t now = 1;
       for (size_t i = 0; i < 1024; ++i) {
@@ -118,7 +118,7 @@ TEST(NoAllocation, GuardedEpochFlatCountWindow) {
   auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, 8);
   ASSERT_TRUE(cfg);
   long n = -1;
-  run_filter_ops(*cfg, n);
+  run_filter_ops<ab::GuardedEpochFilter>(*cfg, n);
   EXPECT_EQ(n, 0);
 }
 
@@ -126,7 +126,25 @@ TEST(NoAllocation, GuardedEpochBlockedTimeWindow) {
   auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::time(500), 0.01, 4, 512, 2000);
   ASSERT_TRUE(cfg);
   long n = -1;
-  run_filter_ops(*cfg, n);
+  run_filter_ops<ab::GuardedEpochFilter>(*cfg, n);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, ApbfAndApbbf) {
+  for (auto cfg : {ab::ApbfConfig::for_fpr(ab::Window::count(2000), 0.01),
+                   ab::ApbfConfig::blocked(ab::Window::time(700), 3, 8, 512, 4, 2000)}) {
+    ASSERT_TRUE(cfg);
+    long n = -1;
+    run_filter_ops<ab::ApbfFilter>(*cfg, n);
+    EXPECT_EQ(n, 0);
+  }
+}
+
+TEST(NoAllocation, InterleavedEpoch) {
+  auto cfg = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, 64);
+  ASSERT_TRUE(cfg);
+  long n = -1;
+  run_filter_ops<ab::InterleavedEpochFilter<uint64_t>>(*cfg, n);
   EXPECT_EQ(n, 0);
 }
 
@@ -136,8 +154,14 @@ TEST(NoAllocation, SizingAllocatesNothing) {
     Armed armed;
     auto a = ab::GuardedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.001, 8, 512);
     auto b = ab::GuardedEpochConfig::for_bits_per_item(ab::Window::count(20'000), 14, 8);
+    auto c = ab::ApbfConfig::for_fpr(ab::Window::count(1'000'000), 0.001);
+    auto d = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.01);
+    auto e = ab::RotatingRing::config(ab::Window::time(1000), 4, 0.01, 512, 100, true);
     (void)a;
     (void)b;
+    (void)c;
+    (void)d;
+    (void)e;
     n = armed.count();
   }
   EXPECT_EQ(n, 0);

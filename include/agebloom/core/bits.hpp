@@ -34,6 +34,19 @@ struct Pattern {
   uint64_t mask[BlockWords] = {};
 };
 
+// A block partitioned into b parts of 2^w bits with one bit set per part
+// (paper 001, §6): part i's bit is the i-th w-bit field of y. Needs b·w <= 64
+// and b·2^w <= 64·BlockWords. Bits in different parts never collide, so the
+// FP of such blocks is exactly Σ_j Pois(j) (1 - (1 - b/B)^j)^b.
+template <unsigned BlockWords>
+constexpr void partitioned_pattern(uint64_t y, uint32_t b, uint32_t w, Pattern<BlockWords>& p) noexcept {
+  const uint64_t field = (uint64_t{1} << w) - 1;
+  for (uint32_t part = 0; part < b; ++part, y >>= w) {
+    const uint32_t bit = (part << w) | static_cast<uint32_t>(y & field);
+    p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+}
+
 inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }
 inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }
 

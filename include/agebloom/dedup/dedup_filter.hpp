@@ -61,6 +61,12 @@ class DedupFilter {
         },
         filter_);
   }
+  // The verdicts of n keyed packets in arrival order: exactly those of n calls
+  // of advance(now[i]) then is_duplicate(h[i], policy), with the filter lines of
+  // later keys prefetched while earlier ones are probed (lib/dedup/dedup_burst.cpp).
+  // now == nullptr: the caller advanced the filter already (one clock per burst);
+  // otherwise now[0..n) must not decrease.
+  void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup) noexcept;
   bool contains(KeyHash h) const noexcept {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
   }

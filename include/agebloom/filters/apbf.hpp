@@ -323,13 +323,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   // the j-th double hash) and, mixed, the bit in each of the b parts.
   uint64_t* block_pattern(KeyHash h, uint32_t phys, bits::Pattern<8>& p) const noexcept {
     const uint64_t x = enhanced_double_hash(h, phys);
-    const uint32_t w = cfg_.log2_part_bits();
-    const uint64_t part_mask = (uint64_t{1} << w) - 1;
-    uint64_t y = mix64(x);
-    for (uint32_t part = 0; part < cfg_.bits_per_block; ++part, y >>= w) {
-      const uint32_t bit = (part << w) | static_cast<uint32_t>(y & part_mask);
-      p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
-    }
+    bits::partitioned_pattern(mix64(x), cfg_.bits_per_block, cfg_.log2_part_bits(), p);
     return slice(phys) + reduce(x, blocks_) * (cfg_.block_bits / 64);
   }
 

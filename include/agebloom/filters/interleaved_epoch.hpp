@@ -1,0 +1,226 @@
+// Guarded epoch filter in the interleaved, one-cache-line layout.
+//
+// The paper layouts keep each segment in its own array, so a query touches
+// one line per segment. Here the segments' words for one line index are
+// interleaved into one 64-byte line (8 lanes of 64 bits, or 16 of 32): lane j
+// of line x is segment j's block x, the "vertical layout" DPDK's vBF uses for
+// its sets. A key picks one line (from h1) and a pattern inside a lane (from
+// h2): the lane is partitioned into k parts with one bit in each (paper 001,
+// §6), so k is a power of two; then
+//   - a query reads one line and tests the pattern against every lane,
+//   - an insert ORs the pattern into the current segment's lane (one word),
+//   - an epoch rotation clears one lane in every line.
+// Semantics are the guarded epoch filter's (paper 000, Algorithm 1: r+1
+// segments, epochs of ⌈W/r⌉, Lemma 1 and Prop. 1 hold unchanged), so the
+// invariant tests are the same. The price is FPR: each segment is a blocked
+// Bloom filter with B = lane bits, which is paper 001's Table 3 B = 64 row
+// generalised; model_fpr() uses that blocked FP in Prop. 2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/bloom_math.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/core/window.hpp"
+#include "agebloom/filters/bulk_ops.hpp"
+
+namespace agebloom {
+
+struct InterleavedEpochConfig {
+  Window window = Window::count(0);
+  uint32_t r = 7;          // live epochs; r + 1 segments, at most lanes()
+  uint32_t k = 0;          // bits per key inside its lane: one per part, a power of two
+  uint64_t lines = 0;      // 64-byte lines
+  uint32_t lane_bits = 64; // 64 (8 lanes per line) or 32 (16 lanes)
+  uint64_t capacity = 0;   // expected insertions per window (time windows)
+
+  constexpr uint32_t segments() const noexcept { return r + 1; }
+  constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }
+  constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
+  constexpr double epoch_load() const noexcept {
+    const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    return r ? static_cast<double>(n) / r : 0.0;
+  }
+
+  constexpr Status validate() const noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (lane_bits != 64 && lane_bits != 32) return Errc::block_size_invalid;
+    if (r == 0 || r + 1 > lanes()) return Errc::segments_out_of_range;
+    if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
+    if (!is_pow2(k) || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
+    if (lines == 0) return Errc::budget_too_small;
+    return Errc::ok;
+  }
+
+  constexpr uint32_t log2_part_bits() const noexcept {
+    return k && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) : 0;
+  }
+
+  // Prop. 2 with each segment a blocked Bloom filter of `lines` blocks of
+  // lane_bits bits (its lane in every line), each partitioned into k parts.
+  constexpr double model_fpr() const noexcept {
+    const double seg =
+        bloom_math::partitioned_block_fpr(static_cast<double>(lines) * lane_bits, epoch_load(), lane_bits, k);
+    return 1.0 - math::pow(1.0 - seg, segments());
+  }
+  constexpr double bits_per_item() const noexcept {
+    const uint64_t n = capacity ? capacity : window.span;
+    return static_cast<double>(lines) * 512 / static_cast<double>(n ? n : 1);
+  }
+
+  // Fewest lines (and the k for them) whose model FP is at most `fpr`, for
+  // r + 1 = lanes segments by default (all lanes used, the shortest epochs).
+  static constexpr Expected<InterleavedEpochConfig> for_fpr(Window window, double fpr, uint32_t lane_bits = 64,
+                                                            uint32_t r = 0, uint64_t capacity = 0) noexcept {
+    if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
+    InterleavedEpochConfig c;
+    c.window = window;
+    c.lane_bits = lane_bits;
+    c.r = r ? r : (lane_bits ? 512 / lane_bits - 1 : 0);
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    c.k = 1;
+    c.lines = 1;
+    if (Status s = c.validate(); !s) return s;
+    if (c.capacity == 0) return Errc::capacity_zero;
+    // Start from a flat filter's size for the per-segment target, then grow
+    // the line count until the best k meets the target.
+    const double f = math::root_complement(fpr, c.segments());
+    double lines = bloom_math::bits_for(c.epoch_load(), f) / lane_bits;
+    for (int step = 0; step < 600; ++step, lines *= 1.02) {
+      c.lines = math::ceil_to_u64(lines);
+      if (c.lines == 0) c.lines = 1;
+      uint32_t best_k = 1;
+      double best = 2.0;
+      for (uint32_t k = 1; k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
+           k *= 2) {
+        c.k = k;
+        const double p = c.model_fpr();
+        if (p < best) best = p, best_k = k;
+      }
+      c.k = best_k;
+      if (best <= fpr) return c;
+    }
+    return Errc::fpr_out_of_range;
+  }
+};
+
+template <class Lane = uint64_t>
+class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>> {
+  static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
+
+ public:
+  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;
+  static constexpr uint32_t kLanes = 512 / kLaneBits;
+
+  constexpr InterleavedEpochFilter() noexcept = default;
+
+  static constexpr Expected<size_t> bytes_needed(const InterleavedEpochConfig& c) noexcept {
+    if (Status s = check(c); !s) return s;
+    return ArenaLayout{}.add(sizeof(State)).add(c.lines * kCacheLine).bytes();
+  }
+
+  static Expected<InterleavedEpochFilter> create(const InterleavedEpochConfig& c, Arena& arena) noexcept {
+    if (Status s = check(c); !s) return s;
+    const size_t mark = arena.used();
+    auto state = arena.carve_array<State>(1);
+    auto lines = arena.carve_array<Line>(c.lines);
+    if (!state || !lines) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    InterleavedEpochFilter f;
+    f.cfg_ = c;
+    f.state_ = *state;
+    f.lines_ = *lines;
+    f.log2_part_ = c.log2_part_bits();
+    f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
+    f.state_->current = 0;
+    f.state_->insertions = 0;
+    for (uint64_t i = 0; i < c.lines; ++i)
+      for (auto& lane : f.lines_[i].lane) lane = 0;
+    return f;
+  }
+
+  Status advance(uint64_t now) noexcept {
+    return state_->schedule.advance(now, cfg_.segments(), [this] { rotate(); });
+  }
+
+  // One line read; lanes of unused segments (r + 1 < lanes) stay zero and
+  // cannot match a non-empty pattern.
+  bool contains(KeyHash h) const noexcept {
+    const Lane mask = pattern(h);
+    const Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    bool hit = false;
+    for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
+    return hit;
+  }
+
+  void insert(KeyHash h) noexcept {
+    if (state_->schedule.rotate_before_insert()) rotate();
+    ++state_->insertions;
+    lines_[reduce(h.h1, cfg_.lines)].lane[state_->current] |= pattern(h);
+  }
+
+  bool test_and_insert(KeyHash h) noexcept {
+    const Lane mask = pattern(h);
+    Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    bool hit = false;
+    for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
+    if (state_->schedule.rotate_before_insert()) rotate();  // clears a lane, never this key's verdict
+    ++state_->insertions;
+    line.lane[state_->current] |= mask;
+    return hit;
+  }
+
+  void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&lines_[reduce(h.h1, cfg_.lines)]); }
+
+  const InterleavedEpochConfig& config() const noexcept { return cfg_; }
+  uint64_t insertions() const noexcept { return state_->insertions; }
+  uint32_t current_segment() const noexcept { return state_->current; }
+  double fill_ratio() const noexcept {
+    uint64_t set = 0;
+    for (uint64_t i = 0; i < cfg_.lines; ++i)
+      for (Lane lane : lines_[i].lane) set += static_cast<uint64_t>(__builtin_popcountll(lane));
+    return static_cast<double>(set) / (static_cast<double>(cfg_.lines) * 512);
+  }
+
+ private:
+  struct alignas(64) Line {
+    Lane lane[kLanes];
+  };
+  struct State {
+    EpochSchedule schedule;
+    uint64_t insertions;
+    uint32_t current;
+  };
+
+  static constexpr Status check(const InterleavedEpochConfig& c) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    if (c.lane_bits != kLaneBits) return Errc::block_size_invalid;
+    return Errc::ok;
+  }
+
+  // k bits of one lane, drawn from h2 (independent of the line from h1).
+  Lane pattern(KeyHash h) const noexcept {
+    bits::Pattern<1> p;
+    bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);
+    return static_cast<Lane>(p.mask[0]);
+  }
+
+  void rotate() noexcept {
+    state_->current = (state_->current + 1) % cfg_.segments();
+    for (uint64_t i = 0; i < cfg_.lines; ++i) lines_[i].lane[state_->current] = 0;
+  }
+
+  InterleavedEpochConfig cfg_{};
+  State* state_ = nullptr;
+  Line* lines_ = nullptr;
+  uint32_t log2_part_ = 0;
+};
+
+}  // namespace agebloom

@@ -1,0 +1,155 @@
+// The one-cache-line guarded epoch layout: the guarded epoch invariants hold
+// unchanged, its FPR model (blocked segments of lane width) matches
+// measurement, and it sizes itself to a target.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "agebloom/agebloom.hpp"
+
+namespace ab = agebloom;
+using ab::InterleavedEpochConfig;
+using ab::KeyHash;
+using ab::Window;
+
+namespace {
+template <class Lane>
+struct Owned {
+  std::vector<unsigned char> memory;
+  ab::InterleavedEpochFilter<Lane> filter;
+  explicit Owned(const InterleavedEpochConfig& c) {
+    auto need = ab::InterleavedEpochFilter<Lane>::bytes_needed(c);
+    EXPECT_TRUE(need) << need.what();
+    memory.resize(*need);
+    ab::Arena arena(memory.data(), memory.size());
+    auto f = ab::InterleavedEpochFilter<Lane>::create(c, arena);
+    EXPECT_TRUE(f) << f.what();
+    filter = *f;
+  }
+  ab::InterleavedEpochFilter<Lane>* operator->() { return &filter; }
+};
+KeyHash key_hash(uint64_t key) { return ab::Hasher(0x11e)(&key, sizeof key); }
+
+template <class Lane>
+void check_live_window(uint32_t lane_bits, bool timed, std::mt19937_64& rng) {
+  const uint32_t r = 1 + rng() % (512 / lane_bits - 1);
+  const uint64_t W = r + rng() % 5000, T = 1000 + rng() % 50000;
+  auto cfg = timed ? InterleavedEpochConfig::for_fpr(Window::time(T), 0.01, lane_bits, r, 3000)
+                   : InterleavedEpochConfig::for_fpr(Window::count(W), 0.01, lane_bits, r);
+  ASSERT_TRUE(cfg) << cfg.what();
+  Owned<Lane> f(*cfg);
+  std::deque<std::pair<uint64_t, uint64_t>> recent;
+  uint64_t now = 0, misses = 0, live_verdict_misses = 0;
+  const uint64_t n = timed ? 30000 : 10 * W + 10;
+  for (uint64_t t = 0; t < n; ++t) {
+    if (timed) {
+      now += rng() % 150 == 0 ? rng() % (2 * T) : rng() % (T / 1000 + 2);
+      ASSERT_TRUE(f->advance(now));
+    }
+    const uint64_t key = rng() % (timed ? 4000 : 2 * W);
+    const uint64_t at = timed ? now : t, span = timed ? T : W;
+    while (timed && !recent.empty() && at - recent.front().first > span) recent.pop_front();
+    bool live = false;
+    for (auto it = recent.rbegin(); it != recent.rend() && !live; ++it) live = it->second == key;
+    const bool v = f->test_and_insert(key_hash(key));
+    live_verdict_misses += live && !v;
+    recent.emplace_back(at, key);
+    while (timed ? at - recent.front().first > span : recent.size() > span) recent.pop_front();
+    if (t % 211 == 0)
+      for (auto& [when, k] : recent) misses += !f->contains(key_hash(k));
+  }
+  EXPECT_EQ(misses + live_verdict_misses, 0u) << "lane " << lane_bits << " r=" << r << (timed ? " time" : " count");
+}
+}  // namespace
+
+TEST(InterleavedEpoch, NoLiveFalseNegativesCountAndTime) {
+  std::mt19937_64 rng(512);
+  for (int trial = 0; trial < 8; ++trial) {
+    check_live_window<uint64_t>(64, trial % 2, rng);
+    check_live_window<uint32_t>(32, trial % 2, rng);
+  }
+}
+
+TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
+  for (double p : {0.05, 0.01, 0.001}) {
+    const uint64_t W = 40000;
+    auto cfg = InterleavedEpochConfig::for_fpr(Window::count(W), p, 64);
+    ASSERT_TRUE(cfg);
+    EXPECT_LE(cfg->model_fpr(), p);
+    Owned<uint64_t> f(*cfg);
+    const uint64_t ell = cfg->epoch_length();
+    const uint64_t per_epoch = static_cast<uint64_t>(300 / p);
+    uint64_t t = 0, probes = 0, pos = 0, next = 1ULL << 50;
+    for (uint32_t e = 0; e < 3 * cfg->segments(); ++e) {
+      for (uint64_t i = 0; i < ell; ++i) f->insert(key_hash(t++));
+      if (e < cfg->segments()) continue;  // every segment full once
+      for (uint64_t q = 0; q < per_epoch; ++q, ++probes) pos += f->contains(key_hash(next++));
+    }
+    const double measured = static_cast<double>(pos) / probes;
+    EXPECT_NEAR(measured / cfg->model_fpr(), 1.0, 0.15) << "p=" << p << " measured " << measured;
+  }
+}
+
+// The price of one line per query, quantified: more bits per item than the
+// flat paper layout at the same target (Table 3's B = 64 penalty).
+TEST(InterleavedEpoch, CostsMoreBitsThanTheFlatLayout) {
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 64);
+  auto flat = ab::GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 7);
+  ASSERT_TRUE(il && flat);
+  EXPECT_GT(il->bits_per_item(), flat->bits_per_item());
+  EXPECT_LT(il->bits_per_item(), 2.5 * flat->bits_per_item());
+}
+
+TEST(InterleavedEpoch, InvalidParametersAreErrors) {
+  InterleavedEpochConfig c;
+  c.window = Window::count(1000);
+  c.k = 4;
+  c.lines = 100;
+  c.r = 7;
+  EXPECT_TRUE(c.validate());
+  c.lane_bits = 16;
+  EXPECT_EQ(c.validate().code(), ab::Errc::block_size_invalid);
+  c.lane_bits = 64;
+  c.r = 8;  // 9 segments in 8 lanes
+  EXPECT_EQ(c.validate().code(), ab::Errc::segments_out_of_range);
+  c.r = 0;
+  EXPECT_EQ(c.validate().code(), ab::Errc::segments_out_of_range);
+  c.r = 7;
+  c.k = 0;
+  EXPECT_EQ(c.validate().code(), ab::Errc::k_out_of_range);
+  c.k = 3;  // one bit per part: k must be a power of two
+  EXPECT_EQ(c.validate().code(), ab::Errc::k_out_of_range);
+  c.k = 64;
+  EXPECT_EQ(c.validate().code(), ab::Errc::k_out_of_range);
+  c.k = 4;
+  c.lines = 0;
+  EXPECT_EQ(c.validate().code(), ab::Errc::budget_too_small);
+  c.lines = 100;
+  c.window = Window::count(3);
+  EXPECT_EQ(c.validate().code(), ab::Errc::window_smaller_than_segments);
+  EXPECT_EQ(InterleavedEpochConfig::for_fpr(Window::count(1000), 0.0).code(), ab::Errc::fpr_out_of_range);
+  EXPECT_EQ(InterleavedEpochConfig::for_fpr(Window::time(1000), 0.01).code(), ab::Errc::capacity_zero);
+  // A config for 32-bit lanes is refused by the 64-bit filter.
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, 32);
+  ASSERT_TRUE(c32);
+  EXPECT_EQ(ab::InterleavedEpochFilter<uint64_t>::bytes_needed(*c32).code(), ab::Errc::block_size_invalid);
+}
+
+TEST(InterleavedEpoch, OperationFormsAgree) {
+  auto cfg = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, 64);
+  ASSERT_TRUE(cfg);
+  Owned<uint64_t> a(*cfg), b(*cfg);
+  std::mt19937_64 rng(8);
+  std::vector<KeyHash> keys(20000);
+  for (auto& k : keys) k = key_hash(rng() % 6000);
+  std::vector<char> bulk(keys.size());
+  b->test_and_insert_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(bulk.data()));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const bool c = a->contains(keys[i]);
+    ASSERT_EQ(a->test_and_insert(keys[i]), c);
+    ASSERT_EQ(c, static_cast<bool>(bulk[i]));
+  }
+}
