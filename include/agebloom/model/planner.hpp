@@ -75,8 +75,10 @@ using PlanResult = std::variant<Plan, PlanError>;
 const std::vector<std::string>& planner_structures();
 
 // Best plan (fewest bits per item among the candidates that meet the target
-// and every limit given) or an error: window 0 or above 2^48, fpr outside (0,1), unknown structure, bad block size,
-// non-positive limits, or no candidate meeting the target within the limits.
+// and every limit given) or an error: window 0 or above 2^48, fpr outside
+// (0,1), unknown structure, bad block size, non-positive limits, or no
+// candidate meeting the target within the limits (message starting with
+// "no configuration").
 PlanResult plan(const PlanRequest& request);
 
 } // namespace agebloom::model
