@@ -43,7 +43,7 @@ fs::path temp_dir() {
 }  // namespace
 
 TEST(ReplayCli, TruthOnRealTracesHasNoLiveFalseNegatives) {
-  for (const char* filter : {"guarded-epoch", "guarded-epoch-blocked", "apbf"})
+  for (const char* filter : {"auto", "guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved"})
     for (const char* key : {"src-ip", "dst-ip", "flow", "click"}) {
       const Outcome r = run(trace("pcapplusplus_example.pcap") + " --json --truth --seed 1 --window 300 --filter " +
                         filter + " --key " + key);

@@ -26,7 +26,9 @@ enum class Policy : uint8_t { insert_always, insert_on_miss };
 const char* policy_name(Policy p) noexcept;
 bool parse_policy(std::string_view s, Policy& out) noexcept;
 
-// What the user asks for. `name` is one of filter_names(), or "auto".
+// What the user asks for. `name` is one of filter_names(); "auto" asks the
+// planner (lib/model) for the structure with the fewest bits per item that
+// meets `fpr` over the window (for a time window: over `capacity` insertions).
 struct FilterSpec {
   std::string name = "auto";
   Window window = Window::count(0);
@@ -80,8 +82,8 @@ class DedupFilter {
 
  private:
   std::string name_;
-  std::variant<GuardedEpochConfig, ApbfConfig> config_;
-  std::variant<GuardedEpochFilter, ApbfFilter> filter_;
+  std::variant<GuardedEpochConfig, ApbfConfig, InterleavedEpochConfig> config_;
+  std::variant<GuardedEpochFilter, ApbfFilter, InterleavedEpochFilter<uint64_t>> filter_;
 };
 
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.

@@ -1,0 +1,119 @@
+// The dedup decision shared by agebloom-replay and dedup_fwd: every filter
+// name plans, creates and keeps the window; "auto" follows the planner; bad
+// specs are messages, not crashes; durations parse strictly.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/model/planner.hpp"
+
+namespace ab = agebloom;
+namespace dd = agebloom::dedup;
+
+namespace {
+dd::DedupFilter make(const dd::FilterSpec& spec, std::vector<unsigned char>& memory) {
+  auto planned = dd::DedupFilter::plan(spec);
+  if (auto* err = std::get_if<std::string>(&planned)) ADD_FAILURE() << spec.name << ": " << *err;
+  auto d = std::get<dd::DedupFilter>(planned);
+  memory.assign(d.bytes_needed(), 0);
+  ab::Arena arena(memory.data(), memory.size());
+  EXPECT_EQ(d.create(arena), "");
+  return d;
+}
+ab::KeyHash key(uint64_t i) { return ab::Hasher(5)(&i, sizeof i); }
+}  // namespace
+
+TEST(DedupFilter, EveryNameKeepsTheWindowUnderBothPolicies) {
+  for (const char* name : {"auto", "guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved"})
+    for (auto policy : {dd::Policy::insert_always, dd::Policy::insert_on_miss}) {
+      dd::FilterSpec spec;
+      spec.name = name;
+      spec.window = ab::Window::count(5000);
+      spec.fpr = 0.01;
+      std::vector<unsigned char> mem;
+      dd::DedupFilter d = make(spec, mem);
+      EXPECT_LE(d.model_fpr(), 0.0101) << name;
+      uint64_t missed = 0;
+      // Each key twice, 100 packets apart: the repeat is inside the window of
+      // the first sighting's insertion. (Under insert-on-miss a first sighting
+      // that was a false positive was never inserted, so its repeat may pass.)
+      std::vector<char> inserted(50000);
+      for (uint64_t i = 0; i < 50000; ++i) {
+        inserted[i] = !d.is_duplicate(key(i), policy) || policy == dd::Policy::insert_always;
+        if (i >= 100) missed += inserted[i - 100] && !d.is_duplicate(key(i - 100), policy);
+      }
+      EXPECT_EQ(missed, 0u) << name << " " << dd::policy_name(policy);
+    }
+}
+
+TEST(DedupFilter, AutoIsThePlannersChoice) {
+  dd::FilterSpec spec;
+  spec.window = ab::Window::count(1'000'000);
+  spec.fpr = 0.01;
+  auto d = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
+  ab::model::PlanRequest req;
+  req.window = 1'000'000;
+  req.fpr = 0.01;
+  auto p = std::get<ab::model::Plan>(ab::model::plan(req));
+  std::string expected = p.structure;
+  for (char& c : expected)
+    if (c == '_') c = '-';
+  EXPECT_EQ(d.name(), expected);
+}
+
+TEST(DedupFilter, TimeWindowsNeedACapacityAndHonourTheTtl) {
+  dd::FilterSpec spec;
+  spec.name = "guarded-epoch-blocked";
+  spec.window = ab::Window::time(1'000'000'000);  // 1 s in ns
+  auto no_cap = dd::DedupFilter::plan(spec);
+  ASSERT_TRUE(std::holds_alternative<std::string>(no_cap));
+  EXPECT_NE(std::get<std::string>(no_cap).find("expected insertions"), std::string::npos);
+  spec.capacity = 10000;
+  std::vector<unsigned char> mem;
+  dd::DedupFilter d = make(spec, mem);
+  ASSERT_TRUE(d.advance(5'000'000'000));
+  EXPECT_FALSE(d.is_duplicate(key(1), dd::Policy::insert_always));
+  ASSERT_TRUE(d.advance(5'900'000'000));
+  EXPECT_TRUE(d.is_duplicate(key(1), dd::Policy::insert_on_miss));  // 0.9 s later: inside the TTL
+  ASSERT_TRUE(d.advance(9'000'000'000));
+  EXPECT_FALSE(d.contains(key(1)));  // 3.1 s after the last insertion: expired
+  EXPECT_EQ(d.advance(8'000'000'000).code(), ab::Errc::time_went_backwards);
+}
+
+TEST(DedupFilter, BadSpecsAreMessages) {
+  dd::FilterSpec spec;
+  spec.window = ab::Window::count(1000);
+  spec.name = "cuckoo";
+  auto r = dd::DedupFilter::plan(spec);
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find("choose from"), std::string::npos);
+  spec.name = "auto";
+  spec.fpr = 1.5;
+  EXPECT_TRUE(std::holds_alternative<std::string>(dd::DedupFilter::plan(spec)));
+  spec.fpr = 0.01;
+  spec.window = ab::Window::count(0);
+  EXPECT_TRUE(std::holds_alternative<std::string>(dd::DedupFilter::plan(spec)));
+}
+
+TEST(DedupFilter, DurationsParseStrictly) {
+  uint64_t ns = 0;
+  EXPECT_TRUE(dd::parse_duration_ns("500ms", ns));
+  EXPECT_EQ(ns, 500'000'000u);
+  EXPECT_TRUE(dd::parse_duration_ns("1.5s", ns));
+  EXPECT_EQ(ns, 1'500'000'000u);
+  EXPECT_TRUE(dd::parse_duration_ns("10m", ns));
+  EXPECT_EQ(ns, 600'000'000'000u);
+  EXPECT_TRUE(dd::parse_duration_ns("2h", ns));
+  EXPECT_TRUE(dd::parse_duration_ns("250us", ns));
+  EXPECT_EQ(ns, 250'000u);
+  EXPECT_TRUE(dd::parse_duration_ns("7ns", ns));
+  EXPECT_EQ(ns, 7u);
+  for (const char* bad : {"", "s", "10", "-5s", "0s", "1.2.3s", "5 s", "5sec", "1e3s", "99999999999h", "0.1ns"})
+    EXPECT_FALSE(dd::parse_duration_ns(bad, ns)) << bad;
+  dd::Policy p;
+  EXPECT_TRUE(dd::parse_policy("insert-on-miss", p));
+  EXPECT_EQ(p, dd::Policy::insert_on_miss);
+  EXPECT_FALSE(dd::parse_policy("always", p));
+}
