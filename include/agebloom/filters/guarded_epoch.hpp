@@ -298,23 +298,33 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     return false;
   }
 
+  // Positions (or the block and its pattern) are computed once and serve
+  // both the test and the insertion.
   template <bool Test>
   bool insert_impl(KeyHash h) noexcept {
     bool seen = false;
-    if constexpr (Test) seen = contains(h);  // the verdict precedes this insertion's rotation
-    if (state_->schedule.rotate_before_insert()) rotate();
-    ++state_->insertions;
-    uint64_t* seg = segment(state_->current);
     if (cfg_.block_bits == 0) {
-      for (uint32_t i = 0; i < cfg_.k; ++i) bits::set(seg, probe(h, i, cfg_.segment_bits));
+      uint64_t pos[GuardedEpochConfig::kMaxK];
+      flat_positions(h, pos);
+      if constexpr (Test) seen = flat_contains(pos);  // the verdict precedes this insertion's rotation
+      uint64_t* seg = advance_for_insert();
+      for (uint32_t i = 0; i < cfg_.k; ++i) bits::set(seg, pos[i]);
     } else {
       bits::Pattern<8> p;
-      uint64_t* blk = seg + blocked_pattern(h, p) * block_words_;
+      const uint64_t block = blocked_pattern(h, p);
+      if constexpr (Test) seen = blocked_contains(block, p);
+      uint64_t* blk = advance_for_insert() + block * block_words_;
       for (uint32_t w = 0; w < block_words_; ++w) blk[w] |= p.mask[w];
     }
     return seen;
   }
 
+  // Count windows rotate before the insertion that starts a new epoch.
+  uint64_t* advance_for_insert() noexcept {
+    if (state_->schedule.rotate_before_insert()) rotate();
+    ++state_->insertions;
+    return segment(state_->current);
+  }
 
   GuardedEpochConfig cfg_{};
   State* state_ = nullptr;
