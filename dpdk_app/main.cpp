@@ -1,0 +1,215 @@
+// dedup_fwd: forwards unique packets and suppresses recent duplicates of a
+// key (source IP, destination IP, 5-tuple or HTTP click), one sliding-window
+// filter per worker lcore.
+//
+//   dedup_fwd [EAL options] -- [options]     (--help lists them)
+//
+// Start-up order matters: EAL, then our options (exit 2 before any port is
+// configured), then filter planning (exit 2 when the window/FPR/memory cannot
+// be met), then memory, ports, telemetry, and finally the workers.
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+
+#include "agebloom/dedup/key_mode.hpp"
+#include "app.hpp"
+#include "options.hpp"
+#include "ports.hpp"
+#include "stats.hpp"
+#include "worker.hpp"
+
+namespace dedup_fwd {
+App g_app;
+}
+
+namespace {
+
+using namespace dedup_fwd;
+namespace ab = agebloom;
+
+constexpr unsigned kMempoolCache = 256;
+
+volatile std::sig_atomic_t g_signal = 0;
+
+// Only sets flags: the workers notice at their next burst, and main() does
+// the orderly shutdown (stop, close, free, report) outside signal context.
+void on_signal(int sig) {
+  g_signal = sig;
+  g_app.quit.store(true, std::memory_order_relaxed);
+}
+
+[[noreturn]] void bad_config(const std::string& msg) {
+  std::fprintf(stderr, "dedup_fwd: %s\n", msg.c_str());
+  rte_eal_cleanup();
+  std::exit(2);
+}
+
+// One filter per worker, planned once (all shards have the same shape) and
+// created in memory on the worker's own NUMA node.
+void setup_workers(App& app) {
+  const Options& o = app.opt;
+  std::vector<unsigned> lcores;
+  if (rte_lcore_count() == 1) {
+    lcores.push_back(rte_get_main_lcore());  // the main lcore forwards too
+  } else {
+    unsigned id;
+    RTE_LCORE_FOREACH_WORKER(id) lcores.push_back(id);
+  }
+  app.nb_queues = static_cast<uint16_t>(lcores.size());
+
+  auto planned = ab::dedup::DedupFilter::plan(o.spec);
+  if (auto* err = std::get_if<std::string>(&planned)) bad_config("filter: " + *err);
+  const ab::dedup::DedupFilter& shape = std::get<ab::dedup::DedupFilter>(planned);
+  const size_t bytes = shape.bytes_needed();
+  if (o.mem_bytes && bytes > o.mem_bytes)
+    bad_config("filter " + shape.name() + " (" + shape.parameters() + ") needs " + std::to_string(bytes >> 20) +
+               " MB per lcore, more than --mem " + std::to_string(o.mem_bytes >> 20) +
+               " MB; raise --mem, shorten the window or relax --fpr");
+
+  app.workers.resize(lcores.size());
+  for (size_t i = 0; i < lcores.size(); ++i) {
+    Worker& w = app.workers[i];
+    w.lcore_id = lcores[i];
+    w.index = static_cast<unsigned>(i);
+    w.socket = static_cast<int>(rte_lcore_to_socket_id(w.lcore_id));
+    w.filter = shape;
+    w.arena_bytes = bytes;
+    w.arena_mem = rte_malloc_socket("dedup_filter", bytes, RTE_CACHE_LINE_SIZE, w.socket);
+    void* st = rte_zmalloc_socket("dedup_stats", sizeof(LcoreStats), RTE_CACHE_LINE_SIZE, w.socket);
+    w.scratch = static_cast<uint8_t*>(rte_malloc_socket("dedup_scratch", kScratchBytes, RTE_CACHE_LINE_SIZE, w.socket));
+    void* key = rte_malloc_socket("dedup_key", sizeof(ab::packet::Key), RTE_CACHE_LINE_SIZE, w.socket);
+    if (!w.arena_mem || !st || !w.scratch || !key)
+      rte_exit(EXIT_FAILURE, "cannot allocate %zu bytes of filter memory on socket %d for lcore %u (-m / hugepages)\n",
+               bytes, w.socket, w.lcore_id);
+    w.stats = new (st) LcoreStats();
+    w.key = new (key) ab::packet::Key();
+    ab::Arena arena(w.arena_mem, bytes);
+    if (std::string err = w.filter.create(arena); !err.empty())
+      rte_exit(EXIT_FAILURE, "filter on lcore %u: %s\n", w.lcore_id, err.c_str());
+    for (uint16_t p : app.ports) w.rxq.push_back({p, static_cast<uint16_t>(i)});
+  }
+}
+
+void free_workers(App& app) {
+  for (Worker& w : app.workers) {
+    rte_free(w.arena_mem);
+    w.stats->~LcoreStats();
+    rte_free(w.stats);
+    rte_free(w.scratch);
+    rte_free(w.key);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int eal_args = rte_eal_init(argc, argv);
+  if (eal_args < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
+  argc -= eal_args;
+  argv += eal_args;
+  argv[0] = const_cast<char*>("dedup_fwd");
+
+  App& app = g_app;
+  app.opt = parse_options(argc, argv);
+  const Options& o = app.opt;
+  app.seed = o.seed_set ? o.seed : (uint64_t{std::random_device{}()} << 32 | std::random_device{}());
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  // Queues per port = workers, so count workers before planning ports.
+  app.nb_queues = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);
+  plan_ports(app);
+  setup_workers(app);
+
+  if (o.time_source == TimeSource::rx_timestamp) {
+    // The PMD registered the field at probe when it stamps packets; this call
+    // then returns the same offset and flag (or registers them, and packets
+    // simply arrive without the flag: counted as no_timestamp).
+    if (rte_mbuf_dyn_rx_timestamp_register(&app.ts_offset, &app.ts_flag) != 0)
+      rte_exit(EXIT_FAILURE, "cannot register the Rx timestamp mbuf field: %s\n", rte_strerror(rte_errno));
+  }
+
+  // Enough mbufs for every Rx and Tx ring, the bursts in flight and the
+  // per-lcore caches (l2fwd's formula), at least 8192.
+  const unsigned nb_ports = static_cast<unsigned>(app.ports.size());
+  unsigned nb_mbufs = nb_ports * app.nb_queues * (1024 + 1024 + kBurst) + rte_lcore_count() * kMempoolCache;
+  if (nb_mbufs < 8192) nb_mbufs = 8192;
+  app.pool = rte_pktmbuf_pool_create("dedup_fwd_mbufs", nb_mbufs, kMempoolCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                     static_cast<int>(rte_socket_id()));
+  if (!app.pool) rte_exit(EXIT_FAILURE, "cannot create the mbuf pool: %s\n", rte_strerror(rte_errno));
+
+  for (uint16_t p : app.ports) init_port(app, p);
+  register_telemetry();  // failure is reported and not fatal: forwarding works without it
+
+  const ab::dedup::DedupFilter& f = app.workers.front().filter;
+  std::printf("dedup_fwd: key %s, policy %s, action %s, filter %s (%s), %zu bytes per lcore, model FPR %.4g, "
+              "seed %llx\n",
+              ab::dedup::key_mode_name(o.mode), ab::dedup::policy_name(o.policy), action_name(o.action),
+              f.name().c_str(), f.parameters().c_str(), app.workers.front().arena_bytes, f.model_fpr(),
+              static_cast<unsigned long long>(app.seed));
+  std::fflush(stdout);
+
+  app.tsc_hz = rte_get_tsc_hz();
+  app.budget.store(o.max_packets, std::memory_order_relaxed);
+  app.start_tsc = rte_rdtsc();
+  const auto wall_start = std::chrono::steady_clock::now();
+
+  if (rte_lcore_count() == 1) {
+    worker_main(&app.workers.front());
+  } else {
+    for (Worker& w : app.workers) {
+      if (int rc = rte_eal_remote_launch(worker_main, &w, w.lcore_id); rc != 0)
+        rte_exit(EXIT_FAILURE, "cannot launch lcore %u: %s\n", w.lcore_id, std::strerror(-rc));
+    }
+    // The main lcore keeps time: stats lines and exit conditions.
+    while (!app.quit.load(std::memory_order_relaxed)) {
+      housekeeping(rte_rdtsc());
+      rte_delay_us_sleep(1000);
+    }
+  }
+  rte_eal_mp_wait_lcore();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));
+  if (o.stats_interval_s) print_stats_line(rte_rdtsc());
+
+  // Shutdown: port counters first, then stop and close (which returns every
+  // mbuf a ring held), then count what the pool is still missing.
+  ExitFacts facts;
+  facts.seconds = seconds;
+  facts.port_stats_json = port_stats_json();
+  int rc = close_ports(app) ? 1 : 0;
+  facts.mempool_size = app.pool->size;
+  facts.mempool_in_use = rte_mempool_in_use_count(app.pool);
+
+  const Totals t = totals();
+  std::printf("dedup_fwd: packets in %lu, forwarded %lu, suppressed %lu, mirrored %lu, errors %lu "
+              "(duplicates %lu, unparsed %lu), %.3f s\n",
+              t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, seconds);
+  if (t.rx != t.tx + t.suppressed + t.mirrored + t.dropped_error) {
+    std::fprintf(stderr, "dedup_fwd: BUG: rx != tx + suppressed + mirrored + dropped_error\n");
+    rc = 1;
+  }
+  if (facts.mempool_in_use != 0) {
+    std::fprintf(stderr, "dedup_fwd: BUG: %u mbufs still in use at exit\n", facts.mempool_in_use);
+    rc = 1;
+  }
+  if (!o.stats_json.empty() && !write_stats_json(o.stats_json, facts)) rc = 1;
+
+  free_workers(app);
+  rte_mempool_free(app.pool);
+  rte_eal_cleanup();
+  return rc;
+}

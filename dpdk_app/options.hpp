@@ -1,0 +1,60 @@
+// dedup_fwd's own command line (what follows "--" after the EAL options).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/packet/key_extract.hpp"
+
+namespace dedup_fwd {
+
+// What happens to a packet judged a duplicate.
+enum class Action : uint8_t {
+  drop,    // free it (counted as suppressed)
+  mirror,  // send it out of mirror_port instead of the forwarding port
+  count,   // forward it anyway; only the duplicate counter moves (monitor mode)
+};
+const char* action_name(Action a) noexcept;
+
+// Where the clock of time windows comes from.
+enum class TimeSource : uint8_t {
+  tsc,           // the CPU's TSC read once per burst: live traffic
+  rx_timestamp,  // the PMD's per-packet Rx timestamp (net_pcap: the capture's),
+                 // so a replayed trace gives the same verdicts on every run
+};
+
+struct Options {
+  agebloom::packet::KeyMode mode = agebloom::packet::KeyMode::src_ip;
+  agebloom::packet::ClickOptions click;
+  std::string click_param;  // storage for click.param
+  agebloom::dedup::FilterSpec spec;
+  agebloom::dedup::Policy policy = agebloom::dedup::Policy::insert_always;
+  uint64_t mem_bytes = 0;  // budget per worker lcore; 0 = no limit
+  Action action = Action::drop;
+  uint16_t mirror_port = 0;
+  uint64_t portmask = 0;  // 0 = every available port
+  bool same_port = false;
+  unsigned stats_interval_s = 10;  // 0 = no periodic line
+  std::string stats_json;
+  uint64_t seed = 0;
+  bool seed_set = false;
+  uint64_t max_packets = 0;      // 0 = unlimited
+  uint64_t exit_on_idle_ms = 0;  // 0 = run until signalled
+  TimeSource time_source = TimeSource::tsc;
+
+  // `click` with `param` pointing at click_param: built on use, since a
+  // pointer stored at parse time would dangle once Options is moved.
+  agebloom::packet::ClickOptions click_options() const noexcept {
+    agebloom::packet::ClickOptions c = click;
+    c.param = click_param.empty() ? nullptr : click_param.c_str();
+    return c;
+  }
+};
+
+// Parses argv (argv[0] = program name, as rte_eal_init leaves it). Prints a
+// message and exits with code 2 on any invalid or conflicting option, and 0
+// after --help; touches no DPDK state, so call it before configuring ports.
+Options parse_options(int argc, char** argv);
+
+}  // namespace dedup_fwd

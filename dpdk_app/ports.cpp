@@ -1,0 +1,158 @@
+#include "ports.hpp"
+
+#include <rte_mbuf_dyn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace dedup_fwd {
+
+namespace {
+
+constexpr uint16_t kRxDesc = 1024;
+constexpr uint16_t kTxDesc = 1024;
+
+[[noreturn]] void config_error(const std::string& msg) {
+  std::fprintf(stderr, "dedup_fwd: %s\n", msg.c_str());
+  rte_eal_cleanup();
+  std::exit(2);
+}
+
+// The RSS fields that keep equal keys on one queue. Source-only hashing
+// (src-ip, click) and destination-only hashing need the NIC's L3_*_ONLY
+// support; flow keys take the standard 4-tuple hash, which is a function of
+// every field of the key.
+uint64_t rss_fields(agebloom::packet::KeyMode mode) {
+  using agebloom::packet::KeyMode;
+  switch (mode) {
+    case KeyMode::src_ip:
+    case KeyMode::click: return RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
+    case KeyMode::dst_ip: return RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_DST_ONLY;
+    case KeyMode::flow: return RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+  }
+  return RTE_ETH_RSS_IP;
+}
+
+}  // namespace
+
+void plan_ports(App& app) {
+  const Options& o = app.opt;
+  const uint16_t avail = rte_eth_dev_count_avail();
+  if (avail == 0) config_error("no Ethernet ports: bind a NIC to DPDK or pass --vdev (e.g. net_pcap0,rx_pcap=IN,tx_pcap=OUT)");
+  uint16_t port;
+  RTE_ETH_FOREACH_DEV(port) {
+    if (o.portmask == 0 || (port < 64 && (o.portmask >> port & 1))) app.ports.push_back(port);
+  }
+  if (o.portmask) {
+    for (unsigned p = 0; p < 64; ++p)
+      if ((o.portmask >> p & 1) && !rte_eth_dev_is_valid_port(static_cast<uint16_t>(p)))
+        config_error("--portmask names port " + std::to_string(p) + ", which does not exist (" +
+                     std::to_string(avail) + " ports available)");
+  }
+  if (app.ports.empty()) config_error("--portmask selects no available port");
+  if (o.action == Action::mirror) {
+    bool found = false;
+    for (uint16_t p : app.ports) found |= p == o.mirror_port;
+    if (!found) config_error("--action mirror:" + std::to_string(o.mirror_port) + ": no such enabled port");
+  }
+
+  // l2fwd pairing: enabled ports in order, 0<->1, 2<->3... A single port, or
+  // --same-port, sends packets back out of the port they arrived on.
+  const bool same = o.same_port || app.ports.size() == 1;
+  if (!same && app.ports.size() % 2)
+    config_error("an odd number of ports (" + std::to_string(app.ports.size()) +
+                 ") cannot be paired: pass --same-port or a --portmask with pairs");
+  for (size_t i = 0; i < app.ports.size(); ++i)
+    app.dst[app.ports[i]] = same ? app.ports[i] : app.ports[i ^ 1];
+
+  // Every worker polls queue w of every port and sends on Tx queue w, so a
+  // port needs as many queues as there are workers.
+  for (uint16_t p : app.ports) {
+    rte_eth_dev_info info{};
+    if (int rc = rte_eth_dev_info_get(p, &info); rc != 0)
+      config_error("port " + std::to_string(p) + ": cannot read device info: " + std::strerror(-rc));
+    if (info.max_rx_queues < app.nb_queues || info.max_tx_queues < app.nb_queues)
+      config_error("port " + std::to_string(p) + " (" + info.driver_name + ") has " +
+                   std::to_string(info.max_rx_queues) + " Rx / " + std::to_string(info.max_tx_queues) +
+                   " Tx queues but " + std::to_string(app.nb_queues) +
+                   " workers need one each; use fewer lcores (-l) (no software dispatcher yet)");
+    if (app.nb_queues > 1) {
+      const uint64_t want = rss_fields(o.mode);
+      if ((info.flow_type_rss_offloads & want) != want)
+        config_error("port " + std::to_string(p) + " (" + info.driver_name +
+                     ") cannot spread packets by the key's fields with RSS, so equal keys could reach "
+                     "different workers; run one worker (no software dispatcher yet)");
+    }
+    // net_pcap stamps packets with the capture's time in microseconds; other
+    // PMDs that fill the field (e.g. mlx5 in real-time mode) write nanoseconds.
+    app.ts_scale[p] = std::strcmp(info.driver_name, "net_pcap") == 0 ? 1000 : 1;
+  }
+}
+
+void init_port(App& app, uint16_t port) {
+  const Options& o = app.opt;
+  rte_eth_dev_info info{};
+  if (int rc = rte_eth_dev_info_get(port, &info); rc != 0)
+    rte_exit(EXIT_FAILURE, "port %u: cannot read device info: %s\n", port, std::strerror(-rc));
+
+  rte_eth_conf conf{};
+  if (app.nb_queues > 1) {
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_key = nullptr;  // the driver's key: the same on every port of a driver
+    conf.rx_adv_conf.rss_conf.rss_hf = rss_fields(o.mode) & info.flow_type_rss_offloads;
+  }
+  if (o.time_source == TimeSource::rx_timestamp && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
+    conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+  if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;  // one pool, refcnt 1
+
+  int rc = rte_eth_dev_configure(port, app.nb_queues, app.nb_queues, &conf);
+  if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: cannot configure: %s\n", port, std::strerror(-rc));
+  uint16_t nb_rxd = kRxDesc, nb_txd = kTxDesc;
+  rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+  if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: cannot adjust descriptor counts: %s\n", port, std::strerror(-rc));
+
+  const int socket = rte_eth_dev_socket_id(port);
+  for (uint16_t q = 0; q < app.nb_queues; ++q) {
+    rte_eth_rxconf rxconf = info.default_rxconf;
+    rxconf.offloads = conf.rxmode.offloads;
+    rc = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf, app.pool);
+    if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: Rx queue %u setup failed: %s\n", port, q, std::strerror(-rc));
+    rte_eth_txconf txconf = info.default_txconf;
+    txconf.offloads = conf.txmode.offloads;
+    rc = rte_eth_tx_queue_setup(port, q, nb_txd, socket, &txconf);
+    if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: Tx queue %u setup failed: %s\n", port, q, std::strerror(-rc));
+  }
+  rc = rte_eth_dev_start(port);
+  if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: cannot start: %s\n", port, std::strerror(-rc));
+  // Promiscuous: a dedup box sits on a path and forwards whatever it sees.
+  // Virtual devices without the notion answer -ENOTSUP, which is fine.
+  rc = rte_eth_promiscuous_enable(port);
+  if (rc != 0 && rc != -ENOTSUP)
+    std::fprintf(stderr, "dedup_fwd: port %u: promiscuous mode: %s\n", port, std::strerror(-rc));
+
+  rte_ether_addr mac{};
+  if (rte_eth_macaddr_get(port, &mac) == 0)
+    std::printf("dedup_fwd: port %u (%s) up, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u queue(s), forwarding to port %u\n",
+                port, info.driver_name, RTE_ETHER_ADDR_BYTES(&mac), app.nb_queues, app.dst[port]);
+}
+
+int close_ports(App& app) {
+  int failures = 0;
+  for (uint16_t p : app.ports) {
+    if (int rc = rte_eth_dev_stop(p); rc != 0) {
+      std::fprintf(stderr, "dedup_fwd: port %u: stop failed: %s\n", p, std::strerror(-rc));
+      ++failures;
+    }
+    // close releases the queues, and with them the mbufs a NIC's Rx ring holds.
+    if (int rc = rte_eth_dev_close(p); rc != 0) {
+      std::fprintf(stderr, "dedup_fwd: port %u: close failed: %s\n", p, std::strerror(-rc));
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+}  // namespace dedup_fwd

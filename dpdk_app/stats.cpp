@@ -1,0 +1,206 @@
+#include "stats.hpp"
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "agebloom/dedup/key_mode.hpp"
+
+namespace dedup_fwd {
+
+namespace pk = agebloom::packet;
+
+namespace {
+
+void add(Totals& t, const LcoreStats& s) {
+  t.rx += s.rx.get();
+  t.tx += s.tx.get();
+  t.keyed += s.keyed.get();
+  t.duplicates += s.duplicates.get();
+  t.suppressed += s.suppressed.get();
+  t.mirrored += s.mirrored.get();
+  t.dropped_error += s.dropped_error.get();
+  t.time_regressions += s.time_regressions.get();
+  t.no_timestamp += s.no_timestamp.get();
+  t.bursts += s.bursts.get();
+  t.busy_cycles += s.busy_cycles.get();
+  for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
+}
+
+void finish(Totals& t) {
+  t.unparsed = 0;
+  for (size_t r = 1; r < t.reasons.size(); ++r) t.unparsed += t.reasons[r];
+}
+
+nlohmann::json to_json(const Totals& t) {
+  nlohmann::json j{{"rx", t.rx},
+                   {"tx", t.tx},
+                   {"keyed", t.keyed},
+                   {"unparsed", t.unparsed},
+                   {"duplicates", t.duplicates},
+                   {"suppressed", t.suppressed},
+                   {"mirrored", t.mirrored},
+                   {"dropped_error", t.dropped_error},
+                   {"time_regressions", t.time_regressions},
+                   {"no_timestamp", t.no_timestamp},
+                   {"bursts", t.bursts},
+                   {"cycles_per_packet", t.rx ? static_cast<double>(t.busy_cycles) / t.rx : 0.0}};
+  nlohmann::json reasons = nlohmann::json::object();
+  for (size_t r = 1; r < t.reasons.size(); ++r)
+    if (t.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = t.reasons[r];
+  j["unparsed_reasons"] = reasons;
+  return j;
+}
+
+nlohmann::json filter_json() {
+  const Worker& w = g_app.workers.front();  // every shard has the same shape
+  const auto& win = g_app.opt.spec.window;
+  return {{"name", w.filter.name()},
+          {"parameters", w.filter.parameters()},
+          {"bytes_per_lcore", w.arena_bytes},
+          {"lcores", g_app.workers.size()},
+          {"window", win.span},
+          {"window_kind", win.is_time() ? "time_ns" : "count"},
+          {"fpr_target", g_app.opt.spec.fpr},
+          {"model_fpr", w.filter.model_fpr()},
+          {"bits_per_item", w.filter.bits_per_item()}};
+}
+
+// --- telemetry: runs on the telemetry thread, reads counters and the
+// immutable filter description only.
+int tel_stats(const char*, const char*, rte_tel_data* d) {
+  Totals t = totals();
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_u64(d, "rx", t.rx);
+  rte_tel_data_add_dict_u64(d, "tx", t.tx);
+  rte_tel_data_add_dict_u64(d, "keyed", t.keyed);
+  rte_tel_data_add_dict_u64(d, "unparsed", t.unparsed);
+  rte_tel_data_add_dict_u64(d, "duplicates", t.duplicates);
+  rte_tel_data_add_dict_u64(d, "suppressed", t.suppressed);
+  rte_tel_data_add_dict_u64(d, "mirrored", t.mirrored);
+  rte_tel_data_add_dict_u64(d, "dropped_error", t.dropped_error);
+  rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
+  return 0;
+}
+
+int tel_filter(const char*, const char*, rte_tel_data* d) {
+  const Worker& w = g_app.workers.front();
+  char buf[64];
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_string(d, "name", w.filter.name().c_str());
+  rte_tel_data_add_dict_string(d, "parameters", w.filter.parameters().c_str());
+  rte_tel_data_add_dict_u64(d, "bytes_per_lcore", w.arena_bytes);
+  rte_tel_data_add_dict_u64(d, "window", g_app.opt.spec.window.span);
+  rte_tel_data_add_dict_string(d, "window_kind", g_app.opt.spec.window.is_time() ? "time_ns" : "count");
+  std::snprintf(buf, sizeof buf, "%.6g", w.filter.model_fpr());
+  rte_tel_data_add_dict_string(d, "model_fpr", buf);
+  rte_tel_data_add_dict_string(d, "key", agebloom::dedup::key_mode_name(g_app.opt.mode));
+  rte_tel_data_add_dict_string(d, "policy", agebloom::dedup::policy_name(g_app.opt.policy));
+  return 0;
+}
+
+}  // namespace
+
+Totals totals() {
+  Totals t;
+  for (const Worker& w : g_app.workers) add(t, *w.stats);
+  finish(t);
+  return t;
+}
+
+void print_stats_line(uint64_t now) {
+  static uint64_t last_tsc = 0, last_rx = 0;
+  if (last_tsc == 0) last_tsc = g_app.start_tsc;
+  // Ask every worker for its fill ratio; the answer shows on the next line.
+  uint64_t fill_sum = 0;
+  for (const Worker& w : g_app.workers) {
+    fill_sum += w.stats->fill_ppm.get();
+    w.stats->fill_request.store(true, std::memory_order_relaxed);
+  }
+  const Totals t = totals();
+  const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
+  const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
+  std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
+              "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f\n",
+              t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, mpps,
+              t.rx ? static_cast<double>(t.busy_cycles) / t.rx : 0.0, g_app.workers.front().filter.name().c_str(),
+              fill_sum / 1e6 / g_app.workers.size());
+  std::fflush(stdout);
+  last_tsc = now;
+  last_rx = t.rx;
+}
+
+bool register_telemetry() {
+  // 22.11 accepts only [A-Za-z0-9_/] in command names and says so with -EINVAL.
+  bool ok = true;
+  if (int rc = rte_telemetry_register_cmd("/dedup_fwd/stats", tel_stats, "Totals of dedup_fwd's counters"); rc != 0) {
+    std::fprintf(stderr, "dedup_fwd: telemetry /dedup_fwd/stats not registered (%d)\n", rc);
+    ok = false;
+  }
+  if (int rc = rte_telemetry_register_cmd("/dedup_fwd/filter", tel_filter, "dedup_fwd's filter and parameters"); rc != 0) {
+    std::fprintf(stderr, "dedup_fwd: telemetry /dedup_fwd/filter not registered (%d)\n", rc);
+    ok = false;
+  }
+  return ok;
+}
+
+std::string port_stats_json() {
+  nlohmann::json a = nlohmann::json::array();
+  for (uint16_t p : g_app.ports) {
+    rte_eth_stats s{};
+    rte_eth_dev_info info{};
+    rte_eth_dev_info_get(p, &info);
+    if (rte_eth_stats_get(p, &s) != 0) continue;
+    a.push_back({{"port", p},
+                 {"driver", info.driver_name ? info.driver_name : ""},
+                 {"ipackets", s.ipackets},
+                 {"opackets", s.opackets},
+                 {"imissed", s.imissed},
+                 {"ierrors", s.ierrors},
+                 {"oerrors", s.oerrors},
+                 {"rx_nombuf", s.rx_nombuf}});
+  }
+  return a.dump();
+}
+
+bool write_stats_json(const std::string& path, const ExitFacts& f) {
+  const Options& o = g_app.opt;
+  const Totals t = totals();
+  nlohmann::json j = to_json(t);
+  j["invariant_holds"] = t.rx == t.tx + t.suppressed + t.mirrored + t.dropped_error;
+  j["seconds"] = f.seconds;
+  j["key"] = agebloom::dedup::key_mode_name(o.mode);
+  j["policy"] = agebloom::dedup::policy_name(o.policy);
+  j["action"] = action_name(o.action);
+  if (o.action == Action::mirror) j["mirror_port"] = o.mirror_port;
+  j["time_source"] = o.time_source == TimeSource::tsc ? "tsc" : "rx-timestamp";
+  j["seed"] = g_app.seed;
+  j["filter"] = filter_json();
+  j["mempool"] = {{"size", f.mempool_size}, {"in_use_at_exit", f.mempool_in_use}};
+  j["ports"] = nlohmann::json::parse(f.port_stats_json.empty() ? "[]" : f.port_stats_json);
+  nlohmann::json lc = nlohmann::json::array();
+  for (const Worker& w : g_app.workers) {
+    Totals one;
+    add(one, *w.stats);
+    finish(one);
+    nlohmann::json e = to_json(one);
+    e["lcore"] = w.lcore_id;
+    e["socket"] = w.socket;
+    e["fill_ratio"] = w.filter.fill_ratio();  // workers have stopped: no race
+    lc.push_back(e);
+  }
+  j["lcores"] = lc;
+
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  if (!out) {
+    std::fprintf(stderr, "dedup_fwd: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dedup_fwd

@@ -1,0 +1,16 @@
+// The forwarding loop of one worker lcore.
+#pragma once
+
+#include "app.hpp"
+
+namespace dedup_fwd {
+
+// rte_eal_remote_launch entry point; arg = Worker*. Returns when g_app.quit
+// is set. On the main lcore (single-lcore runs) it also does housekeeping.
+int worker_main(void* arg);
+
+// Stats line, exit conditions; called by the main lcore every millisecond or
+// so (or between bursts when the main lcore is the only worker).
+void housekeeping(uint64_t now_tsc);
+
+}  // namespace dedup_fwd
