@@ -110,7 +110,7 @@ struct InterleavedEpochConfig {
 };
 
 template <class Lane = uint64_t>
-class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>> {
+class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> {
   static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
 
  public:
