@@ -1,0 +1,59 @@
+// agebloom-bench: our filters and DPDK's rte_member on the same keys, in one
+// process. EAL is initialised before Google Benchmark parses its flags, and
+// the seeds and the tick rate are printed and recorded in the JSON context.
+#include <benchmark/benchmark.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "bench_common.hpp"
+#if AGEBLOOM_BENCH_DPDK
+#include "rte_member_peers.hpp"
+#endif
+
+using namespace agebloom::perf;
+
+static std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+int main(int argc, char** argv) {
+#if AGEBLOOM_BENCH_DPDK
+  const bool peers = init_eal(argv[0]);
+  if (!peers) std::fprintf(stderr, "agebloom-bench: running without the rte_member peers\n");
+#endif
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  const double hz = tick_hz();
+  std::printf("agebloom-bench: key seed %s, hash seed %s, repeat seed %s, rte_member seeds 0x%08x/0x%08x\n",
+              hex(kKeySeed).c_str(), hex(kHashSeed).c_str(), hex(kRepeatSeed).c_str(), kDpdkPrimSeed,
+              kDpdkSecSeed);
+  std::printf("agebloom-bench: cycles_per_op are TSC ticks read around the timed operations; TSC %.4f GHz\n",
+              hz / 1e9);
+  std::fflush(stdout);
+  benchmark::AddCustomContext("key_seed", hex(kKeySeed));
+  benchmark::AddCustomContext("hash_seed", hex(kHashSeed));
+  benchmark::AddCustomContext("repeat_seed", hex(kRepeatSeed));
+  benchmark::AddCustomContext("tsc_ghz", std::to_string(hz / 1e9));
+  benchmark::AddCustomContext("cycles_per_op", "TSC ticks around the timed operations / operations");
+
+  // Window by window, subject by subject: consecutive benchmarks share one
+  // filled structure (see bench_common.hpp).
+  for (uint64_t w : windows()) {
+    register_filters(w);
+#if AGEBLOOM_BENCH_DPDK
+    if (peers) register_rte_member_peers(w);
+#endif
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  replace_live(nullptr, "");
+#if AGEBLOOM_BENCH_DPDK
+  if (peers) cleanup_eal();
+#endif
+  return 0;
+}
