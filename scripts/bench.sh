@@ -5,6 +5,7 @@
 # docs/TARGETS.md sets (test_and_insert, bulk, W = 1M and 64M).
 #
 #   scripts/bench.sh [--out FILE] [--min-time SECONDS] [extra agebloom-bench flags]
+#   scripts/bench.sh --report FILE     (the ratio table of an earlier run's JSON)
 #
 # Defaults: --out BUILD/bench-results/bench-<date>.json, --min-time 0.2 (the full
 # suite then takes about 5-10 minutes on 2 cores, most of it filling the 16M
@@ -20,12 +21,15 @@ while (($#)); do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --min-time) min_time=$2; shift 2 ;;
+    --report) report_only=$2; shift 2 ;;  # only print the ratios of an earlier run's JSON
     *) extra+=("$1"); shift ;;
   esac
 done
 
-scripts/setup.sh
 build=${AGEBLOOM_BUILD_DIR:-build}
+if [[ -n "${report_only:-}" ]]; then out=$report_only; fi
+if [[ -z "${report_only:-}" ]]; then
+scripts/setup.sh
 bench="$build/perf/agebloom-bench"
 if [[ ! -x "$bench" ]]; then
   echo "bench.sh: $bench was not built (is libbenchmark-dev installed?)" >&2
@@ -37,6 +41,7 @@ echo "bench.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ 
 echo "bench.sh: $bench --benchmark_min_time=$min_time --benchmark_out=$out ${extra[*]}"
 "$bench" --benchmark_min_time="$min_time" --benchmark_out="$out" --benchmark_out_format=json \
   --benchmark_counters_tabular=false "${extra[@]}"
+fi
 
 python3 - "$out" <<'EOF'
 # Ratios of cycles per key against
@@ -58,7 +63,9 @@ for r in runs:
     by_name[name] = r
 
 targets = {1 << 20: 0.25, 1 << 26: 0.5}
-ours = ["ge_flat", "ge_blocked512", "apbf", "apbbf512", "ring4_flat"]
+# Our subjects are whatever the run measured besides the rte_member peers.
+ours = sorted({n.split("/")[1] for n in by_name if n.startswith("test_and_insert/")
+               and not n.split("/")[1].startswith("rte_member")})
 
 def cycles(subject, form, w, counter="cpu_cycles_per_op"):
     r = by_name.get(f"test_and_insert/{subject}/{form}/W:{w}/hit:0")
