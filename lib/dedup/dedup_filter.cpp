@@ -83,6 +83,11 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
     req.window = items;
     req.fpr = spec.fpr;
     if (spec.name != "auto") req.structure = spec.name;
+    // A dataplane pays per cache line per packet: "auto" is the fewest bits
+    // per item among plans that read one line per query (today the
+    // interleaved layout; docs/PERFORMANCE.md has the cycles). The most
+    // compact structure is one --filter away (guarded-epoch).
+    else req.max_accesses_per_query = 1;
     auto result = model::plan(req);
     if (auto* err = std::get_if<model::PlanError>(&result)) return "planner: " + err->message;
     chosen = std::get<model::Plan>(result);
@@ -115,7 +120,7 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
     use(checked(meet_target(
         ApbfConfig::blocked(w, chosen.k, chosen.l_or_r, chosen.block_bits, chosen.bits_per_block, cap), spec.fpr)));
   } else if (d.name_ == "interleaved") {
-    use(checked(InterleavedEpochConfig::for_fpr(w, spec.fpr, 64, 0, cap)));
+    use(checked(InterleavedEpochConfig::for_fpr(w, spec.fpr, planned ? chosen.block_bits : 64, 0, cap)));
   } else {
     return "unknown filter '" + spec.name + "' (choose from: " + filter_names() + ")";
   }

@@ -5,6 +5,8 @@
 
 #include "agebloom/model/models.hpp"
 
+#include "agebloom/filters/interleaved_epoch.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -247,6 +249,37 @@ void add_ring(const PlanRequest& req, std::vector<Candidate>& out) {
     }
 }
 
+// -- interleaved one-line layout -----------------------------------------------
+
+// The guarded epoch filter with every segment's lane of a line index in one
+// 64-byte line (include/agebloom/filters/interleaved_epoch.hpp): one line per
+// query, one word per insert. All lanes used (r + 1 = 8 lanes of 64 bits or
+// 16 of 32), sized by the library's own model (Prop. 2 over blocked segments
+// of lane width with partitioned patterns), which the core tests hold to
+// measurement.
+void add_interleaved(const PlanRequest& req, std::vector<Candidate>& out) {
+    for (unsigned lane : {64u, 32u}) {
+        auto c = InterleavedEpochConfig::for_fpr(Window::count(req.window), req.fpr, lane);
+        if (!c) continue;
+        Plan p;
+        p.structure = "interleaved";
+        p.k = c->k;
+        p.l_or_r = c->r;
+        p.block_bits = lane;
+        p.bits_per_block = c->k;
+        p.segments = c->segments();
+        p.bits_per_segment = c->lines * lane;
+        p.generation_or_epoch = c->epoch_length();
+        p.expected_fpr = c->model_fpr();
+        p.slack_items = double(c->epoch_length());
+        p.peak_npws = guarded_epoch_peak_npws(req.window, c->r);
+        p.accesses_per_query = 1;
+        p.accesses_per_insert = 1;
+        finish_memory(p, req.window);
+        out.push_back({p, nullptr});
+    }
+}
+
 std::optional<PlanError> validate(const PlanRequest& req) {
     if (req.window == 0) return PlanError{"window must be at least 1"};
     if (req.window > kMaxWindow) return PlanError{"window must be at most 2^48"};
@@ -277,7 +310,7 @@ bool wanted(const PlanRequest& req, const char* name) {
 
 const std::vector<std::string>& planner_structures() {
     static const std::vector<std::string> names = {"guarded_epoch", "guarded_epoch_blocked",
-                                                   "apbf", "apbbf", "ring"};
+                                                   "apbf", "apbbf", "ring", "interleaved"};
     return names;
 }
 
@@ -291,6 +324,7 @@ PlanResult plan(const PlanRequest& req) {
     if (wanted(req, "apbf")) add_apbf(req, cands);
     if (wanted(req, "apbbf")) add_apbbf(req, block_bits, cands);
     if (wanted(req, "ring")) add_ring(req, cands);
+    if (wanted(req, "interleaved")) add_interleaved(req, cands);
 
     // Cheap limits first, then the cheapest candidate whose (possibly lazily
     // computed) query cost fits.

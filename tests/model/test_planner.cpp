@@ -45,6 +45,14 @@ double model_fpr(const m::Plan& p, std::uint64_t window) {
             1 - std::exp(-double(p.k) * p.generation_or_epoch / double(p.bits_per_segment)), p.k);
         return 1 - std::pow(1 - single, double(p.segments));
     }
+    if (p.structure == "interleaved") {
+        // Prop. 2 over segments that are blocked filters of lane-wide blocks
+        // with k partitioned bits (the library's InterleavedEpochConfig model).
+        const double lines = double(p.bits_per_segment) / p.block_bits;
+        const double load = double(window) / p.l_or_r;
+        const double single = m::partitioned_block_bloom_fpr(load / lines, p.block_bits, p.k);
+        return 1 - std::pow(1 - single, double(p.segments));
+    }
     return std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -182,4 +190,21 @@ TEST(Planner, SmallAndTinyTargets) {
     check_consistent(must_plan(request(1000000, 1e-6)), 1000000, 1e-6);
     // Extreme but valid: the searches must stay finite and in range.
     check_consistent(must_plan(request(1000000000000ull, 1e-12)), 1000000000000ull, 1e-12);
+}
+
+// The one-line layout is a planner candidate: one access per query and per
+// insert, its FP from its own model, and the only plan under a one-access limit.
+TEST(Planner, InterleavedOneLineLayout) {
+    auto r = request(1'000'000, 0.01);
+    r.structure = "interleaved";
+    const m::Plan p = must_plan(r);
+    check_consistent(p, 1'000'000, 0.01);
+    EXPECT_EQ(p.accesses_per_query, 1.0);
+    EXPECT_EQ(p.accesses_per_insert, 1.0);
+    EXPECT_EQ(p.segments * p.block_bits, 512u);  // every lane of the line is a segment
+    auto one = request(1'000'000, 0.01);
+    one.max_accesses_per_query = 1;
+    EXPECT_EQ(must_plan(one).structure, "interleaved");
+    // Unconstrained, it costs more bits than the paper layouts and is not chosen.
+    EXPECT_NE(must_plan(request(1'000'000, 0.01)).structure, "interleaved");
 }

@@ -28,7 +28,8 @@ bool parse_policy(std::string_view s, Policy& out) noexcept;
 
 // What the user asks for. `name` is one of filter_names(); "auto" asks the
 // planner (lib/model) for the structure with the fewest bits per item that
-// meets `fpr` over the window (for a time window: over `capacity` insertions).
+// meets `fpr` over the window (for a time window: over `capacity` insertions)
+// among those that read one cache line per query: a dataplane's cost.
 struct FilterSpec {
   std::string name = "auto";
   Window window = Window::count(0);

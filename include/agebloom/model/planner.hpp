@@ -18,6 +18,10 @@
 //                           sized by the textbook formulas for W/N keys and a
 //                           per-filter FP f with 1-(1-f)^(N+1) <= fpr;
 //                           N in 1..32.
+//   "interleaved"           the guarded epoch filter in one cache line
+//                           (filters/interleaved_epoch.hpp): r+1 = 8 lanes of
+//                           64 bits or 16 of 32, k partitioned in the lane;
+//                           one access per query and per insert.
 //
 // Window semantics: every plan reports each of the last W insertions (no
 // false negatives); the APBF generation is g = ceil(W/l) so that l·g >= W.
