@@ -1,0 +1,259 @@
+// agebloom-gpu-bench: keys per second of the CUDA guarded epoch filter.
+//
+//   agebloom-gpu-bench [--sizes 8M,64M,512M,2G] [--keys N] [--seed HEX] [--no-paper]
+//
+// For each filter size (flat and blocked B = 512, r = 8, 14 bits per window
+// item, so W = bytes * 8 / 14) it times, with CUDA events and keys already in
+// device memory:
+//   insert   bulk insert of N keys (rotating at epoch ends)
+//   query    bulk contains of N/2 live + N/2 never-inserted keys
+//   replay   exact test_and_insert replay of N keys (verdicts as the CPU's)
+// and prints keys/s plus an estimate of the DRAM traffic as a fraction of the
+// peak bandwidth (query: one 32-byte sector per probed bit, flat, or one
+// 64-byte line per segment, blocked; an upper bound since L2 hits are counted).
+// Then the paper-000 configuration: 200,000,000 insertions, W = 40,000,000,
+// 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
+// FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
+// Keys are XXH3-like mixes of (seed, index) drawn on the device; the seed is
+// printed so runs reproduce.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.cuh"
+#include "guarded_epoch_device.cuh"
+#include "replay.hpp"
+
+using namespace agebloom;
+using namespace agebloom::gpu;
+
+namespace {
+
+__global__ void make_keys(KeyHash* out, uint64_t n, uint64_t first, uint64_t seed) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint64_t x = (first + i) * 0x9e3779b97f4a7c15ULL ^ seed;
+    out[i] = KeyHash{mix64(x), mix64(x ^ 0xd6e8feb86659fd93ULL)};
+  }
+}
+
+__global__ void popcount_bits(const uint32_t* bits, uint64_t words, unsigned long long* total) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  unsigned long long local = 0;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < words; i += stride) local += __popc(bits[i]);
+  atomicAdd(total, local);
+}
+
+struct Timer {
+  cudaEvent_t a = nullptr, b = nullptr;
+  Timer() {
+    (void)cudaEventCreate(&a);
+    (void)cudaEventCreate(&b);
+  }
+  ~Timer() {
+    (void)cudaEventDestroy(a);
+    (void)cudaEventDestroy(b);
+  }
+};
+
+struct DeviceBuffers {
+  KeyHash* keys = nullptr;
+  uint32_t* bits = nullptr;
+  unsigned long long* count = nullptr;
+  ~DeviceBuffers() {
+    if (keys) (void)cudaFree(keys);
+    if (bits) (void)cudaFree(bits);
+    if (count) (void)cudaFree(count);
+  }
+};
+
+double peak_bytes_per_s() {
+  int khz = 0, bus = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, 0) != cudaSuccess)
+    return 0;
+  return 2.0 * khz * 1e3 * bus / 8;  // DDR: two transfers per clock
+}
+
+GpuStatus fill_keys(KeyHash* d, uint64_t n, uint64_t first, uint64_t seed) {
+  make_keys<<<1024, 256>>>(d, n, first, seed);
+  AGEBLOOM_LAUNCH_TRY();
+  return {};
+}
+
+GpuStatus count_bits(const DeviceBuffers& b, uint64_t n, uint64_t& out) {
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.count, 0, sizeof(unsigned long long)));
+  popcount_bits<<<1024, 256>>>(b.bits, (n + 31) / 32, b.count);
+  AGEBLOOM_LAUNCH_TRY();
+  unsigned long long c = 0;
+  AGEBLOOM_CUDA_TRY(cudaMemcpy(&c, b.count, sizeof c, cudaMemcpyDeviceToHost));
+  out = c;
+  return {};
+}
+
+// Times one operation over n keys; returns seconds.
+template <class Op>
+GpuStatus timed(Op&& op, double& seconds) {
+  Timer t;
+  AGEBLOOM_CUDA_TRY(cudaEventRecord(t.a));
+  AGEBLOOM_GPU_TRY(op());
+  AGEBLOOM_CUDA_TRY(cudaEventRecord(t.b));
+  AGEBLOOM_CUDA_TRY(cudaEventSynchronize(t.b));
+  float ms = 0;
+  AGEBLOOM_CUDA_TRY(cudaEventElapsedTime(&ms, t.a, t.b));
+  seconds = ms / 1e3;
+  return {};
+}
+
+double query_bytes_per_key(const GuardedEpochConfig& c) {
+  return c.block_bits ? 64.0 * c.segments() : 32.0 * c.k * c.segments();
+}
+
+GpuStatus bench_size(uint64_t bytes, uint32_t block_bits, uint64_t n, uint64_t seed, double peak) {
+  const uint64_t window = bytes * 8 / 14;
+  auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(window), 14.0, 8, block_bits);
+  if (!cfg) {
+    GpuStatus s = gpu_error(GpuErrc::invalid_config);
+    s.config_error = cfg.code();
+    return s;
+  }
+  DeviceBuffers b;
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.keys, n * sizeof(KeyHash)));
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.bits, (n + 31) / 32 * 4));
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.count, sizeof(unsigned long long)));
+  GuardedEpochDevice f;
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, f));
+  double t_ins = 0, t_q = 0, t_rep = 0;
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
+  AGEBLOOM_GPU_TRY(timed([&] { return f.insert_async(b.keys, n, nullptr); }, t_ins));
+  // Live half: the last n/2 inserted; negative half: fresh indices.
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, n / 2, n / 2, seed));
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys + n / 2, n - n / 2, uint64_t{1} << 62, seed));
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
+  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, n, b.bits, nullptr); }, t_q));
+  GuardedEpochDevice g;
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, g));
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
+  AGEBLOOM_GPU_TRY(timed([&] { return g.test_and_insert_async(b.keys, n, b.bits, nullptr); }, t_rep));
+  const double qbw = peak > 0 ? n * query_bytes_per_key(*cfg) / t_q / peak : 0;
+  std::printf("%10.1f MiB  %-8s %3u %2u %12llu %10.3f %10.3f %10.3f %8.2f\n",
+              static_cast<double>(f.bytes()) / (1 << 20), block_bits ? "blk512" : "flat", cfg->segments(), cfg->k,
+              static_cast<unsigned long long>(window), n / t_ins / 1e9, n / t_q / 1e9, n / t_rep / 1e9, qbw);
+  return {};
+}
+
+GpuStatus bench_paper(uint32_t block_bits, uint64_t seed) {
+  constexpr uint64_t kInsertions = 200'000'000, kWindow = 40'000'000, kQueries = 10'000'000;
+  auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(kWindow), 14.0, 8, block_bits);
+  if (!cfg) {
+    GpuStatus s = gpu_error(GpuErrc::invalid_config);
+    s.config_error = cfg.code();
+    return s;
+  }
+  DeviceBuffers b;
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.keys, kInsertions * sizeof(KeyHash)));
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.bits, (kInsertions + 31) / 32 * 4));
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&b.count, sizeof(unsigned long long)));
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, kInsertions, 0, seed));
+  GuardedEpochDevice f, g;
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, f));
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, g));
+  double t_ins = 0, t_rep = 0, t_live = 0, t_neg = 0;
+  AGEBLOOM_GPU_TRY(timed([&] { return f.insert_async(b.keys, kInsertions, nullptr); }, t_ins));
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (kInsertions + 31) / 32 * 4));
+  AGEBLOOM_GPU_TRY(timed([&] { return g.test_and_insert_async(b.keys, kInsertions, b.bits, nullptr); }, t_rep));
+  uint64_t replay_hits = 0;
+  AGEBLOOM_GPU_TRY(count_bits(b, kInsertions, replay_hits));
+  // Live: the last 10M insertions (inside W); negative: never inserted.
+  const KeyHash* live = b.keys + (kInsertions - kQueries);
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (kQueries + 31) / 32 * 4));
+  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(live, kQueries, b.bits, nullptr); }, t_live));
+  uint64_t live_hits = 0;
+  AGEBLOOM_GPU_TRY(count_bits(b, kQueries, live_hits));
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, kQueries, uint64_t{1} << 62, seed));
+  AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (kQueries + 31) / 32 * 4));
+  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, kQueries, b.bits, nullptr); }, t_neg));
+  uint64_t neg_hits = 0;
+  AGEBLOOM_GPU_TRY(count_bits(b, kQueries, neg_hits));
+  std::printf("paper-000 %-6s r=8 k=%u %.1f MiB: insert %.3f Gk/s, replay %.3f Gk/s (%llu replay hits), "
+              "live query %.3f Gq/s (%llu/%llu found), negative query %.3f Gq/s, FPR %.5f (model %.5f), "
+              "all 20M queries %.1f Mq/s\n",
+              block_bits ? "blk512" : "flat", cfg->k, static_cast<double>(f.bytes()) / (1 << 20),
+              kInsertions / t_ins / 1e9, kInsertions / t_rep / 1e9, static_cast<unsigned long long>(replay_hits),
+              kQueries / t_live / 1e9, static_cast<unsigned long long>(live_hits),
+              static_cast<unsigned long long>(kQueries), kQueries / t_neg / 1e9,
+              static_cast<double>(neg_hits) / kQueries, cfg->model_fpr(), 2 * kQueries / (t_live + t_neg) / 1e6);
+  return {};
+}
+
+uint64_t parse_size(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  const char u = end && *end ? *end : ' ';
+  const double mult = u == 'K' ? 1024.0 : u == 'M' ? 1048576.0 : u == 'G' ? 1073741824.0 : 1.0;
+  return static_cast<uint64_t>(v * mult);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<uint64_t> sizes = {8ull << 20, 32ull << 20, 128ull << 20, 512ull << 20, 2048ull << 20};
+  uint64_t n = 64ull << 20, seed = 0x6167656c6f6f6d21ULL;
+  bool paper = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--sizes" && i + 1 < argc) {
+      sizes.clear();
+      std::string list = argv[++i];
+      for (size_t p = 0; p <= list.size();) {
+        size_t q = list.find(',', p);
+        if (q == std::string::npos) q = list.size();
+        sizes.push_back(parse_size(list.substr(p, q - p)));
+        p = q + 1;
+      }
+    } else if (a == "--keys" && i + 1 < argc) {
+      n = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 16);
+    } else if (a == "--no-paper") {
+      paper = false;
+    } else {
+      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--keys N] [--seed HEX] [--no-paper]\n");
+      return 2;
+    }
+  }
+  std::string why;
+  if (!gpu_available(why)) {
+    std::fprintf(stderr, "agebloom-gpu-bench: %s\n", why.c_str());
+    return 1;
+  }
+  if (n == 0 || n > (uint64_t{1} << 31)) {
+    std::fprintf(stderr, "agebloom-gpu-bench: --keys must be in 1..2^31\n");
+    return 2;
+  }
+  const double peak = peak_bytes_per_s();
+  std::printf("device: %s; peak DRAM %.0f GB/s; seed %016llx; %llu keys per measurement\n",
+              gpu_description().c_str(), peak / 1e9, static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(n));
+  std::printf("%14s  %-8s %3s %2s %12s %10s %10s %10s %8s\n", "filter", "layout", "seg", "k", "window W",
+              "insert G/s", "query G/s", "replay G/s", "q bw/pk");
+  for (uint64_t bytes : sizes)
+    for (uint32_t block : {0u, 512u})
+      if (GpuStatus s = bench_size(bytes, block, n, seed, peak); !s) {
+        std::fprintf(stderr, "agebloom-gpu-bench: %s\n", s.message().c_str());
+        return 1;
+      }
+  if (paper)
+    for (uint32_t block : {0u, 512u})
+      if (GpuStatus s = bench_paper(block, seed); !s) {
+        std::fprintf(stderr, "agebloom-gpu-bench: %s\n", s.message().c_str());
+        return 1;
+      }
+  return 0;
+}

@@ -1,0 +1,111 @@
+// Host API of the CUDA backend: plain C++, no CUDA headers, so tools and
+// tests compiled by the host compiler can call it. Built without nvcc, the
+// same functions exist and report GpuErrc::not_built (gpu/replay_stub.cpp).
+//
+// What it offers, for the guarded epoch filter (flat and blocked) over count
+// windows:
+//   - replay_guarded_epoch(): the dedup semantics `verdict[i] =
+//     test_and_insert(key[i])` (policy insert-always) run on the GPU, with the
+//     verdict of every packet equal to the sequential CPU filter's, bit for
+//     bit. How it can be exact although the packets run in parallel: within
+//     one epoch bits are only set, never cleared, so the GPU records for every
+//     bit the index of the first packet that set it; packet i then sees a bit
+//     iff it was set before the batch began (and its segment has not been
+//     cleared for i yet) or its first setter is < i (ARCHITECTURE.md, "Bulk
+//     replay on the GPU with exact semantics").
+//   - contains_bulk() / insert_bulk(): the bulk forms over a filter state.
+//   - gpu_available(): whether a CUDA device can be used, and why not.
+//
+// Filter state travels as the CPU filter's *arena image*: the bytes a
+// GuardedEpochFilter::create(cfg, arena) carved from an arena whose base is
+// 64-byte aligned (header, then (r+1) segments of words). The device keeps the
+// same layout, so a snapshot moves either way with one copy. Pass
+// arena_image = nullptr to start from an empty filter.
+//
+// Not supported yet (each returns GpuErrc::unsupported): time windows,
+// policy insert-on-miss (needs a fix-point over false positives, see
+// replay.cu), the other structures (APBF, APBBF, ring, interleaved).
+//
+// Every call is synchronous: it returns when the results are in host memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "agebloom/core/hash.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"
+
+namespace agebloom::gpu {
+
+enum class GpuErrc : uint8_t {
+  ok = 0,
+  not_built,      // compiled without nvcc: there is no CUDA backend in this build
+  cuda,           // a CUDA call or launch failed: cuda_error, where
+  invalid_config, // the filter config does not validate: config_error
+  unsupported,    // a feature this backend does not implement yet (see above)
+  bad_argument,   // null pointer, arena image of the wrong size, too many keys
+};
+
+// Errors as values (no exceptions cross this API). `where` is a static string
+// "file:line: expression" for CUDA failures; `cuda_name` is cudaGetErrorName.
+struct GpuStatus {
+  GpuErrc code = GpuErrc::ok;
+  int cuda_error = 0;
+  const char* cuda_name = nullptr;
+  const char* where = nullptr;
+  Errc config_error = Errc::ok;
+
+  bool ok() const noexcept { return code == GpuErrc::ok; }
+  explicit operator bool() const noexcept { return ok(); }
+  std::string message() const;
+};
+
+// True when at least one CUDA device can be used; otherwise `why` says what
+// failed ("no CUDA device", "CUDA driver version is insufficient...", "built
+// without nvcc"). Cheap after the first call; never aborts.
+bool gpu_available(std::string& why);
+
+// Name of device 0 and its memory, for reports ("NVIDIA H100 80GB HBM3, 79.1 GiB").
+std::string gpu_description();
+
+enum class ReplayPolicy : uint8_t { insert_always, insert_on_miss };
+
+struct ReplayOptions {
+  ReplayPolicy policy = ReplayPolicy::insert_always;
+  // Keys per upload chunk (0 = choose from free device memory). Traces larger
+  // than one chunk stream through two key buffers: chunk c+1 is copied while
+  // chunk c replays.
+  size_t chunk_keys = 0;
+};
+
+struct ReplayStats {
+  uint64_t chunks = 0;
+  uint64_t batches = 0;        // groups of <= r+1 epochs replayed by one kernel set
+  double device_seconds = 0;   // kernel + copy time measured with CUDA events
+};
+
+// Bytes of an arena image for `c` (= GuardedEpochFilter::bytes_needed).
+size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept;
+
+// Replays keys[0..n) through the guarded epoch filter `c` (count window,
+// flat or blocked) with the dedup semantics of `opt.policy`, writing one
+// verdict bit per key to verdict_bits (LSB first, byte i holds keys 8i..8i+7;
+// 1 = "seen" = suppressed): (n + 7) / 8 bytes. Starts from arena_image when
+// non-null (arena_bytes must equal arena_image_bytes(c)) and writes the final
+// state back into it, so the CPU filter created on that arena continues
+// exactly where the GPU stopped.
+GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
+                               const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
+                               size_t arena_bytes, ReplayStats* stats = nullptr);
+
+// Bulk query over the state in arena_image (not modified): verdict bits as above.
+GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+                        const KeyHash* keys, size_t n, uint8_t* verdict_bits);
+
+// Bulk insert (rotating at epoch ends like insert_bulk on the CPU) into the
+// state in arena_image, which receives the result.
+GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes,
+                      const KeyHash* keys, size_t n);
+
+}  // namespace agebloom::gpu

@@ -1,0 +1,28 @@
+// GpuStatus::message, shared by the CUDA build and the stub build.
+#include <string>
+
+#include "replay.hpp"
+
+namespace agebloom::gpu {
+
+std::string GpuStatus::message() const {
+  switch (code) {
+    case GpuErrc::ok: return "ok";
+    case GpuErrc::not_built: return "agebloom was built without the CUDA backend (no nvcc, or -Dgpu=disabled)";
+    case GpuErrc::cuda:
+      return std::string("CUDA error ") + (cuda_name ? cuda_name : "?") + " (" + std::to_string(cuda_error) +
+             ") at " + (where ? where : "?");
+    case GpuErrc::invalid_config: return std::string("invalid filter configuration: ") + agebloom::message(config_error);
+    case GpuErrc::unsupported:
+      return "not supported by the CUDA backend yet (time windows, insert-on-miss, structures other than guarded epoch)";
+    case GpuErrc::bad_argument: return "bad argument (null pointer, arena image size, or more than 2^31 keys per call)";
+  }
+  return "unknown error";
+}
+
+size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept {
+  auto b = GuardedEpochFilter::bytes_needed(c);
+  return b ? *b : 0;
+}
+
+}  // namespace agebloom::gpu
