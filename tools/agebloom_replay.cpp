@@ -5,7 +5,7 @@
 //   agebloom-replay TRACE [--key src-ip|dst-ip|flow|click] [--filter NAME]
 //                   [--window N | --ttl DURATION] [--fpr P] [--seed HEX]
 //                   [--policy insert-always|insert-on-miss] [--truth] [--json]
-//                   [--verdicts FILE] [--backend cpu|auto]
+//                   [--verdicts FILE] [--backend cpu|gpu|auto]
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end, 2 bad options.
 #include <getopt.h>
@@ -13,6 +13,8 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
+#include <memory>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -26,6 +28,7 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
+#include "replay.hpp"  // gpu/: the CUDA backend (a stub when built without nvcc)
 
 namespace {
 
@@ -45,6 +48,7 @@ struct Options {
   std::string verdicts;
   std::string click_param;
   bool click_host = false;
+  std::string backend = "cpu";
 };
 
 void usage(FILE* out) {
@@ -64,7 +68,8 @@ void usage(FILE* out) {
                "  --truth                          exact ground truth: live FNR, FPR, expired positives\n"
                "  --verdicts FILE                  one bit per packet (1 = suppressed), LSB first\n"
                "  --json                           one JSON object on stdout\n"
-               "  --backend cpu|auto               (the CUDA backend is not built yet)\n"
+               "  --backend cpu|gpu|auto           gpu: CUDA exact replay (guarded epoch filters, count\n"
+               "                                   window, insert-always); auto: gpu when it can (default cpu)\n"
                "  --help\n",
                dedup::filter_names());
 }
@@ -148,8 +153,8 @@ Options parse(int argc, char** argv) {
       case kJson: o.json = true; break;
       case kVerdicts: o.verdicts = arg; break;
       case kBackend:
-        if (arg == "gpu") bad("--backend gpu: this build has no CUDA backend");
-        if (arg != "cpu" && arg != "auto") bad("--backend must be cpu, gpu or auto");
+        if (arg != "cpu" && arg != "gpu" && arg != "auto") bad("--backend must be cpu, gpu or auto");
+        o.backend = arg;
         break;
       case kClickParam: o.click_param = arg; break;
       case kClickHost: o.click_host = true; break;
@@ -176,8 +181,7 @@ struct Truth {
   uint64_t firsts = 0, first_positives = 0;
   uint64_t expired = 0, expired_positives = 0;
 
-  void record(const pk::Key& key, uint64_t now, const Window& w, bool verdict, bool inserted) {
-    std::string k(reinterpret_cast<const char*>(key.bytes), key.length);
+  void record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
     auto it = last.find(k);
     const uint64_t at = w.is_time() ? now : insertions;
     if (it == last.end()) {
@@ -210,9 +214,26 @@ int main(int argc, char** argv) {
   if (auto* err = std::get_if<std::string>(&planned)) bad("filter: " + *err);
   auto& filter = std::get<dedup::DedupFilter>(planned);
   const size_t bytes = filter.bytes_needed();
-  std::vector<unsigned char> memory(bytes);
-  Arena arena(memory.data(), memory.size());
+  // 64-byte aligned: the GPU backend takes this arena as the filter's image.
+  std::unique_ptr<unsigned char, decltype(&std::free)> memory(
+      static_cast<unsigned char*>(std::aligned_alloc(kCacheLine, align_up(bytes, kCacheLine))), &std::free);
+  if (!memory) bad("filter: cannot allocate " + std::to_string(bytes) + " bytes");
+  Arena arena(memory.get(), bytes);
   if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
+
+  // The GPU replays the guarded epoch filter over count windows under
+  // insert-always (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
+  const GuardedEpochConfig* gpu_cfg = filter.guarded_epoch_config();
+  std::string gpu_why;
+  const bool gpu_fits = gpu_cfg && !o.spec.window.is_time() && o.policy == dedup::Policy::insert_always;
+  bool use_gpu = false;
+  if (o.backend != "cpu") {
+    const bool available = gpu::gpu_available(gpu_why);
+    use_gpu = available && gpu_fits;
+    if (o.backend == "gpu" && !available) bad("--backend gpu: " + gpu_why);
+    if (o.backend == "gpu" && !gpu_fits)
+      bad("--backend gpu replays guarded-epoch filters over count windows under insert-always only");
+  }
 
   auto opened = trace::PcapReader::open(o.trace);
   if (!opened.ok()) {
@@ -233,10 +254,49 @@ int main(int argc, char** argv) {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0, now = 0;
   std::array<uint64_t, pk::kReasonCount> reasons{};
   const bool progress = !o.json && isatty(STDERR_FILENO);
+
+  // What a verdict changes, wherever it was computed.
+  auto apply = [&](uint64_t packet, bool dup, std::string key_bytes, uint64_t at) {
+    suppressed += dup;
+    if (o.truth)
+      truth.record(std::move(key_bytes), at, o.spec.window, dup, o.policy == dedup::Policy::insert_always || !dup);
+    if (dup && !o.verdicts.empty()) verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
+  };
+
+  // GPU: keyed packets wait in chunks (bounded memory), each replayed from the
+  // filter state the previous chunk left in the arena.
+  constexpr size_t kGpuChunk = size_t{1} << 22;
+  std::vector<KeyHash> pending_hash;
+  std::vector<uint64_t> pending_packet;
+  std::vector<std::string> pending_key;
+  std::vector<uint8_t> gpu_bits;
+  gpu::ReplayStats gpu_stats;
+  std::string gpu_error;
+  auto flush_gpu = [&]() {
+    if (pending_hash.empty()) return true;
+    gpu_bits.assign((pending_hash.size() + 7) / 8, 0);
+    gpu::ReplayStats chunk_stats;
+    const gpu::GpuStatus gs = gpu::replay_guarded_epoch(*gpu_cfg, pending_hash.data(), pending_hash.size(), {},
+                                                        gpu_bits.data(), memory.get(), bytes, &chunk_stats);
+    if (!gs) {
+      gpu_error = gs.message();
+      return false;
+    }
+    gpu_stats.chunks += chunk_stats.chunks;
+    gpu_stats.batches += chunk_stats.batches;
+    gpu_stats.device_seconds += chunk_stats.device_seconds;
+    for (size_t i = 0; i < pending_hash.size(); ++i)
+      apply(pending_packet[i], (gpu_bits[i / 8] >> (i % 8)) & 1, o.truth ? std::move(pending_key[i]) : std::string(), 0);
+    pending_hash.clear();
+    pending_packet.clear();
+    pending_key.clear();
+    return true;
+  };
+
   const auto start = std::chrono::steady_clock::now();
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
-    bool dup = false;
+    if (!o.verdicts.empty() && packets % 8 == 0) verdict_bits.push_back(0);
     const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.mode, click, key);
     ++reasons[static_cast<size_t>(r.reason)];
     if (r.ok()) {
@@ -245,20 +305,27 @@ int main(int argc, char** argv) {
       // at the latest stamp rather than failing, and counts each step back.
       if (pkt.timestamp_ns < now) ++time_regressions;
       else now = pkt.timestamp_ns;
-      (void)filter.advance(now);  // cannot fail: now never decreases
-      dup = filter.is_duplicate(hasher(key.bytes, key.length), o.policy);
-      suppressed += dup;
-      if (o.truth)
-        truth.record(key, now, o.spec.window, dup, o.policy == dedup::Policy::insert_always || !dup);
-    }
-    if (!o.verdicts.empty()) {
-      if (packets % 8 == 0) verdict_bits.push_back(0);
-      verdict_bits.back() |= static_cast<uint8_t>(dup) << (packets % 8);
+      const KeyHash h = hasher(key.bytes, key.length);
+      std::string key_bytes = o.truth ? std::string(reinterpret_cast<const char*>(key.bytes), key.length) : std::string();
+      if (use_gpu) {
+        pending_hash.push_back(h);
+        pending_packet.push_back(packets);
+        if (o.truth) pending_key.push_back(std::move(key_bytes));
+        if (pending_hash.size() == kGpuChunk && !flush_gpu()) break;
+      } else {
+        (void)filter.advance(now);  // cannot fail: now never decreases
+        apply(packets, filter.is_duplicate(h, o.policy), std::move(key_bytes), now);
+      }
     }
     ++packets;
     if (progress && packets % (1 << 20) == 0)
       std::fprintf(stderr, "\r%llu packets, %llu suppressed", static_cast<unsigned long long>(packets),
                    static_cast<unsigned long long>(suppressed));
+  }
+  if (use_gpu && gpu_error.empty()) flush_gpu();
+  if (!gpu_error.empty()) {
+    std::fprintf(stderr, "agebloom-replay: GPU replay failed: %s\n", gpu_error.c_str());
+    return 1;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (progress && packets >= (1 << 20)) std::fprintf(stderr, "\n");
@@ -283,7 +350,14 @@ int main(int argc, char** argv) {
   j["unparsed"] = packets - keyed;
   j["suppressed"] = suppressed;
   j["passed"] = packets - suppressed;
-  j["backend"] = "cpu";
+  j["backend"] = use_gpu ? "gpu" : "cpu";
+  if (use_gpu) {
+    j["gpu"] = {{"device", gpu::gpu_description()},
+                {"device_seconds", gpu_stats.device_seconds},
+                {"batches", gpu_stats.batches}};
+  } else if (o.backend == "auto") {
+    j["gpu_not_used"] = gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch count windows under insert-always";
+  }
   j["seconds"] = seconds;
   j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;
   j["key"] = o.key_name;

@@ -74,6 +74,12 @@ class DedupFilter {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
   }
 
+  // The guarded epoch configuration when that is the structure (the GPU
+  // backend replays it), else nullptr.
+  const GuardedEpochConfig* guarded_epoch_config() const noexcept {
+    return std::get_if<GuardedEpochConfig>(&config_);
+  }
+
   const std::string& name() const noexcept { return name_; }
   // One line of parameters, e.g. "r=8 k=10 segment_bits=1803999".
   std::string parameters() const;
