@@ -26,6 +26,7 @@
 
 #include "agebloom/agebloom.hpp"
 #include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/dedup/key_mode.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "replay.hpp"  // gpu/: the CUDA backend (a stub when built without nvcc)
@@ -38,7 +39,6 @@ namespace pk = agebloom::packet;
 struct Options {
   std::string trace;
   pk::KeyMode mode = pk::KeyMode::src_ip;
-  std::string key_name = "src-ip";
   dedup::FilterSpec spec;
   dedup::Policy policy = dedup::Policy::insert_always;
   bool policy_set = false;
@@ -110,12 +110,7 @@ Options parse(int argc, char** argv) {
     const std::string arg = optarg ? optarg : "";
     switch (c) {
       case kKey:
-        o.key_name = arg;
-        if (arg == "src-ip") o.mode = pk::KeyMode::src_ip;
-        else if (arg == "dst-ip") o.mode = pk::KeyMode::dst_ip;
-        else if (arg == "flow") o.mode = pk::KeyMode::flow;
-        else if (arg == "click") o.mode = pk::KeyMode::click;
-        else bad("--key must be src-ip, dst-ip, flow or click, not '" + arg + "'");
+        if (!dedup::parse_key_mode(arg, o.mode)) bad("--key must be src-ip, dst-ip, flow or click, not '" + arg + "'");
         break;
       case kFilter: o.spec.name = arg; break;
       case kWindow: {
@@ -166,7 +161,7 @@ Options parse(int argc, char** argv) {
   if (have_window && have_ttl) bad("--window and --ttl exclude each other");
   if (!have_window && !have_ttl) o.spec.window = Window::count(1'000'000);
   if (have_ttl) o.spec.capacity = capacity;
-  if (!o.policy_set && o.mode == pk::KeyMode::click) o.policy = dedup::Policy::insert_on_miss;
+  if (!o.policy_set) o.policy = dedup::default_policy(o.mode);
   if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
   o.trace = argv[optind];
   return o;
@@ -360,7 +355,7 @@ int main(int argc, char** argv) {
   }
   j["seconds"] = seconds;
   j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;
-  j["key"] = o.key_name;
+  j["key"] = dedup::key_mode_name(o.mode);
   j["policy"] = dedup::policy_name(o.policy);
   j["seed"] = o.seed;
   j["time_regressions"] = time_regressions;
@@ -390,7 +385,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s: %llu packets, %llu keyed by %s, %llu suppressed, %llu passed (%llu unparsed)\n",
               o.trace.c_str(), static_cast<unsigned long long>(packets), static_cast<unsigned long long>(keyed),
-              o.key_name.c_str(), static_cast<unsigned long long>(suppressed),
+              dedup::key_mode_name(o.mode), static_cast<unsigned long long>(suppressed),
               static_cast<unsigned long long>(packets - suppressed),
               static_cast<unsigned long long>(packets - keyed));
   std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
