@@ -38,6 +38,28 @@
 
 namespace agebloom {
 
+// Algorithm 1 (paper 001, §5.4): is there a run of k consecutive slices, of
+// the k + l (logical index 0 = newest), that all hold the key? Start at slice
+// l and walk towards older slices counting hits; on a miss jump k slices
+// towards the newer end, carrying the hits just found (p), since a run that
+// ends there needs only k - p more. `hit(i)` probes logical slice i.
+template <class Hit>
+constexpr bool jump_back_scan(uint32_t k, uint32_t l, Hit&& hit) noexcept {
+  int64_t i = l, p = 0, c = 0;
+  while (i >= 0) {
+    if (hit(static_cast<uint32_t>(i))) {
+      ++c;
+      ++i;
+      if (p + c == k) return true;
+    } else {
+      i -= k;
+      p = c;
+      c = 0;
+    }
+  }
+  return false;
+}
+
 struct ApbfConfig {
   Window window = Window::count(0);
   uint32_t k = 0;           // slices each insertion writes
@@ -238,22 +260,8 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     return state_->schedule.advance(now, cfg_.slices(), [this] { shift(); });
   }
 
-  // Algorithm 1.
   bool contains(KeyHash h) const noexcept {
-    const int64_t k = cfg_.k;
-    int64_t i = cfg_.l, p = 0, c = 0;
-    while (i >= 0) {
-      if (hit(h, static_cast<uint32_t>(i))) {
-        ++c;
-        ++i;
-        if (p + c == k) return true;
-      } else {
-        i -= k;
-        p = c;
-        c = 0;
-      }
-    }
-    return false;
+    return jump_back_scan(cfg_.k, cfg_.l, [&](uint32_t i) { return hit(h, i); });
   }
 
   void insert(KeyHash h) noexcept {
