@@ -7,6 +7,8 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include <array>
 #include <atomic>
@@ -39,6 +41,7 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter rx, tx, keyed, duplicates, suppressed, mirrored, dropped_error;
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
   Counter last_rx_tsc;
+  Counter ring_full;  // dispatcher: enqueues that found a worker's ring full and waited
   std::array<Counter, agebloom::packet::kReasonCount> reasons;  // [ok] unused
   // The stats line asks for the filter's fill ratio; the worker computes it
   // between two bursts (it owns the filter) and publishes it in parts per 1e6.
@@ -63,9 +66,39 @@ struct Worker {
   LcoreStats* stats = nullptr;  // rte_zmalloc_socket, cache aligned
   uint8_t* scratch = nullptr;   // linearises multi-segment frames for extract_key
   agebloom::packet::Key* key = nullptr;
+  rte_ring* ring = nullptr;  // dispatch mode: what the dispatcher hands this worker
+  bool clock_anchored = false;  // dispatch mode: filter's epochs anchored at time_anchor_ns
 };
 
 inline constexpr size_t kScratchBytes = 65536;
+
+// Dispatch mode (ports without RSS on the key's fields, or with too few
+// queues): the main lcore receives every packet, keys and hashes it, and
+// hands it to the worker that owns the key over a single-producer,
+// single-consumer ring. One entry per packet: the hash and the time are
+// computed once, on the dispatcher, so the worker only decides and sends.
+struct Dispatched {
+  rte_mbuf* m;
+  uint64_t now;  // time windows: the packet's clock in ns (the dispatcher's)
+  agebloom::KeyHash hash;
+  uint32_t keyed;  // 0: unparsed, passes untouched (always worker 0)
+  uint32_t pad;
+};
+static_assert(sizeof(Dispatched) % 4 == 0, "rte_ring elements are multiples of 4 bytes");
+
+// Entries per worker ring; a full ring makes the dispatcher wait (back-pressure
+// onto the NIC's Rx ring) rather than drop.
+inline constexpr unsigned kRingSize = 1024;
+
+struct Dispatcher {
+  unsigned lcore_id = 0;
+  std::vector<RxQueue> rxq;     // queue 0 of every port
+  LcoreStats* stats = nullptr;  // rx from the ports, unparsed reasons, clock anomalies, ring_full
+  uint8_t* scratch = nullptr;
+  agebloom::packet::Key* key = nullptr;
+  std::vector<std::array<Dispatched, kBurst>> stage;  // per worker: this burst's share
+  bool clock_anchored = false;  // time_anchor_ns published
+};
 
 struct App {
   Options opt;
@@ -73,9 +106,20 @@ struct App {
   std::vector<uint16_t> ports;                  // enabled, ascending
   std::array<uint16_t, RTE_MAX_ETHPORTS> dst{};  // forwarding destination per Rx port
   std::array<uint32_t, RTE_MAX_ETHPORTS> ts_scale{};  // Rx timestamp unit → ns, per port
-  uint16_t nb_queues = 1;                       // Rx and Tx queues per port (= workers)
+  uint16_t nb_workers = 1;
+  uint16_t nb_rxq = 1;                          // Rx queues per port: workers, or 1 when dispatching
+  std::array<uint16_t, RTE_MAX_ETHPORTS> nb_txq{};  // Tx queues per port: one per worker where the port has them
+  // Per port, one lock per Tx queue when workers must share queues (a port
+  // with fewer Tx queues than workers, e.g. net_pcap); null: queues are private.
+  std::array<rte_spinlock_t*, RTE_MAX_ETHPORTS> tx_lock{};
   rte_mempool* pool = nullptr;
   std::vector<Worker> workers;
+  bool dispatch = false;  // software dispatcher on the main lcore (see Dispatcher)
+  Dispatcher dispatcher;
+  std::atomic<bool> dispatch_done{false};  // set by the dispatcher after its last enqueue
+  // Time windows, dispatch mode: the clock of the first keyed packet received,
+  // where every worker's filter starts its epochs (see process_ring_burst).
+  std::atomic<uint64_t> time_anchor_ns{0};
   uint64_t tsc_hz = 0;
   uint64_t start_tsc = 0;
   int ts_offset = -1;  // mbuf dynamic field of Rx timestamps

@@ -14,6 +14,8 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 #include <chrono>
 #include <csignal>
@@ -67,7 +69,6 @@ void setup_workers(App& app) {
     unsigned id;
     RTE_LCORE_FOREACH_WORKER(id) lcores.push_back(id);
   }
-  app.nb_queues = static_cast<uint16_t>(lcores.size());
 
   auto planned = ab::dedup::DedupFilter::plan(o.spec);
   if (auto* err = std::get_if<std::string>(&planned)) bad_config("filter: " + *err);
@@ -98,7 +99,45 @@ void setup_workers(App& app) {
     ab::Arena arena(w.arena_mem, bytes);
     if (std::string err = w.filter.create(arena); !err.empty())
       rte_exit(EXIT_FAILURE, "filter on lcore %u: %s\n", w.lcore_id, err.c_str());
-    for (uint16_t p : app.ports) w.rxq.push_back({p, static_cast<uint16_t>(i)});
+    if (app.dispatch) {
+      // Single producer (the dispatcher), single consumer (this worker).
+      const std::string name = "dedup_ring" + std::to_string(i);
+      w.ring = rte_ring_create_elem(name.c_str(), sizeof(Dispatched), kRingSize, w.socket,
+                                    RING_F_SP_ENQ | RING_F_SC_DEQ);
+      if (!w.ring) rte_exit(EXIT_FAILURE, "cannot create the ring of worker %zu: %s\n", i, rte_strerror(rte_errno));
+    } else {
+      for (uint16_t p : app.ports) w.rxq.push_back({p, static_cast<uint16_t>(i)});
+    }
+  }
+
+  if (app.dispatch) {
+    Dispatcher& d = app.dispatcher;
+    d.lcore_id = rte_get_main_lcore();
+    const int socket = static_cast<int>(rte_lcore_to_socket_id(d.lcore_id));
+    void* st = rte_zmalloc_socket("dedup_stats", sizeof(LcoreStats), RTE_CACHE_LINE_SIZE, socket);
+    d.scratch = static_cast<uint8_t*>(rte_malloc_socket("dedup_scratch", kScratchBytes, RTE_CACHE_LINE_SIZE, socket));
+    void* key = rte_malloc_socket("dedup_key", sizeof(ab::packet::Key), RTE_CACHE_LINE_SIZE, socket);
+    if (!st || !d.scratch || !key) rte_exit(EXIT_FAILURE, "cannot allocate the dispatcher's memory\n");
+    d.stats = new (st) LcoreStats();
+    d.key = new (key) ab::packet::Key();
+    d.stage.resize(app.workers.size());
+    for (uint16_t p : app.ports) d.rxq.push_back({p, 0});
+  }
+}
+
+// After every lcore has stopped the rings are empty (workers drain them
+// before exiting); should one not be, its mbufs are freed and counted as
+// received and dropped-for-error so that no mbuf is lost and the totals add up.
+void drain_rings(App& app) {
+  for (Worker& w : app.workers) {
+    if (!w.ring) continue;
+    Dispatched d[kBurst];
+    unsigned n;
+    while ((n = rte_ring_sc_dequeue_burst_elem(w.ring, d, sizeof(Dispatched), kBurst, nullptr)) != 0) {
+      for (unsigned i = 0; i < n; ++i) rte_pktmbuf_free(d[i].m);
+      w.stats->rx.add(n);
+      w.stats->dropped_error.add(n);
+    }
   }
 }
 
@@ -109,6 +148,13 @@ void free_workers(App& app) {
     rte_free(w.stats);
     rte_free(w.scratch);
     rte_free(w.key);
+    rte_ring_free(w.ring);
+  }
+  if (Dispatcher& d = app.dispatcher; d.stats) {
+    d.stats->~LcoreStats();
+    rte_free(d.stats);
+    rte_free(d.scratch);
+    rte_free(d.key);
   }
 }
 
@@ -129,8 +175,8 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
-  // Queues per port = workers, so count workers before planning ports.
-  app.nb_queues = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);
+  // Queues per port follow from the workers, so count them before planning ports.
+  app.nb_workers = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);
   plan_ports(app);
   setup_workers(app);
 
@@ -142,10 +188,11 @@ int main(int argc, char** argv) {
       rte_exit(EXIT_FAILURE, "cannot register the Rx timestamp mbuf field: %s\n", rte_strerror(rte_errno));
   }
 
-  // Enough mbufs for every Rx and Tx ring, the bursts in flight and the
-  // per-lcore caches (l2fwd's formula), at least 8192.
-  const unsigned nb_ports = static_cast<unsigned>(app.ports.size());
-  unsigned nb_mbufs = nb_ports * app.nb_queues * (1024 + 1024 + kBurst) + rte_lcore_count() * kMempoolCache;
+  // Enough mbufs for every Rx and Tx ring, the bursts in flight, the
+  // dispatcher's rings and the per-lcore caches (l2fwd's formula), at least 8192.
+  unsigned nb_mbufs = rte_lcore_count() * (kMempoolCache + kBurst);
+  for (uint16_t p : app.ports) nb_mbufs += (app.nb_rxq + app.nb_txq[p]) * 1024;
+  if (app.dispatch) nb_mbufs += app.nb_workers * kRingSize;
   if (nb_mbufs < 8192) nb_mbufs = 8192;
   app.pool = rte_pktmbuf_pool_create("dedup_fwd_mbufs", nb_mbufs, kMempoolCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                      static_cast<int>(rte_socket_id()));
@@ -169,6 +216,13 @@ int main(int argc, char** argv) {
 
   if (rte_lcore_count() == 1) {
     worker_main(&app.workers.front());
+  } else if (app.dispatch) {
+    for (Worker& w : app.workers) {
+      if (int rc = rte_eal_remote_launch(worker_main, &w, w.lcore_id); rc != 0)
+        rte_exit(EXIT_FAILURE, "cannot launch lcore %u: %s\n", w.lcore_id, std::strerror(-rc));
+    }
+    // The main lcore dispatches, and keeps time between bursts.
+    dispatcher_main(app.dispatcher);
   } else {
     for (Worker& w : app.workers) {
       if (int rc = rte_eal_remote_launch(worker_main, &w, w.lcore_id); rc != 0)
@@ -181,6 +235,7 @@ int main(int argc, char** argv) {
     }
   }
   rte_eal_mp_wait_lcore();
+  drain_rings(app);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));
   if (o.stats_interval_s) print_stats_line(rte_rdtsc());

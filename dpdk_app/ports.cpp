@@ -1,5 +1,6 @@
 #include "ports.hpp"
 
+#include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
 #include <cstdio>
@@ -67,27 +68,47 @@ void plan_ports(App& app) {
   for (size_t i = 0; i < app.ports.size(); ++i)
     app.dst[app.ports[i]] = same ? app.ports[i] : app.ports[i ^ 1];
 
-  // Every worker polls queue w of every port and sends on Tx queue w, so a
-  // port needs as many queues as there are workers.
+  // With several workers, equal keys must meet the same filter. The NIC can
+  // do that when every port gives each worker its own Rx queue with RSS on
+  // the key's fields (and its own Tx queue); otherwise the main lcore becomes
+  // a software dispatcher that hashes the keys itself (worker.cpp).
+  const uint16_t n = app.nb_workers;
+  const uint64_t want = rss_fields(o.mode);
+  std::string why_dispatch;
   for (uint16_t p : app.ports) {
     rte_eth_dev_info info{};
     if (int rc = rte_eth_dev_info_get(p, &info); rc != 0)
       config_error("port " + std::to_string(p) + ": cannot read device info: " + std::strerror(-rc));
-    if (info.max_rx_queues < app.nb_queues || info.max_tx_queues < app.nb_queues)
-      config_error("port " + std::to_string(p) + " (" + info.driver_name + ") has " +
-                   std::to_string(info.max_rx_queues) + " Rx / " + std::to_string(info.max_tx_queues) +
-                   " Tx queues but " + std::to_string(app.nb_queues) +
-                   " workers need one each; use fewer lcores (-l) (no software dispatcher yet)");
-    if (app.nb_queues > 1) {
-      const uint64_t want = rss_fields(o.mode);
-      if ((info.flow_type_rss_offloads & want) != want)
-        config_error("port " + std::to_string(p) + " (" + info.driver_name +
-                     ") cannot spread packets by the key's fields with RSS, so equal keys could reach "
-                     "different workers; run one worker (no software dispatcher yet)");
+    if (info.max_rx_queues == 0 || info.max_tx_queues == 0)
+      config_error("port " + std::to_string(p) + " (" + info.driver_name + ") has no Rx or no Tx queue");
+    if (n > 1 && why_dispatch.empty()) {
+      if (info.max_rx_queues < n || info.max_tx_queues < n)
+        why_dispatch = "port " + std::to_string(p) + " (" + info.driver_name + ") has " +
+                       std::to_string(info.max_rx_queues) + " Rx / " + std::to_string(info.max_tx_queues) +
+                       " Tx queues for " + std::to_string(n) + " workers";
+      else if ((info.flow_type_rss_offloads & want) != want)
+        why_dispatch = "port " + std::to_string(p) + " (" + info.driver_name +
+                       ") cannot spread packets by the key's fields with RSS";
     }
+    app.nb_txq[p] = info.max_tx_queues < n ? info.max_tx_queues : n;
     // net_pcap stamps packets with the capture's time in microseconds; other
     // PMDs that fill the field (e.g. mlx5 in real-time mode) write nanoseconds.
     app.ts_scale[p] = std::strcmp(info.driver_name, "net_pcap") == 0 ? 1000 : 1;
+  }
+  app.dispatch = !why_dispatch.empty();
+  app.nb_rxq = app.dispatch ? 1 : n;
+  if (app.dispatch)
+    std::printf("dedup_fwd: %s: lcore %u dispatches keys to the %u workers in software\n", why_dispatch.c_str(),
+                rte_get_main_lcore(), n);
+
+  // Workers beyond a port's Tx queues share them, each queue under a lock.
+  for (uint16_t p : app.ports) {
+    if (app.nb_txq[p] >= n) continue;
+    auto* locks = static_cast<rte_spinlock_t*>(
+        rte_zmalloc("dedup_tx_locks", app.nb_txq[p] * sizeof(rte_spinlock_t), RTE_CACHE_LINE_SIZE));
+    if (!locks) rte_exit(EXIT_FAILURE, "cannot allocate Tx queue locks\n");
+    for (uint16_t q = 0; q < app.nb_txq[p]; ++q) rte_spinlock_init(&locks[q]);
+    app.tx_lock[p] = locks;
   }
 }
 
@@ -98,7 +119,7 @@ void init_port(App& app, uint16_t port) {
     rte_exit(EXIT_FAILURE, "port %u: cannot read device info: %s\n", port, std::strerror(-rc));
 
   rte_eth_conf conf{};
-  if (app.nb_queues > 1) {
+  if (app.nb_rxq > 1) {
     conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
     conf.rx_adv_conf.rss_conf.rss_key = nullptr;  // the driver's key: the same on every port of a driver
     conf.rx_adv_conf.rss_conf.rss_hf = rss_fields(o.mode) & info.flow_type_rss_offloads;
@@ -108,18 +129,21 @@ void init_port(App& app, uint16_t port) {
   if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
     conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;  // one pool, refcnt 1
 
-  int rc = rte_eth_dev_configure(port, app.nb_queues, app.nb_queues, &conf);
+  const uint16_t nb_txq = app.nb_txq[port];
+  int rc = rte_eth_dev_configure(port, app.nb_rxq, nb_txq, &conf);
   if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: cannot configure: %s\n", port, std::strerror(-rc));
   uint16_t nb_rxd = kRxDesc, nb_txd = kTxDesc;
   rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
   if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: cannot adjust descriptor counts: %s\n", port, std::strerror(-rc));
 
   const int socket = rte_eth_dev_socket_id(port);
-  for (uint16_t q = 0; q < app.nb_queues; ++q) {
+  for (uint16_t q = 0; q < app.nb_rxq; ++q) {
     rte_eth_rxconf rxconf = info.default_rxconf;
     rxconf.offloads = conf.rxmode.offloads;
     rc = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf, app.pool);
     if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: Rx queue %u setup failed: %s\n", port, q, std::strerror(-rc));
+  }
+  for (uint16_t q = 0; q < nb_txq; ++q) {
     rte_eth_txconf txconf = info.default_txconf;
     txconf.offloads = conf.txmode.offloads;
     rc = rte_eth_tx_queue_setup(port, q, nb_txd, socket, &txconf);
@@ -135,8 +159,9 @@ void init_port(App& app, uint16_t port) {
 
   rte_ether_addr mac{};
   if (rte_eth_macaddr_get(port, &mac) == 0)
-    std::printf("dedup_fwd: port %u (%s) up, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u queue(s), forwarding to port %u\n",
-                port, info.driver_name, RTE_ETHER_ADDR_BYTES(&mac), app.nb_queues, app.dst[port]);
+    std::printf("dedup_fwd: port %u (%s) up, MAC " RTE_ETHER_ADDR_PRT_FMT ", %u Rx / %u Tx queue(s)%s, forwarding to port %u\n",
+                port, info.driver_name, RTE_ETHER_ADDR_BYTES(&mac), app.nb_rxq, nb_txq,
+                app.tx_lock[port] ? " (shared under locks)" : "", app.dst[port]);
 }
 
 int close_ports(App& app) {
@@ -151,6 +176,8 @@ int close_ports(App& app) {
       std::fprintf(stderr, "dedup_fwd: port %u: close failed: %s\n", p, std::strerror(-rc));
       ++failures;
     }
+    rte_free(app.tx_lock[p]);
+    app.tx_lock[p] = nullptr;
   }
   return failures;
 }

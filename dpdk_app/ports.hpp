@@ -6,8 +6,10 @@
 
 namespace dedup_fwd {
 
-// Chooses ports and pairs from the options: fills g_app.ports and g_app.dst.
-// Only reads device information; exits with code 2 on a configuration the
+// Chooses ports and pairs from the options: fills g_app.ports and g_app.dst,
+// and, for several workers, whether RSS can shard the keys or the main lcore
+// must dispatch them in software (g_app.dispatch, nb_rxq, nb_txq, tx_lock).
+// Reads device information only; exits with code 2 on a configuration the
 // user must change (no ports, odd pairing, a mirror port that does not exist).
 void plan_ports(App& app);
 

@@ -30,6 +30,17 @@ void add(Totals& t, const LcoreStats& s) {
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
+// The dispatcher's share: what it counts on the packets it keys (unparsed
+// reasons, clock anomalies) and its cycles. Not rx: every packet it receives
+// is counted by the worker it hands it to, so the totals add up once.
+void add_dispatcher(Totals& t, const LcoreStats& s) {
+  t.time_regressions += s.time_regressions.get();
+  t.no_timestamp += s.no_timestamp.get();
+  t.bursts += s.bursts.get();
+  t.busy_cycles += s.busy_cycles.get();
+  for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
+}
+
 void finish(Totals& t) {
   t.unparsed = 0;
   for (size_t r = 1; r < t.reasons.size(); ++r) t.unparsed += t.reasons[r];
@@ -107,6 +118,7 @@ int tel_filter(const char*, const char*, rte_tel_data* d) {
 Totals totals() {
   Totals t;
   for (const Worker& w : g_app.workers) add(t, *w.stats);
+  if (g_app.dispatch) add_dispatcher(t, *g_app.dispatcher.stats);
   finish(t);
   return t;
 }
@@ -193,6 +205,26 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     lc.push_back(e);
   }
   j["lcores"] = lc;
+  if (g_app.dispatch) {
+    // Workers' "rx" above is what each was handed; the dispatcher's is what
+    // it received from the ports (equal in sum).
+    const LcoreStats& s = *g_app.dispatcher.stats;
+    Totals one;
+    add_dispatcher(one, s);
+    finish(one);
+    nlohmann::json reasons = nlohmann::json::object();
+    for (size_t r = 1; r < one.reasons.size(); ++r)
+      if (one.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = one.reasons[r];
+    j["dispatcher"] = {{"lcore", g_app.dispatcher.lcore_id},
+                       {"rx", s.rx.get()},
+                       {"unparsed", one.unparsed},
+                       {"unparsed_reasons", reasons},
+                       {"ring_full_waits", s.ring_full.get()},
+                       {"bursts", one.bursts},
+                       {"cycles_per_packet", s.rx.get() ? static_cast<double>(one.busy_cycles) / s.rx.get() : 0.0}};
+  } else {
+    j["dispatcher"] = nullptr;
+  }
 
   std::ofstream out(path);
   out << j.dump(2) << "\n";

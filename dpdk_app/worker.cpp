@@ -3,7 +3,9 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_prefetch.h>
+#include <rte_ring_elem.h>
 
 #include "stats.hpp"
 
@@ -35,12 +37,17 @@ uint16_t reserve_budget(uint16_t want) {
   return take;
 }
 
-// Sends pkts[0..n) on (port, queue); what the PMD refuses after a few tries is
-// freed and counted as dropped-for-error, so no mbuf is ever lost.
+// Sends pkts[0..n) on `port`, Tx queue = the worker's index (shared queues
+// under their lock); what the PMD refuses after a few tries is freed and
+// counted as dropped-for-error, so no mbuf is ever lost.
 uint16_t send(Worker& w, uint16_t port, rte_mbuf** pkts, uint16_t n) {
+  const uint16_t queue = static_cast<uint16_t>(w.index % g_app.nb_txq[port]);
+  rte_spinlock_t* lock = g_app.tx_lock[port] ? &g_app.tx_lock[port][queue] : nullptr;
+  if (lock) rte_spinlock_lock(lock);
   uint16_t sent = 0;
   for (int tries = 0; sent < n && tries < 4; ++tries)
-    sent += rte_eth_tx_burst(port, static_cast<uint16_t>(w.index), pkts + sent, n - sent);
+    sent += rte_eth_tx_burst(port, queue, pkts + sent, n - sent);
+  if (lock) rte_spinlock_unlock(lock);
   if (sent < n) {
     rte_pktmbuf_free_bulk(pkts + sent, n - sent);
     w.stats->dropped_error.add(n - sent);
@@ -48,55 +55,68 @@ uint16_t send(Worker& w, uint16_t port, rte_mbuf** pkts, uint16_t n) {
   return sent;
 }
 
-// The frame as contiguous bytes: extract_key reads one buffer, so chained
-// (jumbo) mbufs are copied into the worker's scratch.
-inline const uint8_t* frame_bytes(const Worker& w, const rte_mbuf* m, uint32_t& len) {
-  len = rte_pktmbuf_pkt_len(m);
-  if (rte_pktmbuf_is_contiguous(m)) return rte_pktmbuf_mtod(m, const uint8_t*);
-  if (len > kScratchBytes) len = kScratchBytes;
-  return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, w.scratch));
+// Forwards pkts[0..n) to each one's destination port, in order: one
+// rte_eth_tx_burst per run of packets bound for the same port (with RSS a
+// burst comes from one port; a dispatched one may mix them).
+uint16_t forward(Worker& w, rte_mbuf** pkts, uint16_t n) {
+  uint16_t sent = 0;
+  for (uint16_t i = 0; i < n;) {
+    const uint16_t port = g_app.dst[pkts[i]->port];
+    uint16_t j = i + 1;
+    while (j < n && g_app.dst[pkts[j]->port] == port) ++j;
+    sent += send(w, port, pkts + i, j - i);
+    i = j;
+  }
+  return sent;
 }
 
-// One burst from one queue, top to bottom: receive, key, hash, decide, send.
-void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
-                   const pk::ClickOptions& click) {
-  const Options& o = g_app.opt;
-  LcoreStats& st = *w.stats;
-  rte_mbuf* pkts[kBurst];
-
+// Receives up to a burst from one queue within the --max-packets budget.
+uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
   uint16_t want = kBurst;
-  if (o.max_packets) {
+  if (g_app.opt.max_packets) {
     want = reserve_budget(kBurst);
     if (want == 0) {
       g_app.quit.store(true, std::memory_order_relaxed);
-      return;
+      return 0;
     }
   }
   const uint16_t n = rte_eth_rx_burst(q.port, q.queue, pkts, want);
-  if (o.max_packets && n < want) g_app.budget.fetch_add(want - n, std::memory_order_relaxed);
-  if (n == 0) return;
-  const uint64_t t0 = rte_rdtsc();
-  st.last_rx_tsc.set(t0);
+  if (g_app.opt.max_packets && n < want) g_app.budget.fetch_add(want - n, std::memory_order_relaxed);
+  return n;
+}
 
-  // Time windows on the TSC clock: one reading for the whole burst.
-  const bool per_packet_time = o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp;
-  if (o.spec.window.is_time() && !per_packet_time) {
-    clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
-    (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
-  }
+// The frame as contiguous bytes: extract_key reads one buffer, so chained
+// (jumbo) mbufs are copied into the lcore's scratch.
+inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
+  len = rte_pktmbuf_pkt_len(m);
+  if (rte_pktmbuf_is_contiguous(m)) return rte_pktmbuf_mtod(m, const uint8_t*);
+  if (len > kScratchBytes) len = kScratchBytes;
+  return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
+}
 
-  // 1. Keys and their hashes. Unparsed frames pass untouched (like replay).
-  ab::KeyHash hashes[kBurst];
-  uint64_t times[kBurst];
-  uint16_t keyed_at[kBurst];
+// What the filter needs from a burst: the keyed packets' hashes and clocks.
+struct Keyed {
+  ab::KeyHash hash[kBurst];
+  uint64_t time[kBurst];      // the window's clock for each keyed packet (time windows)
+  uint16_t at[kBurst];        // index in the burst of keyed packet j
   uint16_t k = 0;
+};
+
+// Stage 1, on whichever lcore receives: key, hash and clock of every packet.
+// Unparsed frames pass untouched (like replay) and are counted by reason.
+// clock_ns enters as the burst's clock (TSC) or the latest Rx stamp seen.
+void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+  const Options& o = g_app.opt;
+  const bool per_packet_time = o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp;
   uint64_t no_ts = 0, regressions = 0;
+  out.k = 0;
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     uint32_t len;
-    const uint8_t* data = frame_bytes(w, pkts[i], len);
-    const pk::Result r = pk::extract_key(pk::linktype::en10mb, data, len, o.mode, click, *w.key);
+    const uint8_t* data = frame_bytes(scratch, pkts[i], len);
+    const pk::Result r = pk::extract_key(pk::linktype::en10mb, data, len, o.mode, click, key);
     if (!r.ok()) {
       st.reasons[static_cast<size_t>(r.reason)].add(1);
       continue;
@@ -112,41 +132,160 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
       } else {
         ++no_ts;
       }
-      times[k] = clock_ns;
     }
-    hashes[k] = hasher(w.key->bytes, w.key->length);
-    keyed_at[k++] = i;
+    out.time[out.k] = clock_ns;
+    out.hash[out.k] = hasher(key.bytes, key.length);
+    out.at[out.k++] = i;
   }
+  if (regressions) st.time_regressions.add(regressions);
+  if (no_ts) st.no_timestamp.add(no_ts);
+}
 
-  // 2. Verdicts for the keyed packets, in order, lines prefetched ahead.
+// Stages 2 and 3, on the worker that owns the keys: verdicts for the keyed
+// packets in order (filter lines prefetched ahead), then forward the rest and
+// drop, mirror or count the duplicates. now == nullptr: the filter was
+// advanced for the whole burst already.
+void decide_and_send(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now) {
+  const Options& o = g_app.opt;
+  LcoreStats& st = *w.stats;
   bool dup[kBurst];
-  w.filter.decide_burst(hashes, per_packet_time ? times : nullptr, k, o.policy, dup);
+  w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
 
-  // 3. Route: forward the rest, act on duplicates.
   rte_mbuf* fwd[kBurst];
   rte_mbuf* dups[kBurst];
   uint16_t nf = 0, nd = 0;
   for (uint16_t i = 0, j = 0; i < n; ++i) {
-    const bool is_dup = j < k && keyed_at[j] == i && dup[j++];
+    const bool is_dup = j < in.k && in.at[j] == i && dup[j++];
     if (is_dup && o.action != Action::count) dups[nd++] = pkts[i];
     else fwd[nf++] = pkts[i];
   }
   uint64_t ndup = 0;
-  for (uint16_t j = 0; j < k; ++j) ndup += dup[j];
+  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
 
-  if (nf) st.tx.add(send(w, g_app.dst[q.port], fwd, nf));
+  if (nf) st.tx.add(forward(w, fwd, nf));
   if (nd && o.action == Action::mirror) {
     st.mirrored.add(send(w, o.mirror_port, dups, nd));
   } else if (nd) {
     rte_pktmbuf_free_bulk(dups, nd);
     st.suppressed.add(nd);
   }
-
   st.rx.add(n);
-  st.keyed.add(k);
+  st.keyed.add(in.k);
   st.duplicates.add(ndup);
-  if (regressions) st.time_regressions.add(regressions);
-  if (no_ts) st.no_timestamp.add(no_ts);
+}
+
+// One burst from one of the worker's own Rx queues (RSS or a single worker),
+// top to bottom: receive, key, hash, decide, send.
+void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
+                   const pk::ClickOptions& click) {
+  const Options& o = g_app.opt;
+  rte_mbuf* pkts[kBurst];
+  const uint16_t n = receive(q, pkts);
+  if (n == 0) return;
+  const uint64_t t0 = rte_rdtsc();
+  w.stats->last_rx_tsc.set(t0);
+
+  // Time windows on the TSC clock: one reading and one advance for the burst.
+  const bool per_packet_time = o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp;
+  if (o.spec.window.is_time() && !per_packet_time) {
+    clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
+    (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
+  }
+  Keyed keyed;
+  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, click, clock_ns, keyed);
+  decide_and_send(w, pkts, n, keyed, per_packet_time ? keyed.time : nullptr);
+
+  w.stats->bursts.add(1);
+  w.stats->busy_cycles.add(rte_rdtsc() - t0);
+}
+
+// Dispatch mode, the worker's side: one burst from its ring, already keyed
+// and hashed by the dispatcher, which also stamped each packet's clock.
+uint16_t process_ring_burst(Worker& w) {
+  Dispatched d[kBurst];
+  const unsigned n = rte_ring_sc_dequeue_burst_elem(w.ring, d, sizeof(Dispatched), kBurst, nullptr);
+  if (n == 0) return 0;
+  const uint64_t t0 = rte_rdtsc();
+  w.stats->last_rx_tsc.set(t0);
+
+  rte_mbuf* pkts[kBurst];
+  Keyed keyed;
+  for (uint16_t i = 0; i < n; ++i) {
+    pkts[i] = d[i].m;
+    if (!d[i].keyed) continue;
+    keyed.hash[keyed.k] = d[i].hash;
+    keyed.time[keyed.k] = d[i].now;
+    keyed.at[keyed.k++] = i;
+  }
+  // A time window's epochs start at the filter's first advance. One filter
+  // (replay, or a single worker) starts them at the first keyed packet; so
+  // must every shard, or a key aged between T and T + one epoch could get a
+  // different verdict depending on which worker owns it.
+  if (!w.clock_anchored && keyed.k) {
+    (void)w.filter.advance(g_app.time_anchor_ns.load(std::memory_order_acquire));  // count windows: no-op
+    w.clock_anchored = true;
+  }
+  decide_and_send(w, pkts, static_cast<uint16_t>(n), keyed, g_app.opt.spec.window.is_time() ? keyed.time : nullptr);
+
+  w.stats->bursts.add(1);
+  w.stats->busy_cycles.add(rte_rdtsc() - t0);
+  return static_cast<uint16_t>(n);
+}
+
+// The worker that owns a key. Not a bit the filters read directly: they take
+// their line or block from the top bits of h1 and their probe bits from h2
+// (double hashing, salted products, and in the one-line layouts h2's bits
+// consumed in fields from the bottom up). Routing on any of those bits, say
+// reduce(h2, N), would fix them within each worker's keys and skew its
+// filter (e.g. one interleaved pattern field confined to half its range). A
+// bijective mix of both words leaves every bit of h1 and h2 uniform.
+inline unsigned owner(const ab::KeyHash& h, unsigned nworkers) {
+  return static_cast<unsigned>(ab::reduce(ab::mix64(h.h1 ^ h.h2), nworkers));
+}
+
+// Dispatch mode, the dispatcher's side: receive, key and hash a burst, then
+// enqueue each packet to the worker owning its key (unparsed ones to worker
+// 0). A full ring is waited on, never dropped from: back-pressure reaches the
+// NIC's Rx ring, and the accounting stays exact. Workers drain their rings
+// until the dispatcher says it is done, so the wait always ends.
+void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
+                    const pk::ClickOptions& click) {
+  const Options& o = g_app.opt;
+  LcoreStats& st = *d.stats;
+  rte_mbuf* pkts[kBurst];
+  const uint16_t n = receive(q, pkts);
+  if (n == 0) return;
+  const uint64_t t0 = rte_rdtsc();
+  st.last_rx_tsc.set(t0);
+  if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
+
+  Keyed keyed;
+  key_burst(pkts, n, st, d.scratch, *d.key, hasher, click, clock_ns, keyed);
+  if (keyed.k && !d.clock_anchored) {
+    g_app.time_anchor_ns.store(keyed.time[0], std::memory_order_release);  // before any enqueue
+    d.clock_anchored = true;
+  }
+
+  const unsigned nworkers = static_cast<unsigned>(g_app.workers.size());
+  unsigned count[RTE_MAX_LCORE] = {};
+  for (uint16_t i = 0, j = 0; i < n; ++i) {
+    const bool is_keyed = j < keyed.k && keyed.at[j] == i;
+    const unsigned w = is_keyed ? owner(keyed.hash[j], nworkers) : 0;
+    d.stage[w][count[w]++] = is_keyed ? Dispatched{pkts[i], keyed.time[j], keyed.hash[j], 1, 0}
+                                      : Dispatched{pkts[i], 0, {}, 0, 0};
+    j += is_keyed;
+  }
+  for (unsigned w = 0; w < nworkers; ++w) {
+    unsigned done = rte_ring_sp_enqueue_burst_elem(g_app.workers[w].ring, d.stage[w].data(), sizeof(Dispatched),
+                                                   count[w], nullptr);
+    if (done < count[w]) st.ring_full.add(1);
+    while (done < count[w]) {
+      rte_pause();
+      done += rte_ring_sp_enqueue_burst_elem(g_app.workers[w].ring, d.stage[w].data() + done, sizeof(Dispatched),
+                                             count[w] - done, nullptr);
+    }
+  }
+  st.rx.add(n);
   st.bursts.add(1);
   st.busy_cycles.add(rte_rdtsc() - t0);
 }
@@ -162,12 +301,21 @@ int worker_main(void* arg) {
   uint64_t clock_ns = 0;
 
   std::printf("dedup_fwd: worker %u on lcore %u (socket %d) polls", w.index, w.lcore_id, w.socket);
+  if (w.ring) std::printf(" its ring from the dispatcher");
   for (const RxQueue& q : w.rxq) std::printf(" port %u queue %u", q.port, q.queue);
   std::printf("\n");
   std::fflush(stdout);
 
-  while (!g_app.quit.load(std::memory_order_relaxed)) {
-    for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, click);
+  for (;;) {
+    if (w.ring) {
+      // Read "done" before polling: an empty ring after the dispatcher's last
+      // enqueue means nothing is left in flight for this worker.
+      const bool last = g_app.dispatch_done.load(std::memory_order_acquire);
+      if (process_ring_burst(w) == 0 && last) break;
+    } else {
+      if (g_app.quit.load(std::memory_order_relaxed)) break;
+      for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, click);
+    }
     if (w.stats->fill_request.load(std::memory_order_relaxed)) {
       // Scans the whole filter: done here, between bursts, because only the
       // owner may read the bits without a race.
@@ -176,6 +324,25 @@ int worker_main(void* arg) {
     }
     if (housekeeper) housekeeping(rte_rdtsc());
   }
+  return 0;
+}
+
+int dispatcher_main(Dispatcher& d) {
+  const ab::Hasher hasher(g_app.seed);  // the workers' filters are probed with these hashes
+  const pk::ClickOptions click = g_app.opt.click_options();
+  uint64_t clock_ns = 0;
+  std::printf("dedup_fwd: dispatcher on lcore %u polls", d.lcore_id);
+  for (const RxQueue& q : d.rxq) std::printf(" port %u queue %u", q.port, q.queue);
+  std::printf("\n");
+  std::fflush(stdout);
+
+  while (!g_app.quit.load(std::memory_order_relaxed)) {
+    for (const RxQueue& q : d.rxq) dispatch_burst(d, q, clock_ns, hasher, click);
+    housekeeping(rte_rdtsc());
+  }
+  // Everything received has been enqueued: the workers may stop once their
+  // rings are empty.
+  g_app.dispatch_done.store(true, std::memory_order_release);
   return 0;
 }
 
@@ -198,6 +365,8 @@ void housekeeping(uint64_t now) {
       const uint64_t t = w.stats->last_rx_tsc.get();
       if (t > last) last = t;
     }
+    if (g_app.dispatch && g_app.dispatcher.stats->last_rx_tsc.get() > last)
+      last = g_app.dispatcher.stats->last_rx_tsc.get();
     if (now > last && (now - last) * 1000 / hz >= o.exit_on_idle_ms) g_app.quit.store(true, std::memory_order_relaxed);
   }
 }

@@ -10,6 +10,7 @@ packages=(
   libxxhash-dev libpcap-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   libdpdk-dev dpdk-dev
+  tcpreplay tcpdump
 )
 
 missing=()

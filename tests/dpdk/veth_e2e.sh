@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# End to end over a real kernel link: dedup_fwd on net_af_packet at one end of
+# a veth pair, the other end inside a network namespace made here, where
+# tcpreplay sends a real trace and tcpdump records what comes back. The
+# packets that come back must be exactly those agebloom-replay passes for the
+# same trace, seed and parameters.
+#
+#   veth_e2e.sh DEDUP_FWD AGEBLOOM_REPLAY TRACE
+#
+# Exit 77 (meson: skip), with the reason, when this machine cannot run it: not
+# root, namespaces not permitted, tools or the af_packet PMD missing. Every
+# wait polls for its condition under a deadline: no fixed sleeps.
+set -u
+fwd_bin=$1 replay_bin=$2 trace=$3
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+[[ $(id -u) -eq 0 ]] || skip "needs root to create a network namespace and a veth pair"
+for tool in ip tcpdump tcpreplay awk od; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/setup.sh installs tcpreplay and tcpdump)"
+done
+[[ -r $trace ]] || fail "no trace at $trace"
+
+# Names unique to this run (interface names: 15 characters at most).
+ns=agebloom-e2e-$$
+va=abA$$
+vb=abB$$
+prefix=agebloom-veth-$$
+work=$(mktemp -d)
+fwd_pid='' dump_pid=''
+
+cleanup() {
+  for pid in $fwd_pid $dump_pid; do kill -TERM "$pid" 2>/dev/null; done
+  for pid in $fwd_pid $dump_pid; do wait "$pid" 2>/dev/null; done
+  ip link del "$va" 2>/dev/null  # deletes its peer too, wherever it is
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$work" "/var/run/dpdk/$prefix"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP  # the EXIT trap cleans up
+
+# wait_for SECONDS CONDITION...: polls CONDITION every 50 ms; false on timeout.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.05
+  done
+}
+alive() { kill -0 "$1" 2>/dev/null; }
+log_has() { grep -q "$2" "$1" 2>/dev/null; }
+count_packets() { tcpdump -r "$1" -nn 2>/dev/null | wc -l; }
+
+# --- the link: vethA here, vethB in the namespace, IPv6 off on both before
+# they come up (no router or neighbour solicitations to confuse the counts).
+ip netns add "$ns" 2>"$work/err" || skip "ip netns add is not permitted here: $(cat "$work/err")"
+ip link add "$va" type veth peer name "$vb" 2>"$work/err" || skip "cannot create a veth pair: $(cat "$work/err")"
+ip link set "$vb" netns "$ns" || fail "cannot move $vb into $ns"
+sysctl -qw "net.ipv6.conf.$va.disable_ipv6=1" 2>/dev/null
+ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$vb.disable_ipv6=1" 2>/dev/null
+ip link set "$va" up || fail "cannot bring $va up"
+ip netns exec "$ns" ip link set "$vb" up || fail "cannot bring $vb up"
+
+# --- expected: agebloom-replay's verdicts. A count window longer than the
+# trace, so the verdicts do not depend on timing at all.
+params="--key flow --window 1000000 --fpr 0.0001 --seed e2e"
+"$replay_bin" "$trace" --json --verdicts "$work/verdicts" $params >"$work/replay.json" 2>&1 ||
+  fail "agebloom-replay failed: $(cat "$work/replay.json")"
+passed=$(grep -o '"passed":[0-9]*' "$work/replay.json" | cut -d: -f2)
+total=$(grep -o '"packets":[0-9]*' "$work/replay.json" | cut -d: -f2)
+[[ -n $passed && -n $total ]] || fail "no passed/packets in replay's JSON: $(cat "$work/replay.json")"
+
+# --- dedup_fwd on vethA, sending back out of it. Rx ring of 4096 frames:
+# room for 2 s of the send below if the machine stalls it.
+"$fwd_bin" --no-huge --no-pci -m 512 --log-level=lib.eal:error --file-prefix "$prefix" -l 0 \
+  --vdev "net_af_packet0,iface=$va,framecnt=4096" -- $params --same-port --stats-interval 0 \
+  --stats-json "$work/stats.json" >"$work/fwd.log" 2>&1 &
+fwd_pid=$!
+if ! wait_for 60 log_has "$work/fwd.log" "polls port"; then
+  alive "$fwd_pid" || {
+    wait "$fwd_pid"
+    rc=$?
+    fwd_pid=''
+    if grep -qE "EAL|no Ethernet ports|af_packet" "$work/fwd.log"; then
+      skip "dedup_fwd cannot start on net_af_packet here (exit $rc): $(tail -5 "$work/fwd.log")"
+    fi
+    fail "dedup_fwd exited with $rc: $(cat "$work/fwd.log")"
+  }
+  fail "dedup_fwd did not start within 60 s: $(cat "$work/fwd.log")"
+fi
+
+# --- tcpdump on vethB, incoming only (what dedup_fwd forwarded), one packet
+# at a time to the file so that polling its length is meaningful.
+ip netns exec "$ns" tcpdump -i "$vb" -Q in -U -n -w "$work/back.pcap" 2>"$work/tcpdump.log" &
+dump_pid=$!
+wait_for 30 log_has "$work/tcpdump.log" "listening on" ||
+  fail "tcpdump did not start: $(cat "$work/tcpdump.log")"
+
+# --- send the trace out of vethB at a modest rate.
+ip netns exec "$ns" tcpreplay -i "$vb" --pps 2000 "$trace" >"$work/tcpreplay.log" 2>&1 ||
+  fail "tcpreplay failed: $(cat "$work/tcpreplay.log")"
+sent=$(grep -o 'Successful packets: *[0-9]*' "$work/tcpreplay.log" | grep -o '[0-9]*$')
+[[ $sent == "$total" ]] || fail "tcpreplay sent ${sent:-?} of $total packets: $(cat "$work/tcpreplay.log")"
+
+# --- wait until what comes back stops growing: at least `passed` packets, or
+# no new packet for 5 s (then the comparison below says what is missing).
+last=-1 still_since=$SECONDS deadline=$((SECONDS + 60))
+while ((SECONDS < deadline)); do
+  now=$(count_packets "$work/back.pcap")
+  ((now >= passed)) && break
+  if ((now != last)); then last=$now still_since=$SECONDS; elif ((SECONDS - still_since >= 5)); then break; fi
+  sleep 0.1
+done
+
+# --- stop both by their pids (SIGTERM: background jobs of a script ignore SIGINT).
+kill -TERM "$fwd_pid"
+wait_for 30 bash -c "! kill -0 $fwd_pid 2>/dev/null" || fail "dedup_fwd did not stop on SIGTERM"
+wait "$fwd_pid"
+fwd_rc=$?
+fwd_pid=''
+kill -TERM "$dump_pid"
+wait "$dump_pid" 2>/dev/null
+dump_pid=''
+((fwd_rc == 0)) || fail "dedup_fwd exited with $fwd_rc: $(cat "$work/fwd.log")"
+
+# --- compare as byte strings: one line of hex per frame.
+hex_frames() {
+  tcpdump -r "$1" -nn -xx -t 2>/dev/null | awk '
+    /^[ \t]+0x[0-9a-f]+:/ { for (i = 2; i <= NF; ++i) cur = cur $i; next }
+    { if (started) print cur; cur = ""; started = 1 }
+    END { if (started) print cur }'
+}
+hex_frames "$trace" >"$work/trace.hex"
+hex_frames "$work/back.pcap" >"$work/back.hex"
+# Replay's verdict bits, least significant first: 1 = suppressed.
+od -An -v -tu1 "$work/verdicts" | awk '{ for (i = 1; i <= NF; ++i) for (b = 0; b < 8; ++b) print int($i / 2^b) % 2 }' \
+  >"$work/bits"
+awk 'NR == FNR { bit[FNR] = $1; next } bit[FNR] == 0' "$work/bits" "$work/trace.hex" | sort >"$work/want.hex"
+# Frames that are not from the trace at all (kernel noise) are left out.
+awk 'NR == FNR { in_trace[$0] = 1; next } ($0 in in_trace)' "$work/trace.hex" "$work/back.hex" | sort >"$work/got.hex"
+noise=$(($(wc -l <"$work/back.hex") - $(wc -l <"$work/got.hex")))
+got=$(wc -l <"$work/got.hex")
+
+echo "trace $total packets, replay passed $passed; captured back $got from the trace (+$noise other frames)"
+echo "dedup_fwd: $(grep 'packets in' "$work/fwd.log")"
+[[ $(wc -l <"$work/want.hex") -eq $passed ]] || fail "replay's verdict bits do not add up to its passed count"
+((got == passed)) || fail "captured $got packets of the trace, replay passed $passed"
+cmp -s "$work/want.hex" "$work/got.hex" || fail "the packets that came back are not those replay passed"
+grep -q '"invariant_holds": true' "$work/stats.json" || fail "rx != tx + suppressed + mirrored + dropped_error"
+grep -q '"in_use_at_exit": 0' "$work/stats.json" || fail "mbufs missing from the pool at exit"
+echo "PASS"
