@@ -252,3 +252,25 @@ TEST(GuardedEpoch, SizingMeetsTargetAndMatchesPaperBudget) {
   EXPECT_NEAR(cfg->bits_per_item(), 14.0, 0.01);
   EXPECT_NEAR(cfg->model_fpr(), 0.0222, 0.004);
 }
+
+// The AVX2 build of the blocked probe (chosen at run time, isa.hpp) and the
+// baseline build agree on every verdict and every byte of state.
+TEST(GuardedEpoch, IsaBuildsAgree) {
+  if (!ab::cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2: only the baseline build can run";
+  for (uint32_t block : {64u, 256u, 512u}) {
+    auto cfg = GuardedEpochConfig::for_fpr(Window::count(4000), 0.02, 6, block);
+    ASSERT_TRUE(cfg);
+    Owned wide(*cfg), base(*cfg);
+    EXPECT_TRUE(wide->uses_avx2());
+    base->use_avx2(false);
+    EXPECT_FALSE(base->uses_avx2());
+    std::mt19937_64 rng(block * 7);
+    for (int i = 0; i < 40000; ++i) {
+      const KeyHash h = key_hash(rng() % 9000);
+      ASSERT_EQ(wide->test_and_insert(h), base->test_and_insert(h)) << i;
+      const KeyHash q = key_hash(rng());
+      ASSERT_EQ(wide->contains(q), base->contains(q)) << i;
+    }
+    EXPECT_EQ(wide.state(), base.state());
+  }
+}

@@ -28,6 +28,7 @@
 #include "agebloom/core/bloom_math.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
+#include "agebloom/core/isa.hpp"
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
@@ -188,6 +189,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     f.blocks_ = c.block_bits ? c.segment_bits / c.block_bits : 0;
     f.block_words_ = c.block_bits / 64;
     f.log2_block_ = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
+    f.avx2_ = c.block_bits != 0 && cpu_has_avx2();
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
     if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
     f.state_->current = 0;
@@ -209,9 +211,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
       flat_positions(h, pos);
       return flat_contains(pos);
     }
-    bits::Pattern<8> p;
-    const uint64_t block = blocked_pattern(h, p);
-    return blocked_contains(block, p);
+    return avx2_ ? blocked_query_avx2(h) : blocked_query(h);
   }
 
   void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
@@ -227,6 +227,12 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
                                           : probe(h, 0, cfg_.segment_bits) / 64;
     for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
   }
+
+  // Which build of the blocked probe runs: AVX2 when the CPU has it (chosen
+  // at create()), or the baseline. Both give the same verdicts and state
+  // (tested); this switch exists for that test and for benchmarks.
+  void use_avx2(bool on) noexcept { avx2_ = on && cfg_.block_bits != 0 && cpu_has_avx2(); }
+  bool uses_avx2() const noexcept { return avx2_; }
 
   const GuardedEpochConfig& config() const noexcept { return cfg_; }
   uint64_t insertions() const noexcept { return state_->insertions; }
@@ -281,14 +287,14 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   }
 
   // Block from h1, in-block bits from h2 (independent halves).
-  uint64_t blocked_pattern(KeyHash h, bits::Pattern<8>& p) const noexcept {
+  [[gnu::always_inline]] inline uint64_t blocked_pattern(KeyHash h, bits::Pattern<8>& p) const noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i) {
       const uint32_t bit = block_bit(h.h2, i, log2_block_);
       p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
     }
     return reduce(h.h1, blocks_);
   }
-  bool blocked_contains(uint64_t block, const bits::Pattern<8>& p) const noexcept {
+  [[gnu::always_inline]] inline bool blocked_contains(uint64_t block, const bits::Pattern<8>& p) const noexcept {
     for (uint32_t j = 0; j < cfg_.segments(); ++j) {
       const uint64_t* blk = segment(nth_newest(j)) + block * block_words_;
       uint64_t missing = 0;
@@ -302,25 +308,43 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   // both the test and the insertion.
   template <bool Test>
   bool insert_impl(KeyHash h) noexcept {
-    bool seen = false;
     if (cfg_.block_bits == 0) {
       uint64_t pos[GuardedEpochConfig::kMaxK];
       flat_positions(h, pos);
+      bool seen = false;
       if constexpr (Test) seen = flat_contains(pos);  // the verdict precedes this insertion's rotation
       uint64_t* seg = advance_for_insert();
       for (uint32_t i = 0; i < cfg_.k; ++i) bits::set(seg, pos[i]);
-    } else {
-      bits::Pattern<8> p;
-      const uint64_t block = blocked_pattern(h, p);
-      if constexpr (Test) seen = blocked_contains(block, p);
-      uint64_t* blk = advance_for_insert() + block * block_words_;
-      for (uint32_t w = 0; w < block_words_; ++w) blk[w] |= p.mask[w];
+      return seen;
     }
+    return avx2_ ? blocked_insert_avx2<Test>(h) : blocked_insert<Test>(h);
+  }
+
+  // The blocked paths, whole, so that the AVX2 wrappers below inline them
+  // (isa.hpp): the eight-word pattern and its compare vectorise.
+  [[gnu::always_inline]] inline bool blocked_query(KeyHash h) const noexcept {
+    bits::Pattern<8> p;
+    const uint64_t block = blocked_pattern(h, p);
+    return blocked_contains(block, p);
+  }
+  template <bool Test>
+  [[gnu::always_inline]] inline bool blocked_insert(KeyHash h) noexcept {
+    bits::Pattern<8> p;
+    const uint64_t block = blocked_pattern(h, p);
+    bool seen = false;
+    if constexpr (Test) seen = blocked_contains(block, p);
+    uint64_t* blk = advance_for_insert() + block * block_words_;
+    for (uint32_t w = 0; w < block_words_; ++w) blk[w] |= p.mask[w];
     return seen;
+  }
+  AGEBLOOM_TARGET_AVX2 bool blocked_query_avx2(KeyHash h) const noexcept { return blocked_query(h); }
+  template <bool Test>
+  AGEBLOOM_TARGET_AVX2 bool blocked_insert_avx2(KeyHash h) noexcept {
+    return blocked_insert<Test>(h);
   }
 
   // Count windows rotate before the insertion that starts a new epoch.
-  uint64_t* advance_for_insert() noexcept {
+  [[gnu::always_inline]] inline uint64_t* advance_for_insert() noexcept {
     if (state_->schedule.rotate_before_insert()) rotate();
     ++state_->insertions;
     return segment(state_->current);
@@ -333,6 +357,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   uint64_t blocks_ = 0;
   uint32_t block_words_ = 0;
   uint32_t log2_block_ = 0;
+  bool avx2_ = false;  // blocked probes take the AVX2 build of their body (isa.hpp)
 };
 
 }  // namespace agebloom
