@@ -5,6 +5,8 @@
 // false positives cannot make a test flaky. Exit code 77 (skip) with the
 // reason when the EAL cannot start here.
 #include <gtest/gtest.h>
+
+#include "../common/shell.hpp"
 #include <pcap/pcap.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -28,21 +30,8 @@ namespace {
 
 // ---------------------------------------------------------------- running
 
-struct Outcome {
-  int code;
-  std::string out;
-};
-
-Outcome shell(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
+using agebloom::testing::Outcome;
+using agebloom::testing::shell;
 
 fs::path temp_dir() {
   static const fs::path d = [] {

@@ -2,6 +2,8 @@
 // filter and key mode, the verdict bitmap, and every error path (exit 2 for
 // bad options, exit 1 for unreadable traces, never a crash).
 #include <gtest/gtest.h>
+
+#include "../common/shell.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -15,22 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out;
-};
+using agebloom::testing::Outcome;
 
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string(AGEBLOOM_REPLAY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
+Outcome run(const std::string& args) { return agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args); }
 
 std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
 
