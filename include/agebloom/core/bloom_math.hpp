@@ -17,27 +17,37 @@ constexpr double fpr(double m_bits, double n_items, unsigned k) noexcept {
   return math::pow(fill, k);
 }
 
+namespace detail {
+// Σ_j Pois(j; λ) · term(j), summed out to λ + 12σ + 16 (the tail beyond is
+// < 1e-30). The pmf is carried from term to term (p_j = p_{j-1} λ / j),
+// starting in the log domain when e^{-λ} would underflow.
+template <class Term>
+constexpr double poisson_mixture(double lambda, Term&& term) noexcept {
+  double sigma = 1.0;
+  while (sigma * sigma < lambda) sigma += 1.0;
+  const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
+  const uint64_t jmin = lambda > 600 ? static_cast<uint64_t>(lambda - 12.0 * sigma) : 0;
+  // log Pois(jmin; λ) = -λ + jmin ln λ - ln jmin!
+  double log_p = -lambda;
+  for (uint64_t j = 1; j <= jmin; ++j) log_p += math::ln(lambda / static_cast<double>(j));
+  double p = math::exp(log_p), sum = 0.0;
+  for (uint64_t j = jmin; j <= jmax; ++j) {
+    sum += p * term(j);
+    p *= lambda / static_cast<double>(j + 1);
+  }
+  return sum;
+}
+}  // namespace detail
+
 // Blocked Bloom filter (Putze, Sanders, Singler 2007, §3): the n items spread
 // over m/B blocks as Poisson(λ = nB/m); a block holding j keys has each bit
 // set with probability 1 - (1 - 1/B)^{kj}. FP = Σ_j Pois(j; λ) (that)^k.
 constexpr double blocked_fpr(double m_bits, double n_items, unsigned k, unsigned block_bits) noexcept {
   if (n_items <= 0) return 0.0;
-  const double blocks = m_bits / block_bits;
-  const double lambda = n_items / blocks;
-  const double keep = 1.0 - 1.0 / block_bits;
-  // Sum the Poisson mass out to λ + 12σ + 16: the tail beyond is < 1e-30.
-  double sigma = 1.0;
-  while (sigma * sigma < lambda) sigma += 1.0;
-  const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
-  double log_p = -lambda;  // log Pois(0)
-  const double log_lambda = math::ln(lambda);
-  double sum = 0.0;
-  for (uint64_t j = 0; j <= jmax; ++j) {
-    if (j > 0) log_p += log_lambda - math::ln(static_cast<double>(j));
-    const double bit_set = 1.0 - math::pow(keep, static_cast<double>(k) * j);
-    sum += math::exp(log_p) * math::pow(bit_set, k);
-  }
-  return sum;
+  const double keep_k = math::ipow(1.0 - 1.0 / block_bits, k);  // one key leaves a bit clear
+  return detail::poisson_mixture(n_items * block_bits / m_bits, [&](uint64_t j) {
+    return math::ipow(1.0 - math::ipow(keep_k, j), k);
+  });
 }
 
 // Blocked Bloom filter whose B-bit block is partitioned into b parts of B/b
@@ -46,19 +56,10 @@ constexpr double blocked_fpr(double m_bits, double n_items, unsigned k, unsigned
 constexpr double partitioned_block_fpr(double m_bits, double n_items, unsigned block_bits,
                                        unsigned b) noexcept {
   if (n_items <= 0) return 0.0;
-  const double lambda = n_items * block_bits / m_bits;
   const double keep = 1.0 - static_cast<double>(b) / block_bits;
-  double sigma = 1.0;
-  while (sigma * sigma < lambda) sigma += 1.0;
-  const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
-  double log_p = -lambda;
-  const double log_lambda = math::ln(lambda);
-  double sum = 0.0;
-  for (uint64_t j = 0; j <= jmax; ++j) {
-    if (j > 0) log_p += log_lambda - math::ln(static_cast<double>(j));
-    sum += math::exp(log_p) * math::pow(1.0 - math::pow(keep, static_cast<double>(j)), b);
-  }
-  return sum;
+  return detail::poisson_mixture(n_items * block_bits / m_bits, [&](uint64_t j) {
+    return math::ipow(1.0 - math::ipow(keep, j), b);
+  });
 }
 
 // k minimising the FP of m bits holding n items: round(ln2 · m/n), clamped.
