@@ -11,5 +11,6 @@
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"

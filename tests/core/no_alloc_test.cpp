@@ -148,6 +148,14 @@ TEST(NoAllocation, InterleavedEpoch) {
   EXPECT_EQ(n, 0);
 }
 
+TEST(NoAllocation, InterleavedApbf) {
+  auto cfg = ab::InterleavedApbfConfig::for_fpr(ab::Window::count(2000), 0.01, 32);
+  ASSERT_TRUE(cfg);
+  long n = -1;
+  run_filter_ops<ab::InterleavedApbfFilter<uint32_t>>(*cfg, n);
+  EXPECT_EQ(n, 0);
+}
+
 TEST(NoAllocation, SizingAllocatesNothing) {
   long n;
   {
