@@ -1,12 +1,15 @@
+// The worker's loop around a burst: receive, then stages 1 and 2 (key, hash,
+// decide, split; burst.cpp, shared with perf/pipeline_bench.cpp), then stage
+// 3, send. Also the dispatcher's loop and the main lcore's housekeeping.
 #include "worker.hpp"
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
-#include <rte_prefetch.h>
 #include <rte_ring_elem.h>
 
+#include "burst.hpp"
 #include "stats.hpp"
 
 namespace dedup_fwd {
@@ -15,9 +18,6 @@ namespace ab = agebloom;
 namespace pk = agebloom::packet;
 
 namespace {
-
-// Packets ahead whose first data line is prefetched while one is parsed.
-constexpr uint16_t kPrefetchAhead = 4;
 
 // TSC cycles since start → nanoseconds, the unit of --ttl. One multiply.
 inline uint64_t tsc_to_ns(uint64_t cycles) {
@@ -85,93 +85,19 @@ uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
   return n;
 }
 
-// The frame as contiguous bytes: extract_key reads one buffer, so chained
-// (jumbo) mbufs are copied into the lcore's scratch.
-inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
-  len = rte_pktmbuf_pkt_len(m);
-  if (rte_pktmbuf_is_contiguous(m)) return rte_pktmbuf_mtod(m, const uint8_t*);
-  if (len > kScratchBytes) len = kScratchBytes;
-  return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
-}
-
-// What the filter needs from a burst: the keyed packets' hashes and clocks.
-struct Keyed {
-  ab::KeyHash hash[kBurst];
-  uint64_t time[kBurst];      // the window's clock for each keyed packet (time windows)
-  uint16_t at[kBurst];        // index in the burst of keyed packet j
-  uint16_t k = 0;
-};
-
-// Stage 1, on whichever lcore receives: key, hash and clock of every packet.
-// Unparsed frames pass untouched (like replay) and are counted by reason.
-// clock_ns enters as the burst's clock (TSC) or the latest Rx stamp seen.
-void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
-  const Options& o = g_app.opt;
-  const bool per_packet_time = o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp;
-  uint64_t no_ts = 0, regressions = 0;
-  out.k = 0;
-  for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
-  for (uint16_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
-    uint32_t len;
-    const uint8_t* data = frame_bytes(scratch, pkts[i], len);
-    const pk::Result r = pk::extract_key(pk::linktype::en10mb, data, len, o.mode, click, key);
-    if (!r.ok()) {
-      st.reasons[static_cast<size_t>(r.reason)].add(1);
-      continue;
-    }
-    if (per_packet_time) {
-      // The replay's rule: a stamp that steps back holds the clock at the latest.
-      const rte_mbuf* m = pkts[i];
-      if (m->ol_flags & g_app.ts_flag) {
-        const uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*) *
-                           g_app.ts_scale[m->port];
-        if (t < clock_ns) ++regressions;
-        else clock_ns = t;
-      } else {
-        ++no_ts;
-      }
-    }
-    out.time[out.k] = clock_ns;
-    out.hash[out.k] = hasher(key.bytes, key.length);
-    out.at[out.k++] = i;
-  }
-  if (regressions) st.time_regressions.add(regressions);
-  if (no_ts) st.no_timestamp.add(no_ts);
-}
-
-// Stages 2 and 3, on the worker that owns the keys: verdicts for the keyed
-// packets in order (filter lines prefetched ahead), then forward the rest and
-// drop, mirror or count the duplicates. now == nullptr: the filter was
-// advanced for the whole burst already.
-void decide_and_send(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now) {
-  const Options& o = g_app.opt;
+// Stage 3: forward what passed, and drop, mirror or (under --action count,
+// where decide_keyed put them in fwd) forward the duplicates. Every mbuf is
+// sent or freed here and counted once: tx, mirrored, suppressed, or
+// dropped_error for what a PMD refused.
+void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s) {
   LcoreStats& st = *w.stats;
-  bool dup[kBurst];
-  w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
-
-  rte_mbuf* fwd[kBurst];
-  rte_mbuf* dups[kBurst];
-  uint16_t nf = 0, nd = 0;
-  for (uint16_t i = 0, j = 0; i < n; ++i) {
-    const bool is_dup = j < in.k && in.at[j] == i && dup[j++];
-    if (is_dup && o.action != Action::count) dups[nd++] = pkts[i];
-    else fwd[nf++] = pkts[i];
+  if (s.nf) st.tx.add(forward(w, fwd, s.nf));
+  if (s.nd && g_app.opt.action == Action::mirror) {
+    st.mirrored.add(send(w, g_app.opt.mirror_port, dups, s.nd));
+  } else if (s.nd) {
+    rte_pktmbuf_free_bulk(dups, s.nd);
+    st.suppressed.add(s.nd);
   }
-  uint64_t ndup = 0;
-  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
-
-  if (nf) st.tx.add(forward(w, fwd, nf));
-  if (nd && o.action == Action::mirror) {
-    st.mirrored.add(send(w, o.mirror_port, dups, nd));
-  } else if (nd) {
-    rte_pktmbuf_free_bulk(dups, nd);
-    st.suppressed.add(nd);
-  }
-  st.rx.add(n);
-  st.keyed.add(in.k);
-  st.duplicates.add(ndup);
 }
 
 // One burst from one of the worker's own Rx queues (RSS or a single worker),
@@ -186,14 +112,14 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
   w.stats->last_rx_tsc.set(t0);
 
   // Time windows on the TSC clock: one reading and one advance for the burst.
-  const bool per_packet_time = o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp;
-  if (o.spec.window.is_time() && !per_packet_time) {
+  if (o.spec.window.is_time() && !per_packet_time()) {
     clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
     (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
   }
-  Keyed keyed;
-  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, click, clock_ns, keyed);
-  decide_and_send(w, pkts, n, keyed, per_packet_time ? keyed.time : nullptr);
+  rte_mbuf* fwd[kBurst];
+  rte_mbuf* dups[kBurst];
+  const Split s = decide_mbufs(w, pkts, n, hasher, click, clock_ns, fwd, dups);
+  send_split(w, fwd, dups, s);
 
   w.stats->bursts.add(1);
   w.stats->busy_cycles.add(rte_rdtsc() - t0);
@@ -225,7 +151,11 @@ uint16_t process_ring_burst(Worker& w) {
     (void)w.filter.advance(g_app.time_anchor_ns.load(std::memory_order_acquire));  // count windows: no-op
     w.clock_anchored = true;
   }
-  decide_and_send(w, pkts, static_cast<uint16_t>(n), keyed, g_app.opt.spec.window.is_time() ? keyed.time : nullptr);
+  rte_mbuf* fwd[kBurst];
+  rte_mbuf* dups[kBurst];
+  const Split s = decide_keyed(w, pkts, static_cast<uint16_t>(n), keyed,
+                               g_app.opt.spec.window.is_time() ? keyed.time : nullptr, fwd, dups);
+  send_split(w, fwd, dups, s);
 
   w.stats->bursts.add(1);
   w.stats->busy_cycles.add(rte_rdtsc() - t0);

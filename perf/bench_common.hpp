@@ -349,6 +349,9 @@ void register_subject(uint64_t w) {
 void register_filters(uint64_t w);
 #if AGEBLOOM_BENCH_DPDK
 void register_rte_member_peers(uint64_t w);
+// dedup_fwd's burst code over mbufs in memory beside testpmd's 5tswap work
+// (pipeline_bench.cpp); once, after the windows.
+void register_pipeline();
 #endif
 
 }  // namespace agebloom::perf

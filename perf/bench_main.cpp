@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
     if (peers) register_rte_member_peers(w);
 #endif
   }
+#if AGEBLOOM_BENCH_DPDK
+  if (peers) register_pipeline();  // needs EAL's heap for its mempool
+#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   replace_live(nullptr, "");

@@ -140,10 +140,22 @@ struct Interleaved {
   }
 };
 
+// The APBF scan in one line: 16 lanes of 32 bits, k + l = 16.
+struct InterleavedApbf {
+  using Filter = InterleavedApbfFilter<uint32_t>;
+  static constexpr const char* kName = "interleaved_apbf32";
+  static auto config(uint64_t w) { return InterleavedApbfConfig::for_fpr(Window::count(w), kFpr, 32); }
+  static std::string describe(const InterleavedApbfConfig& c) {
+    return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " b=" + std::to_string(c.b) +
+           " lines=" + std::to_string(c.lines);
+  }
+};
+
 }  // namespace
 
 void register_filters(uint64_t w) {
   register_subject<FilterSubject<Interleaved>>(w);
+  register_subject<FilterSubject<InterleavedApbf>>(w);
   register_subject<FilterSubject<GeFlat>>(w);
   register_subject<FilterSubject<GeBlocked>>(w);
   register_subject<FilterSubject<Apbf>>(w);

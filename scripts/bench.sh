@@ -80,7 +80,7 @@ print("test_and_insert, bulk, hit 0%: CPU cycles/key and their ratio to rte_memb
 print("hashed = XXH3 inside the timed loop, as rte_member's own CRC is; wall = the same ratio in wall-clock TSC ticks")
 header = f"{'W':>9} {'subject':<22} {'cyc/key':>8} {'ratio':>7} {'hashed':>8} {'ratio':>7} {'wall':>7} {'target':>7} {'bits/item':>9} {'FPR':>7} {'live FNR':>8}"
 print(header)
-for w in sorted({int(n.split('/W:')[1].split('/')[0]) for n in by_name}):
+for w in sorted({int(n.split('/W:')[1].split('/')[0]) for n in by_name if n.startswith("test_and_insert/")}):
     ht = cycles("rte_member_ht_cache", "bulk", w)
     for s in ours + ["rte_member_vbf_pair", "rte_member_ht_cache"]:
         c = cycles(s, "bulk", w)
@@ -108,5 +108,16 @@ for w, t in targets.items():
     verdicts.append(f"W={w}: best end-to-end ratio {best[0]:.2f} ({best[1]}) vs target <= {t}: "
                     + ("meets" if best[0] <= t else "MISSES"))
 print("\n".join(verdicts) if verdicts else "no target window (1M, 64M) with an rte_member HT cache figure in this run")
+
+# perf/pipeline_bench.cpp: dedup_fwd's burst code over mbufs in memory, as a
+# ratio to testpmd's 5tswap work on the same bursts.
+pipe = {n: r for n, r in by_name.items() if n.startswith("pipeline/")}
+swap = pipe.get("pipeline/5tswap/burst:32")
+if pipe:
+    print("\npipeline, per packet over bursts of 32 mbufs in memory (CPU cycles/packet, ratio to 5tswap's work):")
+    for n, r in pipe.items():
+        c = r["cpu_cycles_per_pkt"]
+        ratio = f"{c / swap['cpu_cycles_per_pkt']:7.2f}" if swap else "    n/a"
+        print(f"  {n:<68} {c:8.1f} {ratio}")
 EOF
 echo "bench.sh: JSON written to $out"

@@ -1,0 +1,95 @@
+#include "burst.hpp"
+
+#include <rte_prefetch.h>
+
+namespace dedup_fwd {
+
+namespace ab = agebloom;
+namespace pk = agebloom::packet;
+
+namespace {
+
+// Packets ahead whose first data line is prefetched while one is parsed.
+constexpr uint16_t kPrefetchAhead = 4;
+
+// The frame as contiguous bytes: extract_key reads one buffer, so chained
+// (jumbo) mbufs are copied into the lcore's scratch.
+inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
+  len = rte_pktmbuf_pkt_len(m);
+  if (rte_pktmbuf_is_contiguous(m)) return rte_pktmbuf_mtod(m, const uint8_t*);
+  if (len > kScratchBytes) len = kScratchBytes;
+  return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
+}
+
+}  // namespace
+
+void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+  const Options& o = g_app.opt;
+  const bool stamps = per_packet_time();
+  uint64_t no_ts = 0, regressions = 0;
+  out.k = 0;
+  for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  for (uint16_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
+    uint32_t len;
+    const uint8_t* data = frame_bytes(scratch, pkts[i], len);
+    const pk::Result r = pk::extract_key(pk::linktype::en10mb, data, len, o.mode, click, key);
+    if (!r.ok()) {
+      st.reasons[static_cast<size_t>(r.reason)].add(1);
+      continue;
+    }
+    if (stamps) {
+      // The replay's rule: a stamp that steps back holds the clock at the latest.
+      const rte_mbuf* m = pkts[i];
+      if (m->ol_flags & g_app.ts_flag) {
+        const uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*) *
+                           g_app.ts_scale[m->port];
+        if (t < clock_ns) ++regressions;
+        else clock_ns = t;
+      } else {
+        ++no_ts;
+      }
+    }
+    out.time[out.k] = clock_ns;
+    out.hash[out.k] = hasher(key.bytes, key.length);
+    out.at[out.k++] = i;
+  }
+  if (regressions) st.time_regressions.add(regressions);
+  if (no_ts) st.no_timestamp.add(no_ts);
+}
+
+Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
+                   rte_mbuf** dups) {
+  const Options& o = g_app.opt;
+  bool dup[kBurst];
+  w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
+
+  // Walk the burst in order, consuming the keyed packets' verdicts as their
+  // indices come up: unkeyed packets have no verdict and are forwarded.
+  Split s;
+  for (uint16_t i = 0, j = 0; i < n; ++i) {
+    const bool is_dup = j < in.k && in.at[j] == i && dup[j++];
+    if (is_dup && o.action != Action::count) dups[s.nd++] = pkts[i];
+    else fwd[s.nf++] = pkts[i];
+  }
+  // Duplicates are counted whatever the action: under count they are the
+  // only trace of the verdict.
+  uint64_t ndup = 0;
+  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+
+  LcoreStats& st = *w.stats;
+  st.rx.add(n);
+  st.keyed.add(in.k);
+  st.duplicates.add(ndup);
+  return s;
+}
+
+Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const ab::Hasher& hasher, const pk::ClickOptions& click,
+                   uint64_t& clock_ns, rte_mbuf** fwd, rte_mbuf** dups) {
+  Keyed keyed;
+  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, click, clock_ns, keyed);
+  return decide_keyed(w, pkts, n, keyed, per_packet_time() ? keyed.time : nullptr, fwd, dups);
+}
+
+}  // namespace dedup_fwd

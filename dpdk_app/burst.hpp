@@ -1,0 +1,64 @@
+// The per-burst work of dedup_fwd on packets already received: key and hash
+// every packet, ask the worker's filter, and split the burst into the packets
+// to forward and the duplicates. Nothing here touches a port, so the same code
+// runs inside the worker's Rx/Tx loop (worker.cpp) and over mbufs in memory
+// (perf/pipeline_bench.cpp), and the benchmark measures what ships.
+//
+// Run-wide settings (key mode, policy, action, time source, the Rx timestamp
+// field) are read from g_app, which main() fills before any lcore starts.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include "app.hpp"
+
+namespace dedup_fwd {
+
+// What the filter needs from a burst: the keyed packets' hashes and clocks.
+struct Keyed {
+  agebloom::KeyHash hash[kBurst];
+  uint64_t time[kBurst];  // the window's clock for each keyed packet (time windows)
+  uint16_t at[kBurst];    // index in the burst of keyed packet j
+  uint16_t k = 0;
+};
+
+// Stage 1, on whichever lcore receives (a worker, or the dispatcher): key,
+// hash and clock of every packet. Unparsed frames get no key (they pass
+// untouched, like replay) and are counted by reason in `st`. clock_ns enters
+// as the burst's clock (TSC) or the latest Rx stamp seen, and leaves as the
+// latest stamp when the clock is per packet.
+void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
+               const agebloom::Hasher& hasher, const agebloom::packet::ClickOptions& click, uint64_t& clock_ns,
+               Keyed& out);
+
+// How a burst was split: fwd[0..nf) and dups[0..nd), nf + nd = the burst.
+struct Split {
+  uint16_t nf = 0;
+  uint16_t nd = 0;
+};
+
+// Stage 2, on the worker that owns the keys: the verdicts of the keyed packets
+// in arrival order, then the split. Every packet lands in exactly one list, in
+// order: duplicates in `dups` (unless --action count, which forwards them
+// too), everything else, unparsed packets included, in `fwd`. Counts rx,
+// keyed and duplicates on the worker; what happens to each list (tx,
+// suppressed, mirrored, dropped_error) is the caller's to count.
+// now == nullptr: the filter was advanced for the whole burst already.
+Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
+                   rte_mbuf** dups);
+
+// Stages 1 and 2 on the lcore that received the burst (RSS, or a single
+// worker): what a worker does between rte_eth_rx_burst and rte_eth_tx_burst.
+// For a TSC clock the caller advances the filter to clock_ns first; with Rx
+// timestamps each packet advances it to its own stamp.
+Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const agebloom::Hasher& hasher,
+                   const agebloom::packet::ClickOptions& click, uint64_t& clock_ns, rte_mbuf** fwd,
+                   rte_mbuf** dups);
+
+// True when time windows take each packet's Rx timestamp (not one TSC reading
+// per burst).
+inline bool per_packet_time() noexcept {
+  return g_app.opt.spec.window.is_time() && g_app.opt.time_source == TimeSource::rx_timestamp;
+}
+
+}  // namespace dedup_fwd
