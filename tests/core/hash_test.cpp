@@ -130,3 +130,16 @@ TEST(Hash, BulkHashingEqualsOneByOne) {
   hash.hash_bulk(ptrs.data(), lens.data(), keys.size(), out.data());
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(out[i], hash(keys[i].data(), keys[i].size()));
 }
+
+// The unrolled one-word pattern equals the general partitioned pattern.
+TEST(Bits, WordPatternEqualsPartitionedPattern) {
+  const ab::Hasher hash(77);
+  for (uint32_t b : {1u, 2u, 4u, 8u, 16u, 32u})
+    for (uint64_t i = 0; i < 2000; ++i) {
+      const uint64_t y = hash(&i, sizeof i).h2;
+      ab::bits::Pattern<1> p;
+      ab::bits::partitioned_pattern(y, b, static_cast<uint32_t>(__builtin_ctz(64 / b)), p);
+      ASSERT_EQ(ab::bits::word_pattern(y, b), p.mask[0]) << "b=" << b;
+      ASSERT_EQ(static_cast<uint32_t>(__builtin_popcountll(p.mask[0])), b);
+    }
+}

@@ -47,6 +47,32 @@ constexpr void partitioned_pattern(uint64_t y, uint32_t b, uint32_t w, Pattern<B
   }
 }
 
+// The same pattern inside one 64-bit word with b known at compile time: the
+// compiler unrolls the parts into independent shifts (no chain through y),
+// which the one-line filters' hot path needs. Same bits as
+// partitioned_pattern(y, B, log2(64 / B), ...).
+template <uint32_t B>
+constexpr uint64_t word_pattern(uint64_t y) noexcept {
+  constexpr uint32_t w = static_cast<uint32_t>(__builtin_ctz(64 / B));
+  constexpr uint64_t field = (uint64_t{1} << w) - 1;
+  uint64_t m = 0;
+  for (uint32_t part = 0; part < B; ++part)
+    m |= uint64_t{1} << ((part << w) | static_cast<uint32_t>((y >> (part * w)) & field));
+  return m;
+}
+
+// word_pattern for a b chosen at run time (a power of two up to 32).
+constexpr uint64_t word_pattern(uint64_t y, uint32_t b) noexcept {
+  switch (b) {
+    case 1: return word_pattern<1>(y);
+    case 2: return word_pattern<2>(y);
+    case 4: return word_pattern<4>(y);
+    case 8: return word_pattern<8>(y);
+    case 16: return word_pattern<16>(y);
+    default: return word_pattern<32>(y);
+  }
+}
+
 inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }
 inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }
 

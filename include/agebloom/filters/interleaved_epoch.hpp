@@ -206,10 +206,17 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   }
 
   // k bits of one lane, drawn from h2 (independent of the line from h1).
+  // 64-bit lanes take the unrolled form; a 32-bit lane is the low half of
+  // the pattern of a 64-bit word with twice the parts, so it is built as the
+  // general partitioned pattern.
   Lane pattern(KeyHash h) const noexcept {
-    bits::Pattern<1> p;
-    bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);
-    return static_cast<Lane>(p.mask[0]);
+    if constexpr (sizeof(Lane) == 8) {
+      return bits::word_pattern(h.h2, cfg_.k);
+    } else {
+      bits::Pattern<1> p;
+      bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);
+      return static_cast<Lane>(p.mask[0]);
+    }
   }
 
   void rotate() noexcept {
