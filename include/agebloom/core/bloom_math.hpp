@@ -27,9 +27,13 @@ constexpr double poisson_mixture(double lambda, Term&& term) noexcept {
   while (sigma * sigma < lambda) sigma += 1.0;
   const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
   const uint64_t jmin = lambda > 600 ? static_cast<uint64_t>(lambda - 12.0 * sigma) : 0;
-  // log Pois(jmin; λ) = -λ + jmin ln λ - ln jmin!
+  // log Pois(jmin; λ) = -λ + jmin ln λ - ln jmin!, with Stirling's series for
+  // ln jmin! (jmin > 400 here: its error is below 1e-12).
   double log_p = -lambda;
-  for (uint64_t j = 1; j <= jmin; ++j) log_p += math::ln(lambda / static_cast<double>(j));
+  if (jmin > 0) {
+    const double n = static_cast<double>(jmin);
+    log_p += n * math::ln(lambda) - (n * math::ln(n) - n + 0.5 * math::ln(2 * 3.14159265358979323846 * n) + 1 / (12 * n));
+  }
   double p = math::exp(log_p), sum = 0.0;
   for (uint64_t j = jmin; j <= jmax; ++j) {
     sum += p * term(j);

@@ -153,7 +153,10 @@ struct InterleavedApbfConfig {
         c.lane_bits = lane_bits;
         c.capacity = n;
         c.generation = window.is_time() ? 0 : math::ceil_div(window.span, c.l);
-        uint64_t lo = 0, hi = 1;
+        // Start the doubling at a quarter of the lines a plain Bloom filter
+        // of the window would take: below any answer, and not so few that a
+        // line's Poisson load (and the model's sums) become enormous.
+        uint64_t lo = 0, hi = static_cast<uint64_t>(bloom_math::bits_for(static_cast<double>(n), fpr) / 2048) + 1;
         for (c.lines = hi; c.independent_fpr() > fpr && hi < (uint64_t{1} << 40); c.lines = hi) lo = hi, hi *= 2;
         if (c.independent_fpr() > fpr) continue;
         while (hi - lo > 1) {
