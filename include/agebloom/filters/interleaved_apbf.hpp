@@ -35,6 +35,7 @@
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
+#include "agebloom/filters/lane_lines.hpp"
 
 namespace agebloom {
 
@@ -184,14 +185,14 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
 
   static constexpr Expected<size_t> bytes_needed(const InterleavedApbfConfig& c) noexcept {
     if (Status s = check(c); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add(c.lines * kCacheLine).bytes();
+    return ArenaLayout{}.add(sizeof(State)).add(Lines::bytes(c.lines)).bytes();
   }
 
   static Expected<InterleavedApbfFilter> create(const InterleavedApbfConfig& c, Arena& arena) noexcept {
     if (Status s = check(c); !s) return s;
     const size_t mark = arena.used();
     auto state = arena.carve_array<State>(1);
-    auto lines = arena.carve_array<Line>(c.lines);
+    auto lines = Lines::carve(arena, c.lines);
     if (!state || !lines) {
       arena.rewind(mark);
       return Errc::arena_too_small;
@@ -203,8 +204,6 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
     f.state_->head = 0;
     f.state_->insertions = 0;
-    for (uint64_t i = 0; i < c.lines; ++i)
-      for (auto& lane : f.lines_[i].lane) lane = 0;
     return f;
   }
 
@@ -213,7 +212,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   }
 
   bool contains(KeyHash h) const noexcept {
-    const Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    const Line& line = lines_.of(h);
     return jump_back_scan(cfg_.k, cfg_.l, [&](uint32_t i) {
       const uint32_t j = physical(i);
       const Lane p = pattern(h, j);
@@ -224,7 +223,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   void insert(KeyHash h) noexcept {
     if (state_->schedule.rotate_before_insert()) shift();
     ++state_->insertions;
-    Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    Line& line = lines_.of(h);
     for (uint32_t i = 0; i < cfg_.k; ++i) {
       const uint32_t j = physical(i);
       line.lane[j] |= pattern(h, j);
@@ -237,21 +236,15 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     return seen;
   }
 
-  void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&lines_[reduce(h.h1, cfg_.lines)]); }
+  void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
   const InterleavedApbfConfig& config() const noexcept { return cfg_; }
   uint64_t insertions() const noexcept { return state_->insertions; }
-  double fill_ratio() const noexcept {
-    uint64_t set = 0;
-    for (uint64_t i = 0; i < cfg_.lines; ++i)
-      for (Lane lane : lines_[i].lane) set += static_cast<uint64_t>(__builtin_popcountll(lane));
-    return static_cast<double>(set) / (static_cast<double>(cfg_.lines) * 512);
-  }
+  double fill_ratio() const noexcept { return lines_.fill_ratio(); }
 
  private:
-  struct alignas(64) Line {
-    Lane lane[kLanes];
-  };
+  using Lines = LaneLines<Lane>;
+  using Line = typename Lines::Line;
   struct State {
     EpochSchedule schedule;
     uint64_t insertions;
@@ -276,12 +269,12 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   // The oldest lane becomes the newest, cleared in every line.
   void shift() noexcept {
     state_->head = (state_->head + cfg_.slices() - 1) % cfg_.slices();
-    for (uint64_t i = 0; i < cfg_.lines; ++i) lines_[i].lane[state_->head] = 0;
+    lines_.clear_lane(state_->head);
   }
 
   InterleavedApbfConfig cfg_{};
   State* state_ = nullptr;
-  Line* lines_ = nullptr;
+  Lines lines_{};
 };
 
 }  // namespace agebloom

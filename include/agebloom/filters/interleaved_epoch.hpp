@@ -28,6 +28,7 @@
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
+#include "agebloom/filters/lane_lines.hpp"
 
 namespace agebloom {
 
@@ -121,14 +122,14 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
   static constexpr Expected<size_t> bytes_needed(const InterleavedEpochConfig& c) noexcept {
     if (Status s = check(c); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add(c.lines * kCacheLine).bytes();
+    return ArenaLayout{}.add(sizeof(State)).add(Lines::bytes(c.lines)).bytes();
   }
 
   static Expected<InterleavedEpochFilter> create(const InterleavedEpochConfig& c, Arena& arena) noexcept {
     if (Status s = check(c); !s) return s;
     const size_t mark = arena.used();
     auto state = arena.carve_array<State>(1);
-    auto lines = arena.carve_array<Line>(c.lines);
+    auto lines = Lines::carve(arena, c.lines);
     if (!state || !lines) {
       arena.rewind(mark);
       return Errc::arena_too_small;
@@ -141,8 +142,6 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
     f.state_->current = 0;
     f.state_->insertions = 0;
-    for (uint64_t i = 0; i < c.lines; ++i)
-      for (auto& lane : f.lines_[i].lane) lane = 0;
     return f;
   }
 
@@ -154,7 +153,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // cannot match a non-empty pattern.
   bool contains(KeyHash h) const noexcept {
     const Lane mask = pattern(h);
-    const Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    const Line& line = lines_.of(h);
     bool hit = false;
     for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
     return hit;
@@ -163,12 +162,12 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   void insert(KeyHash h) noexcept {
     if (state_->schedule.rotate_before_insert()) rotate();
     ++state_->insertions;
-    lines_[reduce(h.h1, cfg_.lines)].lane[state_->current] |= pattern(h);
+    lines_.of(h).lane[state_->current] |= pattern(h);
   }
 
   bool test_and_insert(KeyHash h) noexcept {
     const Lane mask = pattern(h);
-    Line& line = lines_[reduce(h.h1, cfg_.lines)];
+    Line& line = lines_.of(h);
     bool hit = false;
     for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
     if (state_->schedule.rotate_before_insert()) rotate();  // clears a lane, never this key's verdict
@@ -177,22 +176,16 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     return hit;
   }
 
-  void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&lines_[reduce(h.h1, cfg_.lines)]); }
+  void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
   const InterleavedEpochConfig& config() const noexcept { return cfg_; }
   uint64_t insertions() const noexcept { return state_->insertions; }
   uint32_t current_segment() const noexcept { return state_->current; }
-  double fill_ratio() const noexcept {
-    uint64_t set = 0;
-    for (uint64_t i = 0; i < cfg_.lines; ++i)
-      for (Lane lane : lines_[i].lane) set += static_cast<uint64_t>(__builtin_popcountll(lane));
-    return static_cast<double>(set) / (static_cast<double>(cfg_.lines) * 512);
-  }
+  double fill_ratio() const noexcept { return lines_.fill_ratio(); }
 
  private:
-  struct alignas(64) Line {
-    Lane lane[kLanes];
-  };
+  using Lines = LaneLines<Lane>;
+  using Line = typename Lines::Line;
   struct State {
     EpochSchedule schedule;
     uint64_t insertions;
@@ -221,12 +214,12 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
   void rotate() noexcept {
     state_->current = (state_->current + 1) % cfg_.segments();
-    for (uint64_t i = 0; i < cfg_.lines; ++i) lines_[i].lane[state_->current] = 0;
+    lines_.clear_lane(state_->current);
   }
 
   InterleavedEpochConfig cfg_{};
   State* state_ = nullptr;
-  Line* lines_ = nullptr;
+  Lines lines_{};
   uint32_t log2_part_ = 0;
 };
 

@@ -1,0 +1,65 @@
+// The storage of the one-cache-line layouts: an array of 64-byte lines, each
+// 512 / (8·sizeof(Lane)) lanes wide, where lane j of every line belongs to
+// segment (or slice) j. What both interleaved filters do with it is here
+// once: carve and zero it, find a key's line, clear one lane in every line
+// (an epoch rotation or generation shift), prefetch, and measure the fill.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+
+namespace agebloom {
+
+template <class Lane>
+class LaneLines {
+  static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
+
+ public:
+  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;
+  static constexpr uint32_t kLanes = 512 / kLaneBits;
+
+  struct alignas(64) Line {
+    Lane lane[kLanes];
+  };
+
+  static constexpr size_t bytes(uint64_t count) noexcept { return count * kCacheLine; }
+
+  // Carves `count` zeroed lines from `arena` (nothing carved on failure).
+  static Expected<LaneLines> carve(Arena& arena, uint64_t count) noexcept {
+    auto lines = arena.carve_array<Line>(count);
+    if (!lines) return lines.error();
+    LaneLines l;
+    l.lines_ = *lines;
+    l.count_ = count;
+    for (uint64_t i = 0; i < count; ++i)
+      for (auto& lane : l.lines_[i].lane) lane = 0;
+    return l;
+  }
+
+  // The key's line: multiply-shift of h1 (h2 is left to the in-lane patterns).
+  Line& of(KeyHash h) const noexcept { return lines_[reduce(h.h1, count_)]; }
+  void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
+
+  void clear_lane(uint32_t j) noexcept {
+    for (uint64_t i = 0; i < count_; ++i) lines_[i].lane[j] = 0;
+  }
+
+  // Fraction of set bits (control plane: reads every line).
+  double fill_ratio() const noexcept {
+    uint64_t set = 0;
+    for (uint64_t i = 0; i < count_; ++i)
+      for (Lane lane : lines_[i].lane) set += static_cast<uint64_t>(__builtin_popcountll(lane));
+    return static_cast<double>(set) / (static_cast<double>(count_) * 512);
+  }
+
+ private:
+  Line* lines_ = nullptr;
+  uint64_t count_ = 0;
+};
+
+}  // namespace agebloom
