@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 namespace ab = agebloom;
 using ab::ApbfConfig;
@@ -18,20 +19,7 @@ using ab::Window;
 
 namespace {
 
-struct Owned {
-  std::vector<unsigned char> memory;
-  ApbfFilter filter;
-  explicit Owned(const ApbfConfig& c) {
-    auto need = ApbfFilter::bytes_needed(c);
-    EXPECT_TRUE(need) << need.what();
-    memory.resize(*need);
-    ab::Arena arena(memory.data(), memory.size());
-    auto f = ApbfFilter::create(c, arena);
-    EXPECT_TRUE(f) << f.what();
-    filter = *f;
-  }
-  ApbfFilter* operator->() { return &filter; }
-};
+using Owned = OwnedFilter<ApbfFilter>;
 
 KeyHash key_hash(uint64_t key) { return ab::Hasher(0xab0f)(&key, sizeof key); }
 

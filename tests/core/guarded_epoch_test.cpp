@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 namespace ab = agebloom;
 using ab::GuardedEpochConfig;
@@ -20,30 +21,7 @@ using ab::Window;
 
 namespace {
 
-// A filter together with the heap buffer that backs its arena (tests only:
-// the library itself never allocates). The arena starts on a cache line, so
-// two filters of one config lay out their state identically and state()
-// can be compared byte for byte.
-struct Owned {
-  std::vector<unsigned char> memory;
-  size_t offset = 0, used = 0;
-  GuardedEpochFilter filter;
-  explicit Owned(const GuardedEpochConfig& c) {
-    auto need = GuardedEpochFilter::bytes_needed(c);
-    EXPECT_TRUE(need) << need.what();
-    memory.resize(*need + 64);
-    offset = (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
-    ab::Arena arena(memory.data() + offset, *need);
-    auto f = GuardedEpochFilter::create(c, arena);
-    EXPECT_TRUE(f) << f.what();
-    filter = *f;
-    used = arena.used();
-  }
-  std::vector<unsigned char> state() const {
-    return {memory.begin() + offset, memory.begin() + offset + used};
-  }
-  GuardedEpochFilter* operator->() { return &filter; }
-};
+using Owned = OwnedFilter<GuardedEpochFilter>;
 
 KeyHash key_hash(uint64_t key, uint64_t seed = 0xa9e) {
   return ab::Hasher(seed)(&key, sizeof key);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 namespace ab = agebloom;
 using ab::InterleavedApbfConfig;
@@ -16,20 +17,7 @@ using ab::Window;
 
 namespace {
 template <class Lane>
-struct Owned {
-  std::vector<unsigned char> memory;
-  ab::InterleavedApbfFilter<Lane> filter;
-  explicit Owned(const InterleavedApbfConfig& c) {
-    auto need = ab::InterleavedApbfFilter<Lane>::bytes_needed(c);
-    EXPECT_TRUE(need) << need.what();
-    memory.resize(*need);
-    ab::Arena arena(memory.data(), memory.size());
-    auto f = ab::InterleavedApbfFilter<Lane>::create(c, arena);
-    EXPECT_TRUE(f) << f.what();
-    filter = *f;
-  }
-  ab::InterleavedApbfFilter<Lane>* operator->() { return &filter; }
-};
+using Owned = OwnedFilter<ab::InterleavedApbfFilter<Lane>>;
 KeyHash key_hash(uint64_t key) { return ab::Hasher(0x1a9b)(&key, sizeof key); }
 
 // Measured FPR on fresh keys at generation ends, after every lane filled once.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 namespace ab = agebloom;
 using ab::InterleavedEpochConfig;
@@ -17,20 +18,7 @@ using ab::Window;
 
 namespace {
 template <class Lane>
-struct Owned {
-  std::vector<unsigned char> memory;
-  ab::InterleavedEpochFilter<Lane> filter;
-  explicit Owned(const InterleavedEpochConfig& c) {
-    auto need = ab::InterleavedEpochFilter<Lane>::bytes_needed(c);
-    EXPECT_TRUE(need) << need.what();
-    memory.resize(*need);
-    ab::Arena arena(memory.data(), memory.size());
-    auto f = ab::InterleavedEpochFilter<Lane>::create(c, arena);
-    EXPECT_TRUE(f) << f.what();
-    filter = *f;
-  }
-  ab::InterleavedEpochFilter<Lane>* operator->() { return &filter; }
-};
+using Owned = OwnedFilter<ab::InterleavedEpochFilter<Lane>>;
 KeyHash key_hash(uint64_t key) { return ab::Hasher(0x11e)(&key, sizeof key); }
 
 template <class Lane>

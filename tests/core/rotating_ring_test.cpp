@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 namespace ab = agebloom;
 using ab::KeyHash;
@@ -15,18 +16,7 @@ using ab::RotatingRing;
 using ab::Window;
 
 namespace {
-struct Owned {
-  std::vector<unsigned char> memory;
-  ab::RotatingRingFilter filter;
-  explicit Owned(const ab::GuardedEpochConfig& c) {
-    memory.resize(*ab::RotatingRingFilter::bytes_needed(c));
-    ab::Arena arena(memory.data(), memory.size());
-    auto f = ab::RotatingRingFilter::create(c, arena);
-    EXPECT_TRUE(f) << f.what();
-    filter = *f;
-  }
-  ab::RotatingRingFilter* operator->() { return &filter; }
-};
+using Owned = OwnedFilter<ab::RotatingRingFilter>;
 KeyHash key_hash(uint64_t key) { return ab::Hasher(0x4196)(&key, sizeof key); }
 
 // Fraction of `probes` fresh keys the filter reports.
