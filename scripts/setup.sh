@@ -30,11 +30,6 @@ if ((${#missing[@]})); then
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# nvcc lives in CUDA's install folder, often not on PATH.
-if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  export PATH="/usr/local/cuda/bin:$PATH"
-fi
-
 build=${AGEBLOOM_BUILD_DIR:-build}
 if [[ ! -f "$build/build.ninja" ]]; then
   meson setup "$build" --buildtype=release
