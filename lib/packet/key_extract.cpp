@@ -493,8 +493,10 @@ const char* reason_name(Reason r) noexcept {
   return "unknown";
 }
 
-Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                   const ClickOptions& click, Key& out) noexcept {
+namespace detail {
+
+Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                        const ClickOptions& click, Key& out) noexcept {
   out.length = 0;
   Result res;
   if (data == nullptr) len = 0;
@@ -559,5 +561,7 @@ Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyM
   res.reason = click_key(ip, l4, click, out);
   return res;
 }
+
+}  // namespace detail
 
 }  // namespace agebloom::packet

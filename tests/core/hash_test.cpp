@@ -131,15 +131,22 @@ TEST(Hash, BulkHashingEqualsOneByOne) {
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(out[i], hash(keys[i].data(), keys[i].size()));
 }
 
-// The unrolled one-word pattern equals the general partitioned pattern.
-TEST(Bits, WordPatternEqualsPartitionedPattern) {
+// The one-word pattern: one bit in each of the b parts, at the offset held
+// in y's bits at that part's own position (a reference written bit by bit).
+TEST(Bits, WordPatternSetsOneBitPerPartFromItsOwnField) {
   const ab::Hasher hash(77);
   for (uint32_t b : {1u, 2u, 4u, 8u, 16u, 32u})
     for (uint64_t i = 0; i < 2000; ++i) {
       const uint64_t y = hash(&i, sizeof i).h2;
-      ab::bits::Pattern<1> p;
-      ab::bits::partitioned_pattern(y, b, static_cast<uint32_t>(__builtin_ctz(64 / b)), p);
-      ASSERT_EQ(ab::bits::word_pattern(y, b), p.mask[0]) << "b=" << b;
-      ASSERT_EQ(static_cast<uint32_t>(__builtin_popcountll(p.mask[0])), b);
+      const uint32_t span = 64 / b;
+      uint64_t want = 0;
+      for (uint32_t part = 0; part < b; ++part) {
+        uint32_t offset = 0;
+        for (uint32_t bit = 0; (1u << bit) < span; ++bit) offset |= ((y >> (part * span + bit)) & 1u) << bit;
+        want |= uint64_t{1} << (part * span + offset);
+      }
+      ASSERT_EQ(ab::bits::word_pattern(y, b), want) << "b=" << b;
+      ASSERT_EQ(ab::bits::word_pattern_scalar<8>(y), ab::bits::word_pattern<8>(y));
+      ASSERT_EQ(static_cast<uint32_t>(__builtin_popcountll(want)), b);
     }
 }

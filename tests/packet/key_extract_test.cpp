@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <set>
 #include <string>
 
@@ -581,6 +582,56 @@ TEST(KeyExtract, EveryTruncationOfValidFrames) {
                            tcp(40000, 80, req)});
   sweep_prefixes(cat({ethernet(0x86DD), ipv6(0, kClient6, kServer6, chain)}), 14);
   sweep_prefixes(cat({Bytes{0, 0, 8, 0, 1, 0, 0, 0}, eth_ipv4_tcp(req)}), 22, linktype::ppi);
+}
+
+// extract_key's inline Ethernet + IPv4 fast path against the general walk
+// alone: same Result, same key, for valid frames of every IPv4 shape the fast
+// path takes or declines and for random corruptions of their header bytes
+// (ethertype, version/IHL, lengths, fragment field, protocol, TCP offset) and
+// lengths, in every mode. Counts the frames the fast path must have decided
+// (untagged IPv4 keyed ok) so the comparison cannot pass vacuously.
+TEST(KeyExtract, FastPathAgreesWithTheWalk) {
+  const Bytes req = http_request("GET", "/t?adid=9");
+  Ipv4Opts frag;
+  frag.flags_frag = 0x2003;  // MF, offset 3 units: a later fragment
+  Ipv4Opts options;
+  options.ihl = 7;
+  const Bytes bases[] = {
+      eth_ipv4_tcp(req),
+      cat({ethernet(0x0800), ipv4(17, kClient4, kServer4, udp(5353, 53, text("q")))}),
+      cat({ethernet(0x0800), ipv4(1, kClient4, kServer4, Bytes{8, 0, 0, 0, 0, 1, 0, 1})}),
+      cat({ethernet(0x0800), ipv4(17, kClient4, kServer4, udp(1, 2), frag)}),
+      cat({ethernet(0x0800), ipv4(6, kClient4, kServer4, tcp(1, 80, req), options)}),
+      eth_ipv4_tcp(req, 80, {0x8100}),
+      eth_ipv6_tcp(req),
+  };
+  std::mt19937_64 rng(0xFA57FA57u);
+  ClickOptions click;
+  uint64_t compared = 0, fast = 0;
+  for (const Bytes& base : bases) {
+    for (int round = 0; round < 4000; ++round) {
+      Bytes frame = base;
+      const int flips = round == 0 ? 0 : static_cast<int>(rng() % 3);
+      for (int f = 0; f < flips; ++f) frame[12 + rng() % std::min<std::size_t>(frame.size() - 12, 48)] ^=
+          static_cast<uint8_t>(1u << (rng() % 8));
+      const std::size_t len = (round % 4 == 3) ? rng() % (frame.size() + 1) : frame.size();
+      auto buf = exact_copy(frame.data(), len);
+      for (KeyMode mode : kAllModes) {
+        Key got, want;
+        const Result r = extract_key(linktype::en10mb, buf.get(), len, mode, click, got);
+        const Result w = detail::extract_key_walk(linktype::en10mb, buf.get(), len, mode, click, want);
+        ASSERT_EQ(r.reason, w.reason) << "round " << round << " mode " << int(mode) << ": " << reason_name(r.reason)
+                                      << " vs " << reason_name(w.reason);
+        ASSERT_EQ(r.ip_version, w.ip_version);
+        ASSERT_EQ(r.ip_proto, w.ip_proto);
+        ASSERT_EQ(Bytes(got.bytes, got.bytes + got.length), Bytes(want.bytes, want.bytes + want.length));
+        ++compared;
+        fast += r.ok() && mode != KeyMode::click && r.ip_version == 4 && len >= 14 && buf[12] == 0x08 &&
+                buf[13] == 0x00;
+      }
+    }
+  }
+  EXPECT_GT(fast, compared / 5) << "the fast path decided too few frames for the comparison to mean much";
 }
 
 TEST(KeyExtract, ReasonNamesAreDistinct) {

@@ -267,6 +267,13 @@ TEST(RealCaptures, MutationFuzz) {
           for (const ClickOptions* o : {&click, &param}) {
             const Result r = extract_key(dlt, buf.get(), len, mode, *o, key);
             ++runs;
+            // The inline fast path and the general walk agree on real frames too.
+            Key walked;
+            const Result w = detail::extract_key_walk(dlt, buf.get(), len, mode, *o, walked);
+            ASSERT_EQ(r.reason, w.reason);
+            ASSERT_EQ(r.ip_proto, w.ip_proto);
+            ASSERT_EQ(key.length, walked.length);
+            ASSERT_EQ(std::memcmp(key.bytes, walked.bytes, key.length), 0);
             if (r.ok()) {
               ++keys;
               ASSERT_GT(key.length, 0u);

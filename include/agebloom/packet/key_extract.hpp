@@ -169,12 +169,32 @@ struct Key {
   uint16_t length = 0;
 };
 
+
+
+namespace detail {
+// extract_key without its Ethernet + IPv4 fast path: the general walk over
+// every link type, VLAN tags, IPv6 extension headers, L4 and HTTP.
+Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                        const ClickOptions& click, Key& out) noexcept;
+}  // namespace detail
+
+}  // namespace agebloom::packet
+
+#include "agebloom/packet/ethernet_ipv4_fast.hpp"
+
+namespace agebloom::packet {
+
 // Extract the key of `mode` from one captured frame.
 //   linktype: the capture's DLT (see agebloom::packet::linktype)
 //   data/len: the captured bytes (caplen, not wire length); data may be null iff len == 0
 //   click:    used only in KeyMode::click
 // Pure, allocation-free, bounds-checked; thread-safe for distinct `out`.
-Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                   const ClickOptions& click, Key& out) noexcept;
+inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                   const ClickOptions& click, Key& out) noexcept {
+  Result res;
+  if (linktype == linktype::en10mb && data != nullptr && detail::ethernet_ipv4_fast(data, len, mode, out, res))
+    return res;
+  return detail::extract_key_walk(linktype, data, len, mode, click, out);
+}
 
 }  // namespace agebloom::packet

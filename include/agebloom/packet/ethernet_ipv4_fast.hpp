@@ -1,0 +1,60 @@
+// The fast path of extract_key, inline so a burst loop compiles it in place:
+// the frame a dataplane sees nearly always, untagged Ethernet II carrying IPv4,
+// keyed by address or 5-tuple, in one straight pass with the same checks as the
+// general walk (IHL, total length against the capture, fragment offset, L4
+// lengths). What it does not fully decide (VLAN tags, IPv6, click, a later
+// fragment, a short or odd L4 header, any error) it leaves to the walk, so both
+// give the same Result and key for every frame: tests/packet compares them over
+// mutated frames. In dedup_fwd the walk cost ~135 instructions per packet
+// (callgrind, docs/PERFORMANCE.md); this path a few dozen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace agebloom::packet::detail {
+
+inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Key& out, Result& res) noexcept {
+  constexpr std::size_t kEth = 14;
+  constexpr uint8_t kTcp = 6, kUdp = 17;
+  auto be16 = [](const uint8_t* q) { return static_cast<uint16_t>(q[0] << 8 | q[1]); };
+  if (mode == KeyMode::click || n < kEth + 20 || be16(p + 12) != 0x0800 || (p[kEth] >> 4) != 4) return false;
+  const uint8_t* ip = p + kEth;
+  const std::size_t ihl = (ip[0] & 0x0Fu) * 4u;
+  const std::size_t total = be16(ip + 2);
+  if (ihl < 20 || total < ihl || total > n - kEth) return false;
+  const uint8_t proto = ip[9];
+  // Key bytes as the walk's KeyWriter lays them out: a tag (kind << 4 | IP
+  // version), then the fields.
+  if (mode != KeyMode::flow) {
+    const bool src = mode == KeyMode::src_ip;
+    out.bytes[0] = static_cast<uint8_t>((src ? 1 : 2) << 4 | 4);
+    std::memcpy(out.bytes + 1, ip + (src ? 12 : 16), 4);
+    out.length = 5;
+  } else {
+    if ((be16(ip + 6) & 0x1FFFu) != 0) return false;  // a later fragment: the walk's verdict
+    const uint8_t* l4 = ip + ihl;
+    const std::size_t l4_len = total - ihl;
+    uint8_t ports[4] = {0, 0, 0, 0};  // other protocols key with ports 0
+    if (proto == kUdp || proto == kTcp) {
+      if (l4_len < (proto == kUdp ? 8u : 20u)) return false;
+      if (proto == kTcp) {
+        const std::size_t doff = (l4[12] >> 4) * 4u;
+        if (doff < 20 || doff > l4_len) return false;
+      }
+      std::memcpy(ports, l4, 4);  // source and destination port, network order
+    }
+    out.bytes[0] = 3 << 4 | 4;
+    std::memcpy(out.bytes + 1, ip + 12, 8);  // source, then destination address
+    out.bytes[9] = proto;
+    std::memcpy(out.bytes + 10, ports, 4);
+    out.length = 14;
+  }
+  res.reason = Reason::ok;
+  res.ip_version = 4;
+  res.ip_proto = proto;
+  return true;
+}
+
+}  // namespace agebloom::packet::detail
