@@ -67,16 +67,24 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
 
   // Walk the burst in order, consuming the keyed packets' verdicts as their
   // indices come up: unkeyed packets have no verdict and are forwarded.
+  // Duplicates are counted whatever the action: under count they are the only
+  // trace of the verdict. Branch-free: each packet is written to both lists and
+  // only the list it belongs to advances (both hold a whole burst), so a
+  // verdict the branch predictor cannot guess costs nothing.
+  const bool divert = o.action != Action::count;
   Split s;
-  for (uint16_t i = 0, j = 0; i < n; ++i) {
-    const bool is_dup = j < in.k && in.at[j] == i && dup[j++];
-    if (is_dup && o.action != Action::count) dups[s.nd++] = pkts[i];
-    else fwd[s.nf++] = pkts[i];
-  }
-  // Duplicates are counted whatever the action: under count they are the
-  // only trace of the verdict.
   uint64_t ndup = 0;
-  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+  for (uint16_t i = 0, j = 0; i < n; ++i) {
+    const bool keyed = j < in.k && in.at[j] == i;
+    const bool is_dup = keyed && dup[j];
+    j += keyed;
+    ndup += is_dup;
+    const bool to_dups = is_dup && divert;
+    fwd[s.nf] = pkts[i];
+    dups[s.nd] = pkts[i];
+    s.nf += !to_dups;
+    s.nd += to_dups;
+  }
 
   LcoreStats& st = *w.stats;
   st.rx.add(n);

@@ -43,7 +43,8 @@ struct Split {
 // too), everything else, unparsed packets included, in `fwd`. Counts rx,
 // keyed and duplicates on the worker; what happens to each list (tx,
 // suppressed, mirrored, dropped_error) is the caller's to count.
-// now == nullptr: the filter was advanced for the whole burst already.
+// now == nullptr: the filter was advanced for the whole burst already. fwd and
+// dups must each have room for all n packets (n <= kBurst).
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
                    rte_mbuf** dups);
 

@@ -12,17 +12,30 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
   // included).
   std::visit(
       [&](auto& f) {
-        constexpr size_t D = std::decay_t<decltype(f)>::kPrefetchDistance;
-        for (size_t i = 0; i < n && i < D; ++i) f.prefetch(h[i]);
-        for (size_t i = 0; i < n; ++i) {
-          if (i + D < n) f.prefetch(h[i + D]);
-          if (now) (void)f.advance(now[i]);  // callers pass non-decreasing times
-          if (policy == Policy::insert_always) {
-            dup[i] = f.test_and_insert(h[i]);
-          } else {
-            dup[i] = f.contains(h[i]);
-            if (!dup[i]) f.insert(h[i]);
+        // The two per-run choices (time window or not, policy) are taken once
+        // per burst: each of the four loops below is the plain sequence
+        // prefetch ahead, advance, probe.
+        auto run = [&](auto decide, bool timed) {
+          constexpr size_t D = std::decay_t<decltype(f)>::kPrefetchDistance;
+          for (size_t i = 0; i < n && i < D; ++i) f.prefetch(h[i]);
+          for (size_t i = 0; i < n; ++i) {
+            if (i + D < n) f.prefetch(h[i + D]);
+            if (timed) (void)f.advance(now[i]);  // callers pass non-decreasing times
+            dup[i] = decide(h[i]);
           }
+        };
+        auto insert_always = [&](KeyHash k) { return f.test_and_insert(k); };
+        auto insert_on_miss = [&](KeyHash k) {
+          if (f.contains(k)) return true;
+          f.insert(k);
+          return false;
+        };
+        if (policy == Policy::insert_always) {
+          if (now) run(insert_always, true);
+          else run(insert_always, false);
+        } else {
+          if (now) run(insert_on_miss, true);
+          else run(insert_on_miss, false);
         }
       },
       filter_);

@@ -152,11 +152,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // One line read; lanes of unused segments (r + 1 < lanes) stay zero and
   // cannot match a non-empty pattern.
   bool contains(KeyHash h) const noexcept {
-    const Lane mask = pattern(h);
-    const Line& line = lines_.of(h);
-    bool hit = false;
-    for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
-    return hit;
+    return Lines::any_lane_covers(lines_.of(h), pattern(h));
   }
 
   void insert(KeyHash h) noexcept {
@@ -168,8 +164,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   bool test_and_insert(KeyHash h) noexcept {
     const Lane mask = pattern(h);
     Line& line = lines_.of(h);
-    bool hit = false;
-    for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
+    const bool hit = Lines::any_lane_covers(line, mask);
     if (state_->schedule.rotate_before_insert()) rotate();  // clears a lane, never this key's verdict
     ++state_->insertions;
     line.lane[state_->current] |= mask;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "agebloom/core/arena.hpp"
 #include "agebloom/core/bits.hpp"
@@ -14,6 +15,15 @@
 #include "agebloom/core/hash.hpp"
 
 namespace agebloom {
+
+#if defined(__GNUC__) && !defined(__CUDACC__)
+namespace detail {
+// 16-byte vectors of lanes (GCC/clang vector extensions: no intrinsics headers,
+// so the core stays freestanding).
+using U64x2 = uint64_t __attribute__((vector_size(16)));
+using U32x4 = uint32_t __attribute__((vector_size(16)));
+}  // namespace detail
+#endif
 
 template <class Lane>
 class LaneLines {
@@ -44,6 +54,33 @@ class LaneLines {
   // The key's line: multiply-shift of h1 (h2 is left to the in-lane patterns).
   Line& of(KeyHash h) const noexcept { return lines_[reduce(h.h1, count_)]; }
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
+
+  // Does any lane of `line` hold every bit of `mask`? The guarded epoch
+  // line's query: a key is present when one segment has its whole pattern.
+  // Four 16-byte compares (AND, compare-equal, OR) instead of eight scalar
+  // ones; on the x86-64-v2 floor that is pand/pcmpeqq/por, and the compiler
+  // lowers the same vector code to whatever the target has.
+  static bool any_lane_covers(const Line& line, Lane mask) noexcept {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+    using Vec = std::conditional_t<sizeof(Lane) == 8, detail::U64x2, detail::U32x4>;
+    constexpr uint32_t kPer = 16 / sizeof(Lane);
+    Vec m;
+    for (uint32_t i = 0; i < kPer; ++i) m[i] = mask;
+    Vec any{};
+    for (uint32_t v = 0; v < kLanes / kPer; ++v) {
+      Vec x;
+      __builtin_memcpy(&x, &line.lane[v * kPer], sizeof x);
+      any |= (Vec)((x & m) == m);
+    }
+    Lane r = 0;
+    for (uint32_t i = 0; i < kPer; ++i) r |= any[i];
+    return r != 0;
+#else
+    bool hit = false;
+    for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
+    return hit;
+#endif
+  }
 
   void clear_lane(uint32_t j) noexcept {
     for (uint64_t i = 0; i < count_; ++i) lines_[i].lane[j] = 0;
