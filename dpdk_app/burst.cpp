@@ -21,11 +21,15 @@ inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t&
   return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
 }
 
-}  // namespace
-
-void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
-  const Options& o = g_app.opt;
+// Stage 1 for one key mode, fixed at compile time so the common frame's path
+// is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path
+// and hashed at its constant key length; everything else (and click, always)
+// goes through the general walk. Both give the same key and hash (tests/packet
+// and tests/core check each half).
+template <pk::KeyMode Mode>
+void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+                    const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+  constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
   const bool stamps = per_packet_time();
   uint64_t no_ts = 0, regressions = 0;
   out.k = 0;
@@ -34,10 +38,17 @@ void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     uint32_t len;
     const uint8_t* data = frame_bytes(scratch, pkts[i], len);
-    const pk::Result r = pk::extract_key(pk::linktype::en10mb, data, len, o.mode, click, key);
-    if (!r.ok()) {
-      st.reasons[static_cast<size_t>(r.reason)].add(1);
-      continue;
+    pk::Result r;
+    ab::KeyHash h;
+    if (Mode != pk::KeyMode::click && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
+      h = hasher.fixed<kFastKeyBytes>(key.bytes);
+    } else {
+      r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, click, key);
+      if (!r.ok()) {
+        st.reasons[static_cast<size_t>(r.reason)].add(1);
+        continue;
+      }
+      h = hasher(key.bytes, key.length);
     }
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
@@ -52,11 +63,23 @@ void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk
       }
     }
     out.time[out.k] = clock_ns;
-    out.hash[out.k] = hasher(key.bytes, key.length);
+    out.hash[out.k] = h;
     out.at[out.k++] = i;
   }
   if (regressions) st.time_regressions.add(regressions);
   if (no_ts) st.no_timestamp.add(no_ts);
+}
+
+}  // namespace
+
+void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+  switch (g_app.opt.mode) {
+    case pk::KeyMode::src_ip: return key_burst_mode<pk::KeyMode::src_ip>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
+    case pk::KeyMode::dst_ip: return key_burst_mode<pk::KeyMode::dst_ip>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
+    case pk::KeyMode::flow: return key_burst_mode<pk::KeyMode::flow>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
+    case pk::KeyMode::click: return key_burst_mode<pk::KeyMode::click>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
+  }
 }
 
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
@@ -74,16 +97,27 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   const bool divert = o.action != Action::count;
   Split s;
   uint64_t ndup = 0;
-  for (uint16_t i = 0, j = 0; i < n; ++i) {
-    const bool keyed = j < in.k && in.at[j] == i;
-    const bool is_dup = keyed && dup[j];
-    j += keyed;
-    ndup += is_dup;
-    const bool to_dups = is_dup && divert;
-    fwd[s.nf] = pkts[i];
-    dups[s.nd] = pkts[i];
-    s.nf += !to_dups;
-    s.nd += to_dups;
+  if (in.k == n) {  // every packet keyed (the common burst): verdict i is packet i's
+    for (uint16_t i = 0; i < n; ++i) {
+      ndup += dup[i];
+      const bool to_dups = dup[i] && divert;
+      fwd[s.nf] = pkts[i];
+      dups[s.nd] = pkts[i];
+      s.nf += !to_dups;
+      s.nd += to_dups;
+    }
+  } else {
+    for (uint16_t i = 0, j = 0; i < n; ++i) {
+      const bool keyed = j < in.k && in.at[j] == i;
+      const bool is_dup = keyed && dup[j];
+      j += keyed;
+      ndup += is_dup;
+      const bool to_dups = is_dup && divert;
+      fwd[s.nf] = pkts[i];
+      dups[s.nd] = pkts[i];
+      s.nf += !to_dups;
+      s.nd += to_dups;
+    }
   }
 
   LcoreStats& st = *w.stats;

@@ -194,6 +194,12 @@ int main(int argc, char** argv) {
   for (uint16_t p : app.ports) nb_mbufs += (app.nb_rxq + app.nb_txq[p]) * 1024;
   if (app.dispatch) nb_mbufs += app.nb_workers * kRingSize;
   if (nb_mbufs < 8192) nb_mbufs = 8192;
+  if (app.opt.mbufs != 0) {
+    if (app.opt.mbufs < nb_mbufs)
+      std::fprintf(stderr, "dedup_fwd: warning: --mbufs %llu is below the %u the rings and bursts can hold; "
+                   "receive may stall\n", static_cast<unsigned long long>(app.opt.mbufs), nb_mbufs);
+    nb_mbufs = static_cast<unsigned>(app.opt.mbufs);
+  }
   app.pool = rte_pktmbuf_pool_create("dedup_fwd_mbufs", nb_mbufs, kMempoolCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                      static_cast<int>(rte_socket_id()));
   if (!app.pool) rte_exit(EXIT_FAILURE, "cannot create the mbuf pool: %s\n", rte_strerror(rte_errno));

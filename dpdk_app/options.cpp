@@ -52,6 +52,9 @@ void usage(FILE* out) {
       "  --seed HEX                      hash secret (default: random)\n"
       "  --max-packets N                 stop after receiving N packets\n"
       "  --exit-on-idle MS               stop once no packet arrived for MS milliseconds\n"
+      "  --mbufs N                       size of the mbuf pool (default: what the rings and\n"
+      "                                  bursts need, at least 8192); raise it for PMDs that\n"
+      "                                  hold packets themselves, e.g. net_pcap infinite_rx\n"
       "  --time-source tsc|rx-timestamp  clock of --ttl windows (default tsc); rx-timestamp\n"
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
       "  --help\n"
@@ -103,7 +106,7 @@ Options parse_options(int argc, char** argv) {
   enum {
     kKey = 256, kClickParam, kClickHost, kClickPorts, kFilter, kWindow, kTtl, kCapacity, kFpr, kMem,
     kPolicy, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kSeed, kMaxPackets,
-    kExitOnIdle, kTimeSource, kHelp
+    kExitOnIdle, kMbufs, kTimeSource, kHelp
   };
   static const option longopts[] = {
       {"key", required_argument, nullptr, kKey},
@@ -125,6 +128,7 @@ Options parse_options(int argc, char** argv) {
       {"seed", required_argument, nullptr, kSeed},
       {"max-packets", required_argument, nullptr, kMaxPackets},
       {"exit-on-idle", required_argument, nullptr, kExitOnIdle},
+      {"mbufs", required_argument, nullptr, kMbufs},
       {"time-source", required_argument, nullptr, kTimeSource},
       {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0}};
@@ -225,6 +229,11 @@ Options parse_options(int argc, char** argv) {
       case kExitOnIdle:
         if (!parse_u64(optarg, o.exit_on_idle_ms) || o.exit_on_idle_ms == 0 || o.exit_on_idle_ms > 86'400'000)
           bad("--exit-on-idle needs milliseconds from 1 to 86400000, not '" + arg + "'");
+        break;
+      case kMbufs:
+        // rte_mempool counts elements in 32 bits; 2^31 mbufs would be ~4 TiB.
+        if (!parse_u64(optarg, o.mbufs) || o.mbufs < 1024 || o.mbufs > (uint64_t{1} << 31))
+          bad("--mbufs needs a count from 1024 to 2147483648, not '" + arg + "'");
         break;
       case kTimeSource:
         if (arg == "tsc") o.time_source = TimeSource::tsc;

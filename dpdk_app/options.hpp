@@ -41,6 +41,7 @@ struct Options {
   bool seed_set = false;
   uint64_t max_packets = 0;      // 0 = unlimited
   uint64_t exit_on_idle_ms = 0;  // 0 = run until signalled
+  uint64_t mbufs = 0;            // mbuf pool size; 0 = computed from the rings
   TimeSource time_source = TimeSource::tsc;
 
   // `click` with `param` pointing at click_param: built on use, since a

@@ -13,7 +13,9 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
   std::visit(
       [&](auto& f) {
         // The two per-run choices (time window or not, policy) are taken once
-        // per burst: each of the four loops below is the plain sequence
+        // per burst. Without per-packet times, insert-always is exactly the
+        // filter's bulk test_and_insert (which a filter may specialise, as the
+        // one-line guarded epoch does); the other three are the plain sequence
         // prefetch ahead, advance, probe.
         auto run = [&](auto decide, bool timed) {
           constexpr size_t D = std::decay_t<decltype(f)>::kPrefetchDistance;
@@ -32,7 +34,7 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
         };
         if (policy == Policy::insert_always) {
           if (now) run(insert_always, true);
-          else run(insert_always, false);
+          else f.test_and_insert_bulk(h, n, dup);  // the filter's own bulk form
         } else {
           if (now) run(insert_on_miss, true);
           else run(insert_on_miss, false);

@@ -150,3 +150,17 @@ TEST(Bits, WordPatternSetsOneBitPerPartFromItsOwnField) {
       ASSERT_EQ(static_cast<uint32_t>(__builtin_popcountll(want)), b);
     }
 }
+
+// The compile-time-length form is the same function: the fast paths of
+// dedup_fwd hash IPv4 keys (5 and 14 bytes) with it.
+TEST(Hasher, FixedLengthEqualsRuntimeLength) {
+  const ab::Hasher hash(0x5eed);
+  uint8_t key[16];
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const ab::KeyHash x = hash(&i, sizeof i);
+    __builtin_memcpy(key, &x, sizeof key);
+    ASSERT_EQ(hash.fixed<5>(key), hash(key, 5));
+    ASSERT_EQ(hash.fixed<14>(key), hash(key, 14));
+    ASSERT_EQ(hash.fixed<16>(key), hash(key, 16));
+  }
+}

@@ -140,4 +140,19 @@ TEST(InterleavedEpoch, OperationFormsAgree) {
     ASSERT_EQ(a->test_and_insert(keys[i]), c);
     ASSERT_EQ(c, static_cast<bool>(bulk[i]));
   }
+  EXPECT_EQ(a->insertions(), b->insertions());
+  EXPECT_EQ(a->current_segment(), b->current_segment());
+  // In bursts of every size from 1 to 40 (runs that start mid-epoch and
+  // straddle rotations), the bulk form still gives the scalar verdicts.
+  Owned<uint64_t> s(*cfg), t(*cfg);
+  size_t at = 0;
+  for (size_t burst = 1; at < keys.size(); burst = burst % 40 + 1) {
+    const size_t len = std::min(burst, keys.size() - at);
+    bool got[40];
+    t->test_and_insert_bulk(&keys[at], len, got);
+    for (size_t i = 0; i < len; ++i) ASSERT_EQ(got[i], s->test_and_insert(keys[at + i])) << "key " << at + i;
+    at += len;
+  }
+  EXPECT_EQ(s->insertions(), t->insertions());
+  EXPECT_EQ(s->current_segment(), t->current_segment());
 }

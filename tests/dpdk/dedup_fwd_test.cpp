@@ -525,6 +525,9 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--window",
       "--filter no-such-filter",
       "--window 100000000 --fpr 0.0001 --mem 1",
+      "--mbufs 10",
+      "--mbufs many",
+      "--mbufs 4294967296",
       "stray-argument",
   };
   for (const char* args : cases) {
@@ -536,7 +539,7 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
   EXPECT_EQ(help.code, 0);
   for (const char* opt : {"--key", "--filter", "--window", "--ttl", "--fpr", "--mem", "--policy", "--action",
                           "--portmask", "--same-port", "--stats-interval", "--stats-json", "--seed", "--max-packets",
-                          "--exit-on-idle", "--time-source"})
+                          "--exit-on-idle", "--mbufs", "--time-source"})
     EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
 }
 

@@ -40,6 +40,15 @@ class Hasher {
     return KeyHash{r.low64, r.high64};
   }
 
+  // The same hash of a key whose length is known at compile time (an IPv4
+  // address key, a 5-tuple): XXH3's length dispatch folds away, leaving only
+  // its 4-8 or 9-16 byte routine. Equal to (*this)(key, N) bit for bit.
+  template <size_t N>
+  KeyHash fixed(const void* key) const noexcept {
+    const XXH128_hash_t r = XXH3_128bits_withSeed(key, N, seed_);
+    return KeyHash{r.low64, r.high64};
+  }
+
   // The first stage of every bulk path: hash the whole burst, so the filter's
   // prefetch can run ahead on positions before any probe.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {

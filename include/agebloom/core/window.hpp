@@ -66,6 +66,21 @@ struct EpochSchedule {
     return false;
   }
 
+  // How many insertions the current epoch still takes before
+  // rotate_before_insert() says rotate (0: the next one rotates; UINT64_MAX:
+  // no quota). A bulk insert checks the schedule once per such run of keys
+  // and records the run with consume(), instead of asking per key.
+  constexpr uint64_t insertions_before_rotation() const noexcept {
+    const uint64_t quota = kind == WindowKind::count ? length : fill_cap;
+    return quota == 0 ? ~uint64_t{0} : quota - fill;
+  }
+  // Records n <= insertions_before_rotation() insertions, none rotating: the
+  // state n calls of rotate_before_insert() would have left.
+  constexpr void consume(uint64_t n) noexcept {
+    const uint64_t quota = kind == WindowKind::count ? length : fill_cap;
+    if (quota != 0) fill += n;
+  }
+
   // Time windows: how many epoch boundaries lie between the last call and
   // `now`. The caller rotates min(result, segments) times: an idle gap longer
   // than the whole span expires everything in O(segments) work.
