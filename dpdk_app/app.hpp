@@ -57,7 +57,10 @@ struct RxQueue {
 // One worker lcore: the queues it polls and the filter shard it owns.
 struct Worker {
   unsigned lcore_id = 0;
-  unsigned index = 0;  // also its Tx queue on every port
+  unsigned index = 0;
+  // Its Tx queue on each port: index mod that port's queue count (queues are
+  // shared under a lock when there are fewer than workers), set once.
+  std::array<uint16_t, RTE_MAX_ETHPORTS> txq{};
   int socket = 0;
   std::vector<RxQueue> rxq;
   agebloom::dedup::DedupFilter filter;  // arena below, on the lcore's socket

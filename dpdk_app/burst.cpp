@@ -97,7 +97,11 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   const bool divert = o.action != Action::count;
   Split s;
   uint64_t ndup = 0;
-  if (in.k == n) {  // every packet keyed (the common burst): verdict i is packet i's
+  if (!divert) {  // --action count: everything is forwarded, verdicts only counted
+    for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+    for (uint16_t i = 0; i < n; ++i) fwd[i] = pkts[i];
+    s.nf = n;
+  } else if (in.k == n) {  // every packet keyed (the common burst): verdict i is packet i's
     for (uint16_t i = 0; i < n; ++i) {
       ndup += dup[i];
       const bool to_dups = dup[i] && divert;

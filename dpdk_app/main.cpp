@@ -84,6 +84,7 @@ void setup_workers(App& app) {
     Worker& w = app.workers[i];
     w.lcore_id = lcores[i];
     w.index = static_cast<unsigned>(i);
+    for (uint16_t p : app.ports) w.txq[p] = static_cast<uint16_t>(w.index % app.nb_txq[p]);
     w.socket = static_cast<int>(rte_lcore_to_socket_id(w.lcore_id));
     w.filter = shape;
     w.arena_bytes = bytes;

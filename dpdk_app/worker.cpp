@@ -41,7 +41,7 @@ uint16_t reserve_budget(uint16_t want) {
 // under their lock); what the PMD refuses after a few tries is freed and
 // counted as dropped-for-error, so no mbuf is ever lost.
 uint16_t send(Worker& w, uint16_t port, rte_mbuf** pkts, uint16_t n) {
-  const uint16_t queue = static_cast<uint16_t>(w.index % g_app.nb_txq[port]);
+  const uint16_t queue = w.txq[port];
   rte_spinlock_t* lock = g_app.tx_lock[port] ? &g_app.tx_lock[port][queue] : nullptr;
   if (lock) rte_spinlock_lock(lock);
   uint16_t sent = 0;
@@ -89,9 +89,11 @@ uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
 // where decide_keyed put them in fwd) forward the duplicates. Every mbuf is
 // sent or freed here and counted once: tx, mirrored, suppressed, or
 // dropped_error for what a PMD refused.
-void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s) {
+// from_port: the port the whole burst came from (its packets share one
+// destination), or -1 when a dispatched burst may mix ports.
+void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s, int from_port) {
   LcoreStats& st = *w.stats;
-  if (s.nf) st.tx.add(forward(w, fwd, s.nf));
+  if (s.nf) st.tx.add(from_port >= 0 ? send(w, g_app.dst[from_port], fwd, s.nf) : forward(w, fwd, s.nf));
   if (s.nd && g_app.opt.action == Action::mirror) {
     st.mirrored.add(send(w, g_app.opt.mirror_port, dups, s.nd));
   } else if (s.nd) {
@@ -122,7 +124,7 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
   rte_mbuf* fwd[kBurst];
   rte_mbuf* dups[kBurst];
   const Split s = decide_mbufs(w, pkts, n, hasher, click, clock_ns, fwd, dups);
-  send_split(w, fwd, dups, s);
+  send_split(w, fwd, dups, s, q.port);
 
   w.stats->bursts.add(1);
   w.stats->busy_cycles.add(rte_rdtsc() - t0);
@@ -158,7 +160,7 @@ uint16_t process_ring_burst(Worker& w) {
   rte_mbuf* dups[kBurst];
   const Split s = decide_keyed(w, pkts, static_cast<uint16_t>(n), keyed,
                                g_app.opt.spec.window.is_time() ? keyed.time : nullptr, fwd, dups);
-  send_split(w, fwd, dups, s);
+  send_split(w, fwd, dups, s, -1);
 
   w.stats->bursts.add(1);
   w.stats->busy_cycles.add(rte_rdtsc() - t0);

@@ -171,32 +171,37 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     return hit;
   }
 
-  // The sequence of test_and_insert calls over h[0..n), with the epoch
-  // schedule consulted once per run of keys that fits in the current epoch
-  // (not once per key) and the current lane held in a register: the dedup
-  // primitive at its cheapest. Same verdicts and state as the scalar calls.
+  // The sequence of test_and_insert calls over h[0..n), in chunks of up to
+  // kChunk keys: first every key's line is located and requested, then the
+  // keys are probed in order with the epoch schedule consulted once per run
+  // that fits in the current epoch (not once per key) and the current lane
+  // held in a register. Same verdicts and state as the scalar calls.
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    constexpr size_t D = InterleavedEpochFilter::kPrefetchDistance;
-    for (size_t i = 0; i < n && i < D; ++i) prefetch(h[i]);
-    for (size_t i = 0; i < n;) {
-      const uint64_t room = state_->schedule.insertions_before_rotation();
-      if (room == 0) {  // this key opens a new epoch: the scalar call rotates
-        if (i + D < n) prefetch(h[i + D]);
-        out[i] = test_and_insert(h[i]);
-        ++i;
-        continue;
+    constexpr size_t kChunk = 32;
+    Line* line[kChunk];
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = n - base < kChunk ? n - base : kChunk;
+      for (size_t i = 0; i < m; ++i) {
+        line[i] = &lines_.of(h[base + i]);
+        bits::prefetch_write(line[i]);
       }
-      const size_t run = room < n - i ? static_cast<size_t>(room) : n - i;
-      const uint32_t current = state_->current;
-      for (size_t end = i + run; i < end; ++i) {
-        if (i + D < n) prefetch(h[i + D]);
-        const Lane mask = pattern(h[i]);
-        Line& line = lines_.of(h[i]);
-        out[i] = Lines::any_lane_covers(line, mask);
-        line.lane[current] |= mask;
+      for (size_t i = 0; i < m;) {
+        const uint64_t room = state_->schedule.insertions_before_rotation();
+        if (room == 0) {  // this key opens a new epoch: the scalar call rotates
+          out[base + i] = test_and_insert(h[base + i]);
+          ++i;
+          continue;
+        }
+        const size_t run = room < m - i ? static_cast<size_t>(room) : m - i;
+        const uint32_t current = state_->current;
+        for (size_t end = i + run; i < end; ++i) {
+          const Lane mask = pattern(h[base + i]);
+          out[base + i] = Lines::any_lane_covers(*line[i], mask);
+          line[i]->lane[current] |= mask;
+        }
+        state_->schedule.consume(run);
+        state_->insertions += run;
       }
-      state_->schedule.consume(run);
-      state_->insertions += run;
     }
   }
 
