@@ -175,34 +175,19 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // kChunk keys: first every key's line is located and requested, then the
   // keys are probed in order with the epoch schedule consulted once per run
   // that fits in the current epoch (not once per key) and the current lane
-  // held in a register. Same verdicts and state as the scalar calls.
+  // held in a register. Same verdicts and state as the scalar calls. For
+  // 64-bit lanes the pattern's part count is made a constant here, once per
+  // call, so the probe loop builds it without a switch.
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    constexpr size_t kChunk = 32;
-    Line* line[kChunk];
-    for (size_t base = 0; base < n; base += kChunk) {
-      const size_t m = n - base < kChunk ? n - base : kChunk;
-      for (size_t i = 0; i < m; ++i) {
-        line[i] = &lines_.of(h[base + i]);
-        bits::prefetch_write(line[i]);
-      }
-      for (size_t i = 0; i < m;) {
-        const uint64_t room = state_->schedule.insertions_before_rotation();
-        if (room == 0) {  // this key opens a new epoch: the scalar call rotates
-          out[base + i] = test_and_insert(h[base + i]);
-          ++i;
-          continue;
-        }
-        const size_t run = room < m - i ? static_cast<size_t>(room) : m - i;
-        const uint32_t current = state_->current;
-        for (size_t end = i + run; i < end; ++i) {
-          const Lane mask = pattern(h[base + i]);
-          out[base + i] = Lines::any_lane_covers(*line[i], mask);
-          line[i]->lane[current] |= mask;
-        }
-        state_->schedule.consume(run);
-        state_->insertions += run;
+    if constexpr (sizeof(Lane) == 8) {
+      switch (cfg_.k) {
+        case 4: return bulk_test_and_insert<4>(h, n, out);
+        case 8: return bulk_test_and_insert<8>(h, n, out);
+        case 16: return bulk_test_and_insert<16>(h, n, out);
+        default: break;
       }
     }
+    bulk_test_and_insert<0>(h, n, out);
   }
 
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
@@ -238,6 +223,43 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
       bits::Pattern<1> p;
       bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);
       return static_cast<Lane>(p.mask[0]);
+    }
+  }
+
+  // B != 0: the pattern of B parts in a 64-bit lane, B fixed at compile time.
+  template <uint32_t B>
+  Lane pattern_of(KeyHash h) const noexcept {
+    if constexpr (B != 0) return bits::word_pattern<B>(h.h2);
+    else return pattern(h);
+  }
+
+  template <uint32_t B>
+  void bulk_test_and_insert(const KeyHash* h, size_t n, bool* out) noexcept {
+    constexpr size_t kChunk = 32;
+    Line* line[kChunk];
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = n - base < kChunk ? n - base : kChunk;
+      for (size_t i = 0; i < m; ++i) {
+        line[i] = &lines_.of(h[base + i]);
+        bits::prefetch_write(line[i]);
+      }
+      for (size_t i = 0; i < m;) {
+        const uint64_t room = state_->schedule.insertions_before_rotation();
+        if (room == 0) {  // this key opens a new epoch: the scalar call rotates
+          out[base + i] = test_and_insert(h[base + i]);
+          ++i;
+          continue;
+        }
+        const size_t run = room < m - i ? static_cast<size_t>(room) : m - i;
+        const uint32_t current = state_->current;
+        for (size_t end = i + run; i < end; ++i) {
+          const Lane mask = pattern_of<B>(h[base + i]);
+          out[base + i] = Lines::any_lane_covers(*line[i], mask);
+          line[i]->lane[current] |= mask;
+        }
+        state_->schedule.consume(run);
+        state_->insertions += run;
+      }
     }
   }
 
