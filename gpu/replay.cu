@@ -105,12 +105,16 @@ struct Resources {
   }
 };
 
-GpuStatus check_supported(const GuardedEpochConfig& c) {
+// What the replay can take: a valid config over a count window, with a shape
+// the device owner knows.
+template <class Config>
+GpuStatus check_supported(const Config& c) {
   if (Status s = c.validate(); !s) {
     GpuStatus g = gpu_error(GpuErrc::invalid_config);
     g.config_error = s.code();
     return g;
   }
+  if (!shape_of(c)) return gpu_error(GpuErrc::unsupported);
   if (c.window.is_time()) return gpu_error(GpuErrc::unsupported);
   return {};
 }
@@ -129,11 +133,10 @@ GpuStatus choose_chunk(size_t n, size_t requested, size_t& chunk) {
   return {};
 }
 
-}  // namespace
 
-GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
-                               const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
-                               size_t arena_bytes, ReplayStats* stats) {
+template <class Config>
+GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
+                      uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
   AGEBLOOM_GPU_TRY(check_supported(c));
   if (opt.policy != ReplayPolicy::insert_always) return gpu_error(GpuErrc::unsupported);
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
@@ -189,7 +192,6 @@ GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys,
   return {};
 }
 
-namespace {
 
 // One-shot device copies of the keys and a verdict word array, freed on return.
 struct Scratch {
@@ -201,15 +203,16 @@ struct Scratch {
   }
 };
 
-}  // namespace
 
-GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
-                        const KeyHash* keys, size_t n, uint8_t* verdict_bits) {
+template <class Config>
+GpuStatus contains_impl(const Config& c, const void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
+                        uint8_t* verdict_bits) {
   if (Status s = c.validate(); !s) {
     GpuStatus g = gpu_error(GpuErrc::invalid_config);
     g.config_error = s.code();
     return g;
   }
+  if (!shape_of(c)) return gpu_error(GpuErrc::unsupported);
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
   if (n > (size_t{1} << 31)) return gpu_error(GpuErrc::bad_argument);
   GuardedEpochDevice f;
@@ -227,8 +230,8 @@ GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, si
   return {};
 }
 
-GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                      size_t n) {
+template <class Config>
+GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n) {
   AGEBLOOM_GPU_TRY(check_supported(c));
   if (arena_image == nullptr || (n != 0 && keys == nullptr)) return gpu_error(GpuErrc::bad_argument);
   GuardedEpochDevice f;
@@ -242,6 +245,35 @@ GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t are
     AGEBLOOM_CUDA_TRY(cudaDeviceSynchronize());
   }
   return f.download(arena_image, arena_bytes);
+}
+
+}  // namespace
+
+GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
+                               const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
+                               size_t arena_bytes, ReplayStats* stats) {
+  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
+}
+GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHash* keys, size_t n,
+                                   const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
+                                   size_t arena_bytes, ReplayStats* stats) {
+  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
+}
+GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+                        const KeyHash* keys, size_t n, uint8_t* verdict_bits) {
+  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
+}
+GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+                        const KeyHash* keys, size_t n, uint8_t* verdict_bits) {
+  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
+}
+GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
+                      size_t n) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n);
+}
+GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
+                      size_t n) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n);
 }
 
 }  // namespace agebloom::gpu

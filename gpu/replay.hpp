@@ -2,29 +2,32 @@
 // tests compiled by the host compiler can call it. Built without nvcc, the
 // same functions exist and report GpuErrc::not_built (gpu/replay_stub.cpp).
 //
-// What it offers, for the guarded epoch filter (flat and blocked) over count
-// windows:
-//   - replay_guarded_epoch(): the dedup semantics `verdict[i] =
-//     test_and_insert(key[i])` (policy insert-always) run on the GPU, with the
-//     verdict of every packet equal to the sequential CPU filter's, bit for
-//     bit. How it can be exact although the packets run in parallel: within
-//     one epoch bits are only set, never cleared, so the GPU records for every
-//     bit the index of the first packet that set it; packet i then sees a bit
-//     iff it was set before the batch began (and its segment has not been
-//     cleared for i yet) or its first setter is < i (ARCHITECTURE.md, "Bulk
-//     replay on the GPU with exact semantics").
+// What it offers, over count windows, for the guarded epoch filter (flat and
+// blocked, and so the rotating ring, which is one) and for the one-line
+// guarded epoch filter (InterleavedEpochFilter, 64-bit lanes: dedup_fwd's and
+// the planner's default):
+//   - replay_guarded_epoch() / replay_interleaved_epoch(): the dedup semantics
+//     `verdict[i] = test_and_insert(key[i])` (policy insert-always) run on the
+//     GPU, with the verdict of every packet equal to the sequential CPU
+//     filter's, bit for bit. How it can be exact although the packets run in
+//     parallel: within one epoch bits are only set, never cleared, so the GPU
+//     records for every bit the index of the first packet that set it; packet
+//     i then sees a bit iff it was set before the batch began (and its segment
+//     has not been cleared for i yet) or its first setter is < i
+//     (epoch_plan.hpp, replay_steps.hpp; ARCHITECTURE.md, "Bulk replay on the
+//     GPU with exact semantics").
 //   - contains_bulk() / insert_bulk(): the bulk forms over a filter state.
 //   - gpu_available(): whether a CUDA device can be used, and why not.
 //
-// Filter state travels as the CPU filter's *arena image*: the bytes a
-// GuardedEpochFilter::create(cfg, arena) carved from an arena whose base is
-// 64-byte aligned (header, then (r+1) segments of words). The device keeps the
-// same layout, so a snapshot moves either way with one copy. Pass
-// arena_image = nullptr to start from an empty filter.
+// Filter state travels as the CPU filter's *arena image*: the bytes its
+// create(cfg, arena) carved from an arena whose base is 64-byte aligned
+// (header, then the words). The device keeps the same layout, so a snapshot
+// moves either way with one copy. Pass arena_image = nullptr to start from an
+// empty filter.
 //
 // Not supported yet (each returns GpuErrc::unsupported): time windows,
 // policy insert-on-miss (needs a fix-point over false positives, see
-// replay.cu), the other structures (APBF, APBBF, ring, interleaved).
+// replay.cu), 32-bit lanes, APBF and APBBF.
 //
 // Every call is synchronous: it returns when the results are in host memory.
 #pragma once
@@ -35,6 +38,7 @@
 
 #include "agebloom/core/hash.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_epoch.hpp"
 
 namespace agebloom::gpu {
 
@@ -85,27 +89,34 @@ struct ReplayStats {
   double device_seconds = 0;   // kernel + copy time measured with CUDA events
 };
 
-// Bytes of an arena image for `c` (= GuardedEpochFilter::bytes_needed).
+// Bytes of an arena image for `c` (= the filter's bytes_needed; 0 if `c` is invalid).
 size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept;
+size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept;
 
-// Replays keys[0..n) through the guarded epoch filter `c` (count window,
-// flat or blocked) with the dedup semantics of `opt.policy`, writing one
-// verdict bit per key to verdict_bits (LSB first, byte i holds keys 8i..8i+7;
-// 1 = "seen" = suppressed): (n + 7) / 8 bytes. Starts from arena_image when
-// non-null (arena_bytes must equal arena_image_bytes(c)) and writes the final
-// state back into it, so the CPU filter created on that arena continues
-// exactly where the GPU stopped.
+// Replays keys[0..n) through the filter `c` (count window) with the dedup
+// semantics of `opt.policy`, writing one verdict bit per key to verdict_bits
+// (LSB first, byte i holds keys 8i..8i+7; 1 = "seen" = suppressed): (n + 7) / 8
+// bytes. Starts from arena_image when non-null (arena_bytes must equal
+// arena_image_bytes(c)) and writes the final state back into it, so the CPU
+// filter created on that arena continues exactly where the GPU stopped.
 GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
                                const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
                                size_t arena_bytes, ReplayStats* stats = nullptr);
+GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHash* keys, size_t n,
+                                   const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
+                                   size_t arena_bytes, ReplayStats* stats = nullptr);
 
 // Bulk query over the state in arena_image (not modified): verdict bits as above.
 GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+                        const KeyHash* keys, size_t n, uint8_t* verdict_bits);
+GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image, size_t arena_bytes,
                         const KeyHash* keys, size_t n, uint8_t* verdict_bits);
 
 // Bulk insert (rotating at epoch ends like insert_bulk on the CPU) into the
 // state in arena_image, which receives the result.
 GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes,
+                      const KeyHash* keys, size_t n);
+GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes,
                       const KeyHash* keys, size_t n);
 
 }  // namespace agebloom::gpu

@@ -14,7 +14,7 @@ std::string GpuStatus::message() const {
              ") at " + (where ? where : "?");
     case GpuErrc::invalid_config: return std::string("invalid filter configuration: ") + agebloom::message(config_error);
     case GpuErrc::unsupported:
-      return "not supported by the CUDA backend yet (time windows, insert-on-miss, structures other than guarded epoch)";
+      return "not supported by the CUDA backend yet (time windows, insert-on-miss, 32-bit lanes, APBF/APBBF)";
     case GpuErrc::bad_argument: return "bad argument (null pointer, arena image size, or more than 2^31 keys per call)";
   }
   return "unknown error";
@@ -22,6 +22,11 @@ std::string GpuStatus::message() const {
 
 size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept {
   auto b = GuardedEpochFilter::bytes_needed(c);
+  return b ? *b : 0;
+}
+
+size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept {
+  auto b = InterleavedEpochFilter<uint64_t>::bytes_needed(c);
   return b ? *b : 0;
 }
 

@@ -1,0 +1,166 @@
+// Host side of the exact replay, shared by the CUDA owner and the emulation
+// test: the shape of a filter's arena image (where its words are, how a key's
+// bits are laid out) and the plan of a batch of packets.
+//
+// Exact replay, in short (ARCHITECTURE.md, "Bulk replay on the GPU with exact
+// semantics"): within one epoch bits are only set, never cleared, so the GPU
+// records for every bit the index of the first packet that set it; packet i
+// then sees a bit iff it was set before the batch began (and its segment has
+// not been cleared for i yet) or its first setter is < i. A batch spans at
+// most r+1 consecutive epochs, each inserting into its own segment (slot), so
+// no slot is cleared twice within it.
+//
+// Portable: no CUDA types.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/window.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_epoch.hpp"
+#include "guarded_epoch_ref.hpp"
+#include "portable.hpp"
+
+namespace agebloom::gpu {
+
+// Mirror of the header both filters carve first (GuardedEpochFilter::State,
+// InterleavedEpochFilter::State), member for member: an arena image starts with
+// it (checked by the round-trip tests).
+struct EpochState {
+  EpochSchedule schedule;
+  uint64_t insertions;
+  uint32_t current;
+};
+inline constexpr size_t kWordsOffset = (sizeof(EpochState) + kCacheLine - 1) / kCacheLine * kCacheLine;
+
+// What the replay needs of a configuration, whichever filter it is for.
+struct EpochShape {
+  GuardedEpochRef ref;    // ref.words unset: add the image base (at())
+  size_t bytes = 0;       // of the arena image (the filter's bytes_needed)
+  uint32_t segments = 0;  // r + 1
+  WindowKind kind = WindowKind::count;
+  uint64_t epoch_length = 1;
+  uint64_t fill_cap = 0;  // time windows: the ring's capacity trigger
+
+  GuardedEpochRef at(void* image) const noexcept {
+    GuardedEpochRef r = ref;
+    r.words = reinterpret_cast<uint64_t*>(static_cast<unsigned char*>(image) + kWordsOffset);
+    return r;
+  }
+  // Bits of one segment: the size of a first-setter array.
+  uint64_t segment_bits() const noexcept { return ref.segment_words * 64; }
+  // Bytes of the words, from the first: segments one after another, or (lanes)
+  // whole lines, unused lanes included.
+  uint64_t words_bytes() const noexcept {
+    return ref.word_stride == 1 ? ref.segment_words * 8 * segments : ref.segment_words * ref.word_stride * 8;
+  }
+  EpochState initial_state() const noexcept {
+    EpochState s{};
+    s.schedule = EpochSchedule::make(kind, epoch_length);
+    s.schedule.fill_cap = fill_cap;
+    return s;
+  }
+};
+
+// The guarded epoch filter, flat or blocked (and so the rotating ring, which
+// is one). Errc of the config, if it does not validate.
+inline Expected<EpochShape> shape_of(const GuardedEpochConfig& c) noexcept {
+  auto need = GuardedEpochFilter::bytes_needed(c);
+  if (!need) return need.code();
+  EpochShape s;
+  s.bytes = *need;
+  s.segments = c.segments();
+  s.kind = c.window.kind;
+  s.epoch_length = c.epoch_length();
+  s.fill_cap = c.window.is_time() ? c.epoch_capacity : 0;
+  GuardedEpochRef& r = s.ref;
+  r.segment_words = c.block_bits ? (c.segment_bits / c.block_bits) * (c.block_bits / 64) : bits::words_for(c.segment_bits);
+  r.word_stride = 1;
+  r.segment_stride = r.segment_words;
+  r.segment_bits = c.segment_bits;
+  r.blocks = c.block_bits ? c.segment_bits / c.block_bits : 0;
+  r.log2_block = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
+  r.k = c.k;
+  r.segments = c.segments();
+  r.layout = c.block_bits ? SegmentLayout::blocked : SegmentLayout::flat;
+  return s;
+}
+
+// The one-line guarded epoch filter with 64-bit lanes (32-bit lanes:
+// Errc::block_size_invalid here, not replayed on the GPU yet).
+inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
+  if (c.lane_bits != 64) return Errc::block_size_invalid;
+  auto need = InterleavedEpochFilter<uint64_t>::bytes_needed(c);
+  if (!need) return need.code();
+  EpochShape s;
+  s.bytes = *need;
+  s.segments = c.segments();
+  s.kind = c.window.kind;
+  s.epoch_length = c.epoch_length();
+  GuardedEpochRef& r = s.ref;
+  r.segment_words = c.lines;
+  r.word_stride = 8;  // a line holds 8 lanes
+  r.segment_stride = 1;
+  r.k = c.k;
+  r.segments = c.segments();
+  r.layout = SegmentLayout::lanes;
+  return s;
+}
+
+// The replay of one batch: up to r+1 consecutive epochs, each in its own
+// segment (slot). Packets are numbered from the batch's first; epoch e >= 1
+// begins at first_len + (e-1)*len.
+struct BatchPlan {
+  static constexpr uint32_t kNoEpoch = 0xff;
+  static constexpr uint32_t kNever = 0xffffffffu;
+  uint64_t count = 0;      // packets in the batch
+  uint64_t first_len = 0;  // packets in epoch 0 (the rest of the current epoch, or a full one)
+  uint64_t len = 1;        // ℓ
+  uint32_t epochs = 0;
+  uint8_t epoch_slot[GuardedEpochConfig::kMaxSegments] = {};  // segment epoch e inserts into
+  uint8_t slot_epoch[GuardedEpochConfig::kMaxSegments] = {};  // epoch using slot s, or kNoEpoch
+  // Packet i still sees the bits slot s held before the batch iff i <= keep[s]:
+  // the slot's clearing happens after the verdict of its epoch's first packet
+  // (CPU: contains, then rotate, then insert). kNever: not cleared here.
+  uint32_t keep[GuardedEpochConfig::kMaxSegments] = {};
+
+  AGEBLOOM_HD uint32_t epoch_of(uint64_t i) const noexcept {
+    return i < first_len ? 0u : 1u + static_cast<uint32_t>((i - first_len) / len);
+  }
+};
+
+// Plans the next batch of at most `remaining` insertions and `max_epochs`
+// epochs from the count-window schedule in `st`, and advances `st` past it:
+// EpochSchedule::rotate_before_insert applied to a run of insertions at once
+// (`fill` counts the current epoch's insertions; the insertion that finds
+// fill == ℓ rotates first).
+inline BatchPlan plan_batch(EpochState& st, uint32_t segments, uint64_t remaining, uint32_t max_epochs) noexcept {
+  BatchPlan p;
+  EpochSchedule& sch = st.schedule;
+  p.len = sch.length;
+  for (uint32_t s = 0; s < segments; ++s) {
+    p.slot_epoch[s] = BatchPlan::kNoEpoch;
+    p.keep[s] = BatchPlan::kNever;
+  }
+  while (p.epochs < max_epochs && p.count < remaining) {
+    const bool rotate = sch.fill == sch.length;
+    if (rotate) {
+      st.current = (st.current + 1) % segments;
+      sch.fill = 0;
+    }
+    const uint64_t left = sch.length - sch.fill;
+    const uint64_t take = left < remaining - p.count ? left : remaining - p.count;
+    if (p.epochs == 0) p.first_len = take;
+    p.epoch_slot[p.epochs] = static_cast<uint8_t>(st.current);
+    p.slot_epoch[st.current] = static_cast<uint8_t>(p.epochs);
+    if (rotate) p.keep[st.current] = static_cast<uint32_t>(p.count);
+    sch.fill += take;
+    p.count += take;
+    ++p.epochs;
+  }
+  st.insertions += p.count;
+  return p;
+}
+
+}  // namespace agebloom::gpu

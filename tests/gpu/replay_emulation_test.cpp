@@ -1,0 +1,198 @@
+// The GPU's exact replay, run on the CPU: the batch planner and the three
+// per-packet steps the kernels execute (gpu/epoch_plan.hpp,
+// gpu/replay_steps.hpp), compiled by the host compiler and executed pass by
+// pass with the packets of each pass in a scrambled order (a GPU runs them in
+// any order, all at once), against the CPU filters' sequential
+// test_and_insert. Needs no device, so it runs everywhere: the algorithm and
+// the layouts' addressing are checked here; tests/gpu/gpu_replay_test.cpp
+// checks the CUDA build of the same code on a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../core/owned_filter.hpp"
+#include "agebloom/agebloom.hpp"
+#include "epoch_plan.hpp"
+#include "replay_steps.hpp"
+
+namespace {
+
+using namespace agebloom;
+using agebloom::gpu::BatchPlan;
+using agebloom::gpu::EpochShape;
+using agebloom::gpu::EpochState;
+
+// A dedup-like stream: fresh keys, repeats from inside the window, and
+// repeats from up to 4W back (mostly expired).
+std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
+  std::vector<KeyHash> out(n);
+  const Hasher hasher(seed);
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t id = i;
+    const uint64_t r = rng() % 4;
+    if (i > 0 && r == 1) id = i - 1 - rng() % std::min<uint64_t>(i, window);
+    if (i > 0 && r == 2) id = i - 1 - rng() % std::min<uint64_t>(i, 4 * window);
+    out[i] = hasher(&id, sizeof id);
+  }
+  return out;
+}
+
+// The device's memory, on the host: the arena image and the first-setter arrays.
+struct Emulated {
+  EpochShape shape;
+  std::vector<unsigned char> memory;
+  unsigned char* image = nullptr;
+  EpochState state;
+  std::vector<uint32_t> first;
+  uint64_t batches = 0;
+
+  explicit Emulated(const EpochShape& s) : shape(s), memory(s.bytes + 64, 0) {
+    image = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+    state = shape.initial_state();
+    first.assign(size_t{shape.segments} * shape.segment_bits(), gpu::kUnset);
+  }
+
+  // One call of the device's run_batches over keys[0..n): verdicts into out
+  // (nullptr: a bulk insert), batches of at most max_epochs epochs, every
+  // pass in its own random order.
+  void run(const KeyHash* keys, size_t n, std::vector<char>* out, uint32_t max_epochs, std::mt19937_64& rng) {
+    const gpu::GuardedEpochRef f = shape.at(image);
+    const uint64_t fbits = shape.segment_bits();
+    for (uint64_t done = 0; done < n; ++batches) {
+      const BatchPlan p = gpu::plan_batch(state, shape.segments, n - done, max_epochs);
+      ASSERT_GT(p.count, 0u);
+      ASSERT_LE(p.epochs, max_epochs);
+      const KeyHash* k = keys + done;
+      std::vector<uint64_t> order(p.count);
+      std::iota(order.begin(), order.end(), 0);
+      auto scramble = [&] { std::shuffle(order.begin(), order.end(), rng); };
+      uint32_t* F = out != nullptr ? first.data() : nullptr;
+      if (out != nullptr) {
+        scramble();
+        for (uint64_t i : order) gpu::stamp_first_setter(f, p, k, F, fbits, i);
+        scramble();
+        for (uint64_t i : order) (*out)[done + i] = gpu::replay_verdict(f, p, k, F, fbits, i);
+      }
+      for (uint32_t s = 0; s < shape.segments; ++s)
+        if (p.keep[s] != BatchPlan::kNever)
+          for (uint64_t w = 0; w < f.segment_words; ++w) *f.word(s, w) = 0;
+      scramble();
+      for (uint64_t i : order) gpu::insert_and_unstamp(f, p, k, F, fbits, i);
+      done += p.count;
+    }
+  }
+};
+
+// The emulated replay against the CPU filter: verdicts, the final state, and
+// contains() on the final bits; over whole-stream calls and chunked calls, with
+// batches of every epoch count the device may choose.
+template <class Filter, class Config>
+void check_replay(const Config& cfg, size_t n, uint64_t window, const std::string& what) {
+  SCOPED_TRACE(what);
+  auto shape = gpu::shape_of(cfg);
+  ASSERT_TRUE(shape) << shape.what();
+  const std::vector<KeyHash> keys = stream(n, window, 0xE1u + n);
+
+  OwnedFilter<Filter> cpu(cfg);
+  // What a 64-aligned arena carves: the header, then the words (the arena
+  // rounds each carve to a line; bytes_needed adds room to align any base).
+  const size_t used = gpu::kWordsOffset + shape->words_bytes();
+  ASSERT_EQ(cpu.used, (used + 63) / 64 * 64) << "the shape's layout is the filter's";
+  ASSERT_LE(used, shape->bytes);
+  std::vector<char> want(n);
+  size_t hits = 0;
+  for (size_t i = 0; i < n; ++i) hits += want[i] = cpu->test_and_insert(keys[i]);
+  ASSERT_GT(hits, n / 8) << "the stream must exercise both verdicts";
+
+  std::mt19937_64 rng(7);
+  for (uint32_t max_epochs : {shape->segments, 2u, 1u}) {
+    for (size_t chunk : {n, size_t{4096}, size_t{777}}) {
+      SCOPED_TRACE("max_epochs " + std::to_string(max_epochs) + ", chunk " + std::to_string(chunk));
+      Emulated gpu(*shape);
+      std::vector<char> got(n);
+      for (size_t at = 0; at < n; at += chunk) {
+        std::vector<char> part(std::min(chunk, n - at));
+        gpu.run(keys.data() + at, part.size(), &part, max_epochs, rng);
+        std::copy(part.begin(), part.end(), got.begin() + static_cast<std::ptrdiff_t>(at));
+      }
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "packet " << i;
+      EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
+      // The state a download() hands back: header, then the words.
+      std::memcpy(gpu.image, &gpu.state, sizeof gpu.state);
+      const std::vector<unsigned char> cpu_state = cpu.state();
+      EXPECT_EQ(gpu.state.insertions, cpu->insertions());
+      EXPECT_EQ(gpu.state.current, cpu->current_segment());
+      ASSERT_EQ(std::memcmp(gpu.image + gpu::kWordsOffset, cpu_state.data() + gpu::kWordsOffset,
+                            used - gpu::kWordsOffset),
+                0)
+          << "filter words differ";
+      EXPECT_TRUE(std::all_of(gpu.first.begin(), gpu.first.end(), [](uint32_t v) { return v == gpu::kUnset; }))
+          << "first-setter stamps must all be returned";
+      const gpu::GuardedEpochRef f = shape->at(gpu.image);
+      for (uint64_t id = 0; id < 2000; ++id) {
+        const KeyHash h = id % 2 ? keys[(id * 7919) % n] : Hasher(3)(&id, sizeof id);
+        ASSERT_EQ(f.contains(h), cpu->contains(h)) << "key " << id;
+      }
+    }
+  }
+
+  // Bulk insert (no verdicts): the same state as the CPU's inserts.
+  OwnedFilter<Filter> cpu_ins(cfg);
+  for (const KeyHash& h : keys) cpu_ins->insert(h);
+  Emulated ins(*shape);
+  ins.run(keys.data(), n, nullptr, shape->segments, rng);
+  const std::vector<unsigned char> s = cpu_ins.state();
+  EXPECT_EQ(std::memcmp(ins.image + gpu::kWordsOffset, s.data() + gpu::kWordsOffset, used - gpu::kWordsOffset), 0);
+}
+
+TEST(GpuReplayEmulation, GuardedEpochFlat) {
+  for (uint64_t w : {1000u, 5000u}) {
+    auto c = GuardedEpochConfig::for_fpr(Window::count(w), 0.01, 4);
+    ASSERT_TRUE(c);
+    check_replay<GuardedEpochFilter>(*c, 60000, w, "flat r=4 W=" + std::to_string(w));
+  }
+}
+
+TEST(GpuReplayEmulation, GuardedEpochBlocked) {
+  for (uint32_t block : {64u, 512u}) {
+    auto c = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 8, block);
+    ASSERT_TRUE(c) << c.what();
+    check_replay<GuardedEpochFilter>(*c, 60000, 3000, "blocked B=" + std::to_string(block));
+  }
+}
+
+TEST(GpuReplayEmulation, RotatingRing) {
+  auto c = RotatingRing::config(Window::count(4000), 5, 0.01);
+  ASSERT_TRUE(c) << c.what();
+  check_replay<GuardedEpochFilter>(*c, 60000, 4000, "ring N=5");
+}
+
+TEST(GpuReplayEmulation, InterleavedEpoch) {
+  auto base = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 64);
+  ASSERT_TRUE(base);
+  for (uint32_t k : {2u, 4u, 8u, 16u}) {
+    InterleavedEpochConfig c = *base;
+    c.k = k;
+    check_replay<InterleavedEpochFilter<uint64_t>>(c, 60000, 3000, "interleaved64 k=" + std::to_string(k));
+  }
+  InterleavedEpochConfig r3 = *base;
+  r3.r = 3;  // fewer segments than lanes: lanes 4..7 stay empty
+  check_replay<InterleavedEpochFilter<uint64_t>>(r3, 60000, 3000, "interleaved64 r=3");
+}
+
+TEST(GpuReplayEmulation, ShapesTheReplayDoesNotTake) {
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 32);
+  ASSERT_TRUE(c32);
+  EXPECT_EQ(gpu::shape_of(*c32).code(), Errc::block_size_invalid);
+  GuardedEpochConfig bad;
+  EXPECT_FALSE(gpu::shape_of(bad));
+}
+
+}  // namespace
