@@ -2,15 +2,17 @@
 //
 //   agebloom-gpu-bench [--sizes 8M,64M,512M,2G] [--keys N] [--seed HEX] [--no-paper]
 //
-// For each filter size (flat and blocked B = 512, r = 8, 14 bits per window
-// item, so W = bytes * 8 / 14) it times, with CUDA events and keys already in
+// For each filter size (guarded epoch flat and blocked B = 512, r = 8, 14 bits
+// per window item, so W = bytes * 8 / 14; and the one-line layout, r = 7,
+// k = 8, W = bytes * 8 / 28) it times, with CUDA events and keys already in
 // device memory:
 //   insert   bulk insert of N keys (rotating at epoch ends)
 //   query    bulk contains of N/2 live + N/2 never-inserted keys
 //   replay   exact test_and_insert replay of N keys (verdicts as the CPU's)
 // and prints keys/s plus an estimate of the DRAM traffic as a fraction of the
-// peak bandwidth (query: one 32-byte sector per probed bit, flat, or one
-// 64-byte line per segment, blocked; an upper bound since L2 hits are counted).
+// peak bandwidth (query: one 32-byte sector per probed bit, flat, one 64-byte
+// line per segment, blocked, one line, one-line layout; an upper bound since
+// L2 hits are counted).
 // Then the paper-000 configuration: 200,000,000 insertions, W = 40,000,000,
 // 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
 // FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
@@ -110,24 +112,22 @@ GpuStatus timed(Op&& op, double& seconds) {
   return {};
 }
 
+// DRAM bytes a query reads: one 32-byte sector per probed bit (flat), one
+// 64-byte line per segment (blocked), one line (the one-line layout).
 double query_bytes_per_key(const GuardedEpochConfig& c) {
   return c.block_bits ? 64.0 * c.segments() : 32.0 * c.k * c.segments();
 }
+double query_bytes_per_key(const InterleavedEpochConfig&) { return 64.0; }
 
-GpuStatus bench_size(uint64_t bytes, uint32_t block_bits, uint64_t n, uint64_t seed, double peak) {
-  const uint64_t window = bytes * 8 / 14;
-  auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(window), 14.0, 8, block_bits);
-  if (!cfg) {
-    GpuStatus s = gpu_error(GpuErrc::invalid_config);
-    s.config_error = cfg.code();
-    return s;
-  }
+template <class Config>
+GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, uint64_t n, uint64_t seed,
+                       double peak) {
   DeviceBuffers b;
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.keys, n * sizeof(KeyHash)));
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.bits, (n + 31) / 32 * 4));
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.count, sizeof(unsigned long long)));
   GuardedEpochDevice f;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, f));
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, f));
   double t_ins = 0, t_q = 0, t_rep = 0;
   AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
   AGEBLOOM_GPU_TRY(timed([&] { return f.insert_async(b.keys, n, nullptr); }, t_ins));
@@ -137,15 +137,45 @@ GpuStatus bench_size(uint64_t bytes, uint32_t block_bits, uint64_t n, uint64_t s
   AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
   AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, n, b.bits, nullptr); }, t_q));
   GuardedEpochDevice g;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(*cfg, g));
+  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, g));
   AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
   AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
   AGEBLOOM_GPU_TRY(timed([&] { return g.test_and_insert_async(b.keys, n, b.bits, nullptr); }, t_rep));
-  const double qbw = peak > 0 ? n * query_bytes_per_key(*cfg) / t_q / peak : 0;
+  const double qbw = peak > 0 ? n * query_bytes_per_key(cfg) / t_q / peak : 0;
   std::printf("%10.1f MiB  %-8s %3u %2u %12llu %10.3f %10.3f %10.3f %8.2f\n",
-              static_cast<double>(f.bytes()) / (1 << 20), block_bits ? "blk512" : "flat", cfg->segments(), cfg->k,
+              static_cast<double>(f.bytes()) / (1 << 20), layout, cfg.segments(), cfg.k,
               static_cast<unsigned long long>(window), n / t_ins / 1e9, n / t_q / 1e9, n / t_rep / 1e9, qbw);
   return {};
+}
+
+// layout: "flat" and "blk512" (guarded epoch, r = 8, 14 bits per window item),
+// "line64" (the one-line layout: r = 7, k = 8, one 64-byte line per key, at
+// ~28 bits per item, what 1% costs it; ARCHITECTURE.md's GPU target layout).
+GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint64_t seed, double peak) {
+  if (layout == "line64") {
+    InterleavedEpochConfig c;
+    c.window = Window::count(bytes * 8 / 28);
+    c.r = 7;
+    c.k = 8;
+    c.lane_bits = 64;
+    c.lines = bytes / 64;
+    c.capacity = c.window.span;
+    if (Status st = c.validate(); !st) {
+      GpuStatus s = gpu_error(GpuErrc::invalid_config);
+      s.config_error = st.code();
+      return s;
+    }
+    return bench_config(c, "line64", c.window.span, n, seed, peak);
+  }
+  const uint32_t block_bits = layout == "blk512" ? 512 : 0;
+  const uint64_t window = bytes * 8 / 14;
+  auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(window), 14.0, 8, block_bits);
+  if (!cfg) {
+    GpuStatus s = gpu_error(GpuErrc::invalid_config);
+    s.config_error = cfg.code();
+    return s;
+  }
+  return bench_config(*cfg, block_bits ? "blk512" : "flat", window, n, seed, peak);
 }
 
 GpuStatus bench_paper(uint32_t block_bits, uint64_t seed) {
@@ -244,8 +274,8 @@ int main(int argc, char** argv) {
   std::printf("%14s  %-8s %3s %2s %12s %10s %10s %10s %8s\n", "filter", "layout", "seg", "k", "window W",
               "insert G/s", "query G/s", "replay G/s", "q bw/pk");
   for (uint64_t bytes : sizes)
-    for (uint32_t block : {0u, 512u})
-      if (GpuStatus s = bench_size(bytes, block, n, seed, peak); !s) {
+    for (const char* layout : {"flat", "blk512", "line64"})
+      if (GpuStatus s = bench_size(bytes, layout, n, seed, peak); !s) {
         std::fprintf(stderr, "agebloom-gpu-bench: %s\n", s.message().c_str());
         return 1;
       }

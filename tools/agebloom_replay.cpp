@@ -68,8 +68,9 @@ void usage(FILE* out) {
                "  --truth                          exact ground truth: live FNR, FPR, expired positives\n"
                "  --verdicts FILE                  one bit per packet (1 = suppressed), LSB first\n"
                "  --json                           one JSON object on stdout\n"
-               "  --backend cpu|gpu|auto           gpu: CUDA exact replay (guarded epoch filters, count\n"
-               "                                   window, insert-always); auto: gpu when it can (default cpu)\n"
+               "  --backend cpu|gpu|auto           gpu: CUDA exact replay (guarded epoch filters: flat,\n"
+               "                                   blocked, ring, interleaved; count window, insert-always);\n"
+               "                                   auto: gpu when it can (default cpu)\n"
                "  --help\n",
                dedup::filter_names());
 }
@@ -216,18 +217,23 @@ int main(int argc, char** argv) {
   Arena arena(memory.get(), bytes);
   if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
 
-  // The GPU replays the guarded epoch filter over count windows under
-  // insert-always (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
-  const GuardedEpochConfig* gpu_cfg = filter.guarded_epoch_config();
+  // The GPU replays the guarded epoch filters (flat, blocked, ring, and the
+  // one-line layout with 64-bit lanes) over count windows under insert-always
+  // (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
+  const GuardedEpochConfig* gpu_ge = filter.guarded_epoch_config();
+  const InterleavedEpochConfig* gpu_il = filter.interleaved_epoch_config();
+  if (gpu_il != nullptr && gpu_il->lane_bits != 64) gpu_il = nullptr;
   std::string gpu_why;
-  const bool gpu_fits = gpu_cfg && !o.spec.window.is_time() && o.policy == dedup::Policy::insert_always;
+  const bool gpu_fits =
+      (gpu_ge || gpu_il) && !o.spec.window.is_time() && o.policy == dedup::Policy::insert_always;
   bool use_gpu = false;
   if (o.backend != "cpu") {
     const bool available = gpu::gpu_available(gpu_why);
     use_gpu = available && gpu_fits;
     if (o.backend == "gpu" && !available) bad("--backend gpu: " + gpu_why);
     if (o.backend == "gpu" && !gpu_fits)
-      bad("--backend gpu replays guarded-epoch filters over count windows under insert-always only");
+      bad("--backend gpu replays guarded-epoch filters (flat, blocked, ring, interleaved with 64-bit lanes) over "
+          "count windows under insert-always only");
   }
 
   auto opened = trace::PcapReader::open(o.trace);
@@ -271,8 +277,11 @@ int main(int argc, char** argv) {
     if (pending_hash.empty()) return true;
     gpu_bits.assign((pending_hash.size() + 7) / 8, 0);
     gpu::ReplayStats chunk_stats;
-    const gpu::GpuStatus gs = gpu::replay_guarded_epoch(*gpu_cfg, pending_hash.data(), pending_hash.size(), {},
-                                                        gpu_bits.data(), memory.get(), bytes, &chunk_stats);
+    const gpu::GpuStatus gs =
+        gpu_ge ? gpu::replay_guarded_epoch(*gpu_ge, pending_hash.data(), pending_hash.size(), {}, gpu_bits.data(),
+                                           memory.get(), bytes, &chunk_stats)
+               : gpu::replay_interleaved_epoch(*gpu_il, pending_hash.data(), pending_hash.size(), {},
+                                               gpu_bits.data(), memory.get(), bytes, &chunk_stats);
     if (!gs) {
       gpu_error = gs.message();
       return false;
@@ -351,7 +360,8 @@ int main(int argc, char** argv) {
                 {"device_seconds", gpu_stats.device_seconds},
                 {"batches", gpu_stats.batches}};
   } else if (o.backend == "auto") {
-    j["gpu_not_used"] = gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch count windows under insert-always";
+    j["gpu_not_used"] =
+        gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch filters over count windows under insert-always";
   }
   j["seconds"] = seconds;
   j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;

@@ -173,6 +173,78 @@ TEST_P(GpuVsCpu, BulkContainsAndInsert) {
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuVsCpu, ::testing::Values(0u, 64u, 256u, 512u),
                          [](const auto& info) { return info.param ? "blocked" + std::to_string(info.param) : std::string("flat"); });
 
+// The one-line layout (InterleavedEpochFilter, 64-bit lanes): dedup_fwd's and
+// the planner's default, and the layout of the GPU targets.
+class GpuVsCpuInterleaved : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
+  }
+  using Filter = InterleavedEpochFilter<uint64_t>;
+  static InterleavedEpochConfig config(uint64_t window) {
+    auto c = InterleavedEpochConfig::for_fpr(Window::count(window), 0.01, 64);
+    EXPECT_TRUE(c.has_value()) << c.what();
+    return *c;
+  }
+  static std::vector<uint8_t> cpu_replay(Filter& f, const KeyHash* k, size_t n) {
+    std::vector<uint8_t> bits((n + 7) / 8, 0);
+    for (size_t i = 0; i < n; ++i)
+      if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    return bits;
+  }
+  static void expect_same_replay(uint64_t window, size_t n, size_t chunk) {
+    const InterleavedEpochConfig c = config(window);
+    const size_t bytes = gpu::arena_image_bytes(c);
+    Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
+    Arena arena(mem.get(), bytes), fresh(gpu_image.get(), bytes);
+    auto f = Filter::create(c, arena);
+    ASSERT_TRUE(f.has_value()) << f.what();
+    ASSERT_TRUE(Filter::create(c, fresh).has_value());
+    const auto keys = stream(n, window, 0x11ee0000 + window);
+    const auto want = cpu_replay(*f, keys.data(), n);
+    std::vector<uint8_t> got((n + 7) / 8, 0);
+    gpu::ReplayOptions opt;
+    opt.chunk_keys = chunk;
+    gpu::ReplayStats stats;
+    const gpu::GpuStatus s =
+        gpu::replay_interleaved_epoch(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(first_difference(want, got, n), -1) << "W=" << window;
+    EXPECT_EQ(std::memcmp(mem.get(), gpu_image.get(), bytes), 0) << "final filter state differs";
+    std::printf("interleaved64 W=%llu: %zu keys, %llu batches, %.3f s on device\n",
+                static_cast<unsigned long long>(window), n, static_cast<unsigned long long>(stats.batches),
+                stats.device_seconds);
+  }
+};
+
+TEST_F(GpuVsCpuInterleaved, ReplayTenMillionKeysLongEpochs) { expect_same_replay(1'000'000, 10'000'000, 3'000'000); }
+
+TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) { expect_same_replay(1'000, 1'000'000, 0); }
+
+TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) {
+  const uint64_t window = 500'000;
+  const size_t n = 4'000'000;
+  const InterleavedEpochConfig c = config(window);
+  const size_t bytes = gpu::arena_image_bytes(c);
+  const auto keys = stream(n, window, 9);
+  Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
+  Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
+  auto f = Filter::create(c, a);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_TRUE(Filter::create(c, b).has_value());
+  f->insert_bulk(keys.data(), n / 2);
+  const gpu::GpuStatus si = gpu::insert_bulk(c, gpu_mem.get(), bytes, keys.data(), n / 2);
+  ASSERT_TRUE(si.ok()) << si.message();
+  EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "bulk insert state differs";
+  std::vector<uint8_t> got((n + 7) / 8, 0), want((n + 7) / 8, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (f->contains(keys[i])) want[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  const gpu::GpuStatus sc = gpu::contains_bulk(c, cpu_mem.get(), bytes, keys.data(), n, got.data());
+  ASSERT_TRUE(sc.ok()) << sc.message();
+  EXPECT_EQ(first_difference(want, got, n), -1);
+}
+
 // Runs everywhere: the probe answers, with a reason when it says no.
 TEST(GpuProbe, ReportsAReason) {
   std::string why;

@@ -79,6 +79,10 @@ class DedupFilter {
   const GuardedEpochConfig* guarded_epoch_config() const noexcept {
     return std::get_if<GuardedEpochConfig>(&config_);
   }
+  // The one-line guarded epoch configuration when that is the structure, else nullptr.
+  const InterleavedEpochConfig* interleaved_epoch_config() const noexcept {
+    return std::get_if<InterleavedEpochConfig>(&config_);
+  }
 
   const std::string& name() const noexcept { return name_; }
   // One line of parameters, e.g. "r=8 k=10 segment_bits=1803999".

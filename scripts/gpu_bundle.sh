@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Packs, on this (Debian) machine, everything a lent GPU machine needs to
+# check and time the CUDA backend in one device call: the GPU test programs,
+# agebloom-gpu-bench and agebloom-replay, every shared library they load but
+# the CUDA driver (with Debian's own loader, so the device image's libc does
+# not matter), real traces, and run.sh, the device-side script.
+#
+#   scripts/gpu_bundle.sh            # builds build-gpu (-Dgpu=enabled), writes .gpu-bundle/
+#
+# Then, with the device tool: run(command=".gpu-bundle/run.sh", carry=[".gpu-bundle"]);
+# its logs come back from $OUT. The device image has nvcc but not the Debian
+# -dev packages this project builds against (xxhash, gtest, pcap), hence the
+# bundle rather than a build there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh >/dev/null  # the packages (and the default build)
+build=${AGEBLOOM_GPU_BUILD_DIR:-build-gpu}
+[[ -f "$build/build.ninja" ]] || meson setup "$build" --buildtype=release -Dgpu=enabled >/dev/null
+ninja -C "$build" >/dev/null
+
+b=.gpu-bundle
+rm -rf "$b"
+mkdir -p "$b/bin" "$b/lib" "$b/traces"
+cp "$build/tests/gpu/gpu_replay_test" "$build/tests/gpu/gpu_replay_emulation_test" \
+   "$build/gpu/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$b/bin/"
+for exe in "$b"/bin/*; do ldd "$exe" | awk '/=> \// {print $3}'; done | sort -u | while read -r lib; do
+  cp -L "$lib" "$b/lib/"
+done
+cp -L /lib64/ld-linux-x86-64.so.2 "$b/lib/"
+cp data/traces/*.pcap "$b/traces/"
+shared=../shared/data/pcap
+if [[ -d "$shared" ]]; then
+  for f in "$shared"/http/*.pcap "$shared"/ddos/*.pcap; do [[ -f "$f" ]] && cp "$f" "$b/traces/"; done
+fi
+cp scripts/gpu_run.sh "$b/run.sh"
+chmod +x "$b/run.sh"
+# .gpu-bundle/ is in .gitignore: the device tool carries ignored paths named in carry.
+du -sh "$b"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The device side of scripts/gpu_bundle.sh (copied into the bundle as
+# run.sh): on a GPU machine, from the repository root, one call that checks
+# and times everything and leaves the logs in $OUT.
+#   1. the replay algorithm emulated on the host (no device needed);
+#   2. the CUDA backend against the CPU filters, bit for bit (gpu_replay_test:
+#      10M-key replays, chunked streaming, snapshots both ways, bulk forms);
+#   3. agebloom-replay, CPU and GPU, on every bundled real trace and every
+#      filter the GPU takes: verdict files must be identical; seconds of each;
+#   4. agebloom-gpu-bench: sizes 8 MiB .. 2 GiB, three layouts, paper 000.
+set -uo pipefail
+b=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/agebloom-gpu}
+mkdir -p "$out"
+cudalib=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 / {print $NF; exit}')
+libpath="$b/lib${cudalib:+:$(dirname "$cudalib")}"
+run() { "$b/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$@"; }
+status=0
+step() { echo "== $*" | tee -a "$out/summary.txt"; }
+
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1 || true
+step "emulation"
+run "$b/bin/gpu_replay_emulation_test" >"$out/emulation.log" 2>&1 || status=1
+tail -1 "$out/emulation.log" | tee -a "$out/summary.txt"
+step "gpu vs cpu"
+run "$b/bin/gpu_replay_test" >"$out/gpu_replay_test.log" 2>&1
+rc=$?
+[[ $rc -eq 0 ]] || status=1
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |device:|W=" "$out/gpu_replay_test.log" | tee -a "$out/summary.txt"
+step "agebloom-replay cpu vs gpu on real traces"
+for filter in guarded-epoch guarded-epoch-blocked ring interleaved; do
+  for t in "$b"/traces/*.pcap; do
+    for mode in src-ip flow; do
+      c="$out/v.cpu" g="$out/v.gpu"
+      args=("$t" --key "$mode" --filter "$filter" --window 1000 --seed 1 --json)
+      jc=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "cpu failed: $t $filter: $jc" | tee -a "$out/summary.txt"; status=1; continue; }
+      jg=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend gpu --verdicts "$g" 2>&1) || { echo "gpu failed: $t $filter: $jg" | tee -a "$out/summary.txt"; status=1; continue; }
+      if cmp -s "$c" "$g"; then r=same; else r=DIFFER; status=1; fi
+      echo "$r $filter $mode $(basename "$t") cpu=$(echo "$jc" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["packets"], j["seconds"])') gpu=$(echo "$jg" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["backend"], j["seconds"])')" >>"$out/replay.log"
+    done
+  done
+done
+grep -c '^same' "$out/replay.log" | sed 's/^/identical: /' | tee -a "$out/summary.txt"
+grep -v '^same' "$out/replay.log" | head -20 | tee -a "$out/summary.txt"
+step "bench"
+run "$b/bin/agebloom-gpu-bench" >"$out/gpu_bench.log" 2>&1 || status=1
+cat "$out/gpu_bench.log" | tee -a "$out/summary.txt"
+echo "status $status" | tee -a "$out/summary.txt"
+exit $status
