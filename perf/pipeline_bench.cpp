@@ -162,7 +162,8 @@ __attribute__((noinline)) void five_tuple_swap(rte_mbuf** pkts, uint16_t n, uint
 class Rig final : public Live {
  public:
   // filter: a dedup_fwd --filter name; empty for the 5tswap baseline.
-  explicit Rig(const std::string& filter) {
+  // mode: dedup_fwd's --key (the one live Rig's, in g_app).
+  explicit Rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip) {
     pool_ = rte_pktmbuf_pool_create("pipeline_bench", kPackets, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
     if (!pool_ || rte_pktmbuf_alloc_bulk(pool_, mbufs_.data(), kPackets) != 0) {
       error_ = std::string("mempool: ") + rte_strerror(rte_errno);
@@ -176,7 +177,7 @@ class Rig final : public Live {
     if (filter.empty()) return;
 
     df::Options& o = df::g_app.opt;
-    o.mode = pk::KeyMode::src_ip;
+    o.mode = mode;
     o.policy = dedup::Policy::insert_always;
     o.action = df::Action::drop;
     o.time_source = df::TimeSource::tsc;
@@ -257,11 +258,12 @@ class Rig final : public Live {
   std::string error_;
 };
 
-Rig& rig(const std::string& filter) {
-  const std::string key = "pipeline/" + (filter.empty() ? std::string("5tswap") : filter);
+Rig& rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip) {
+  const std::string key = "pipeline/" + (filter.empty() ? std::string("5tswap") : filter) + "/" +
+                          std::to_string(static_cast<int>(mode));
   if (Live* l = current_live(key)) return *static_cast<Rig*>(l);
   replace_live(nullptr, "");  // the previous subject's memory (and pool name) first
-  auto r = std::make_unique<Rig>(filter);
+  auto r = std::make_unique<Rig>(filter, mode);
   Rig& ref = *r;
   replace_live(std::move(r), key);
   return ref;
@@ -311,8 +313,8 @@ void run_5tswap(benchmark::State& st) {
   st.SetLabel("parse + swap MAC, IPv4, UDP ports; burst 32");
 }
 
-void run_dedup(benchmark::State& st, const std::string& filter) {
-  Rig& r = rig(filter);
+void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode) {
+  Rig& r = rig(filter, mode);
   if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
   const df::LcoreStats& s = r.stats();
   const uint64_t rx0 = s.rx.get(), keyed0 = s.keyed.get(), dup0 = s.duplicates.get();
@@ -346,10 +348,17 @@ void run_dedup(benchmark::State& st, const std::string& filter) {
 void register_pipeline() {
   // The baseline first: the dedup_fwd cases report their ratio to it.
   benchmark::RegisterBenchmark("pipeline/5tswap/burst:32", run_5tswap)->Unit(benchmark::kMillisecond)->UseRealTime();
-  for (const char* filter : {"auto", "guarded-epoch-blocked"}) {
-    const std::string name =
-        std::string("pipeline/dedup_fwd_src_ip/") + filter + "/W:" + std::to_string(kWindow) + "/burst:32";
-    benchmark::RegisterBenchmark(name.c_str(), [f = std::string(filter)](benchmark::State& st) { run_dedup(st, f); })
+  struct Case {
+    const char* key;
+    pk::KeyMode mode;
+    const char* filter;
+  };
+  for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
+                       Case{"flow", pk::KeyMode::flow, "auto"}}) {
+    const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter + "/W:" +
+                             std::to_string(kWindow) + "/burst:32";
+    benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

@@ -11,9 +11,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 
 namespace agebloom::packet::detail {
+
+// The key words below are assembled for a little-endian host.
+static_assert(std::endian::native == std::endian::little, "the fast path assembles keys little-endian");
 
 inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Key& out, Result& res) noexcept {
   constexpr std::size_t kEth = 14;
@@ -27,28 +31,37 @@ inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Ke
   const uint8_t proto = ip[9];
   // Key bytes as the walk's KeyWriter lays them out: a tag (kind << 4 | IP
   // version), then the fields.
+  // The key is written with whole-word stores (bytes past its length are
+  // scratch): the hash reads it back at once with word loads, and a load that
+  // spans several narrower stores cannot be forwarded from the store buffer
+  // (a stall of ~10 cycles per packet).
   if (mode != KeyMode::flow) {
     const bool src = mode == KeyMode::src_ip;
-    out.bytes[0] = static_cast<uint8_t>((src ? 1 : 2) << 4 | 4);
-    std::memcpy(out.bytes + 1, ip + (src ? 12 : 16), 4);
+    uint32_t addr;
+    std::memcpy(&addr, ip + (src ? 12 : 16), 4);
+    const uint64_t word = static_cast<uint64_t>((src ? 1 : 2) << 4 | 4) | uint64_t{addr} << 8;  // little-endian
+    std::memcpy(out.bytes, &word, 8);
     out.length = 5;
   } else {
     if ((be16(ip + 6) & 0x1FFFu) != 0) return false;  // a later fragment: the walk's verdict
     const uint8_t* l4 = ip + ihl;
     const std::size_t l4_len = total - ihl;
-    uint8_t ports[4] = {0, 0, 0, 0};  // other protocols key with ports 0
+    uint32_t ports = 0;  // source and destination port as on the wire; other protocols key with 0
     if (proto == kUdp || proto == kTcp) {
       if (l4_len < (proto == kUdp ? 8u : 20u)) return false;
       if (proto == kTcp) {
         const std::size_t doff = (l4[12] >> 4) * 4u;
         if (doff < 20 || doff > l4_len) return false;
       }
-      std::memcpy(ports, l4, 4);  // source and destination port, network order
+      std::memcpy(&ports, l4, 4);
     }
-    out.bytes[0] = 3 << 4 | 4;
-    std::memcpy(out.bytes + 1, ip + 12, 8);  // source, then destination address
-    out.bytes[9] = proto;
-    std::memcpy(out.bytes + 10, ports, 4);
+    // tag, source, destination, protocol, ports: 14 bytes in one 16-byte store.
+    uint64_t addrs;
+    std::memcpy(&addrs, ip + 12, 8);  // source, then destination address
+    using U64x2 = uint64_t __attribute__((vector_size(16)));
+    const U64x2 key = {uint64_t{3 << 4 | 4} | addrs << 8,
+                       addrs >> 56 | uint64_t{proto} << 8 | uint64_t{ports} << 16};
+    std::memcpy(out.bytes, &key, 16);
     out.length = 14;
   }
   res.reason = Reason::ok;
