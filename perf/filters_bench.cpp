@@ -34,6 +34,7 @@ class FilterSubject {
     if (!f) die(f.what());
     filter_ = *f;
     bytes_ = bytes;
+    if constexpr (requires(Filter& x) { Traits::tune(x); }) Traits::tune(filter_);
   }
   ~FilterSubject() { std::free(memory_); }
   FilterSubject(const FilterSubject&) = delete;
@@ -60,7 +61,12 @@ class FilterSubject {
   // arena bytes, which add one header line.
   double bits_per_item() const noexcept { return cfg_.bits_per_item(); }
   double model_fpr() const noexcept { return cfg_.model_fpr(); }
-  std::string describe() const { return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_); }
+  std::string describe() const {
+    std::string isa;
+    if constexpr (std::is_same_v<Filter, GuardedEpochFilter>)
+      if (cfg_.block_bits) isa = filter_.uses_avx2() ? " isa=avx2" : " isa=baseline";
+    return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa;
+  }
 
  private:
   static auto config_or_die(uint64_t w) {
@@ -101,6 +107,12 @@ struct GeBlocked {
   static constexpr const char* kName = "ge_blocked512";
   static auto config(uint64_t w) { return GuardedEpochConfig::for_fpr(Window::count(w), kFpr, 8, 512); }
   static std::string describe(const GuardedEpochConfig& c) { return ge_describe(c); }
+};
+// The same with the blocked probe's baseline build (ge_blocked512 takes the
+// AVX2 build where the CPU has it), so one run shows what AVX2 buys (isa.hpp).
+struct GeBlockedBaseline : GeBlocked {
+  static constexpr const char* kName = "ge_blocked512_base";
+  static void tune(GuardedEpochFilter& f) { f.use_avx2(false); }
 };
 // APBF with the published parameterisation (k = 7, l = 4 at 1%).
 struct Apbf {
@@ -158,6 +170,7 @@ void register_filters(uint64_t w) {
   register_subject<FilterSubject<InterleavedApbf>>(w);
   register_subject<FilterSubject<GeFlat>>(w);
   register_subject<FilterSubject<GeBlocked>>(w);
+  register_subject<FilterSubject<GeBlockedBaseline>>(w);
   register_subject<FilterSubject<Apbf>>(w);
   register_subject<FilterSubject<Apbbf>>(w);
   register_subject<FilterSubject<Ring>>(w);
