@@ -63,16 +63,27 @@ struct EpochShape {
   }
 };
 
+namespace detail {
+// What every config shares: image size, segments, schedule, k.
+template <class Config>
+EpochShape common_shape(const Config& c, size_t bytes) noexcept {
+  EpochShape s;
+  s.bytes = bytes;
+  s.segments = c.segments();
+  s.kind = c.window.kind;
+  s.epoch_length = c.epoch_length();
+  s.ref.k = c.k;
+  s.ref.segments = c.segments();
+  return s;
+}
+}  // namespace detail
+
 // The guarded epoch filter, flat or blocked (and so the rotating ring, which
 // is one). Errc of the config, if it does not validate.
 inline Expected<EpochShape> shape_of(const GuardedEpochConfig& c) noexcept {
   auto need = GuardedEpochFilter::bytes_needed(c);
   if (!need) return need.code();
-  EpochShape s;
-  s.bytes = *need;
-  s.segments = c.segments();
-  s.kind = c.window.kind;
-  s.epoch_length = c.epoch_length();
+  EpochShape s = detail::common_shape(c, *need);
   s.fill_cap = c.window.is_time() ? c.epoch_capacity : 0;
   GuardedEpochRef& r = s.ref;
   r.segment_words = c.block_bits ? (c.segment_bits / c.block_bits) * (c.block_bits / 64) : bits::words_for(c.segment_bits);
@@ -81,8 +92,6 @@ inline Expected<EpochShape> shape_of(const GuardedEpochConfig& c) noexcept {
   r.segment_bits = c.segment_bits;
   r.blocks = c.block_bits ? c.segment_bits / c.block_bits : 0;
   r.log2_block = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
-  r.k = c.k;
-  r.segments = c.segments();
   r.layout = c.block_bits ? SegmentLayout::blocked : SegmentLayout::flat;
   return s;
 }
@@ -93,17 +102,11 @@ inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
   if (c.lane_bits != 64) return Errc::block_size_invalid;
   auto need = InterleavedEpochFilter<uint64_t>::bytes_needed(c);
   if (!need) return need.code();
-  EpochShape s;
-  s.bytes = *need;
-  s.segments = c.segments();
-  s.kind = c.window.kind;
-  s.epoch_length = c.epoch_length();
+  EpochShape s = detail::common_shape(c, *need);
   GuardedEpochRef& r = s.ref;
   r.segment_words = c.lines;
   r.word_stride = 8;  // a line holds 8 lanes
   r.segment_stride = 1;
-  r.k = c.k;
-  r.segments = c.segments();
   r.layout = SegmentLayout::lanes;
   return s;
 }

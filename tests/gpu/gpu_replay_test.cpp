@@ -45,18 +45,77 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
   return out;
 }
 
-std::vector<uint8_t> cpu_replay(GuardedEpochFilter& f, const KeyHash* k, size_t n) {
-  std::vector<uint8_t> bits((n + 7) / 8, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-  return bits;
-}
 
 // Index of the first differing verdict, or -1.
 long long first_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (((a[i / 8] >> (i % 8)) & 1) != ((b[i / 8] >> (i % 8)) & 1)) return static_cast<long long>(i);
   return -1;
+}
+
+// One name for the replay of either filter (the host API has one per filter).
+gpu::GpuStatus replay(const GuardedEpochConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o,
+                      uint8_t* bits, void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
+  return gpu::replay_guarded_epoch(c, k, n, o, bits, image, bytes, stats);
+}
+gpu::GpuStatus replay(const InterleavedEpochConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o,
+                      uint8_t* bits, void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
+  return gpu::replay_interleaved_epoch(c, k, n, o, bits, image, bytes, stats);
+}
+
+template <class Filter>
+std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n) {
+  std::vector<uint8_t> bits((n + 7) / 8, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  return bits;
+}
+
+// Replays n keys on both, from a fresh filter; GPU in chunks of `chunk`:
+// every verdict and the final state the same.
+template <class Filter, class Config>
+void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk) {
+  const size_t bytes = gpu::arena_image_bytes(c);
+  Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
+  Arena arena(mem.get(), bytes), fresh(gpu_image.get(), bytes);
+  auto f = Filter::create(c, arena);
+  ASSERT_TRUE(f.has_value()) << f.what();
+  ASSERT_TRUE(Filter::create(c, fresh).has_value());  // an empty image to start from
+  const auto keys = stream(n, window, 0x5eed0000 + window);
+  const auto want = cpu_verdicts(*f, keys.data(), n);
+  std::vector<uint8_t> got((n + 7) / 8, 0);
+  gpu::ReplayOptions opt;
+  opt.chunk_keys = chunk;
+  gpu::ReplayStats stats;
+  const gpu::GpuStatus s = replay(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(first_difference(want, got, n), -1) << what << " W=" << window;
+  EXPECT_EQ(std::memcmp(mem.get(), gpu_image.get(), bytes), 0) << "final filter state differs";
+  std::printf("%s W=%llu: %zu keys, %llu chunks, %llu batches, %.3f s on device\n", what.c_str(),
+              static_cast<unsigned long long>(window), n, static_cast<unsigned long long>(stats.chunks),
+              static_cast<unsigned long long>(stats.batches), stats.device_seconds);
+}
+
+// Bulk insert of half the keys on both (same state), then bulk contains of all.
+template <class Filter, class Config>
+void expect_same_bulk(const Config& c, uint64_t window, size_t n, uint64_t seed) {
+  const size_t bytes = gpu::arena_image_bytes(c);
+  const auto keys = stream(n, window, seed);
+  Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
+  Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
+  auto f = Filter::create(c, a);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_TRUE(Filter::create(c, b).has_value());
+  f->insert_bulk(keys.data(), n / 2);
+  const gpu::GpuStatus si = gpu::insert_bulk(c, gpu_mem.get(), bytes, keys.data(), n / 2);
+  ASSERT_TRUE(si.ok()) << si.message();
+  EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "bulk insert state differs";
+  std::vector<uint8_t> got((n + 7) / 8, 0), want((n + 7) / 8, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (f->contains(keys[i])) want[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  const gpu::GpuStatus sc = gpu::contains_bulk(c, cpu_mem.get(), bytes, keys.data(), n, got.data());
+  ASSERT_TRUE(sc.ok()) << sc.message();
+  EXPECT_EQ(first_difference(want, got, n), -1);
 }
 
 class GpuVsCpu : public ::testing::TestWithParam<uint32_t> {
@@ -73,34 +132,8 @@ class GpuVsCpu : public ::testing::TestWithParam<uint32_t> {
     return *c;
   }
 
-  // Replays n keys on both, from a fresh filter; GPU in chunks of `chunk`.
   static void expect_same_replay(uint64_t window, size_t n, size_t chunk) {
-    const GuardedEpochConfig c = config(window);
-    const size_t bytes = gpu::arena_image_bytes(c);
-    Buffer mem = image_for(bytes);
-    Arena arena(mem.get(), bytes);
-    auto f = GuardedEpochFilter::create(c, arena);
-    ASSERT_TRUE(f.has_value()) << f.what();
-    const auto keys = stream(n, window, 0x5eed0000 + window);
-    const auto want = cpu_replay(*f, keys.data(), n);
-
-    std::vector<uint8_t> got((n + 7) / 8, 0);
-    gpu::ReplayOptions opt;
-    opt.chunk_keys = chunk;
-    gpu::ReplayStats stats;
-    Buffer gpu_image = image_for(bytes);
-    Arena fresh(gpu_image.get(), bytes);
-    ASSERT_TRUE(GuardedEpochFilter::create(c, fresh).has_value());  // an empty image to start from
-    const gpu::GpuStatus s =
-        gpu::replay_guarded_epoch(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
-    ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(first_difference(want, got, n), -1) << "W=" << window << " B=" << GetParam();
-    // Final state: the same bytes as the CPU filter's arena.
-    EXPECT_EQ(std::memcmp(mem.get(), gpu_image.get(), bytes), 0) << "final filter state differs";
-    std::printf("W=%llu B=%u: %zu keys, %llu chunks, %llu batches, %.3f s on device\n",
-                static_cast<unsigned long long>(window), GetParam(), n,
-                static_cast<unsigned long long>(stats.chunks), static_cast<unsigned long long>(stats.batches),
-                stats.device_seconds);
+    ::expect_same_replay<GuardedEpochFilter>(config(window), "B=" + std::to_string(GetParam()), window, n, chunk);
   }
 };
 
@@ -123,13 +156,13 @@ TEST_P(GpuVsCpu, SnapshotMovesBothWays) {
   Arena ref_arena(ref_mem.get(), bytes);
   auto ref = GuardedEpochFilter::create(c, ref_arena);
   ASSERT_TRUE(ref.has_value());
-  const auto want = cpu_replay(*ref, keys.data(), n);
+  const auto want = cpu_verdicts(*ref, keys.data(), n);
 
   Buffer mem = image_for(bytes);
   Arena arena(mem.get(), bytes);
   auto f = GuardedEpochFilter::create(c, arena);
   ASSERT_TRUE(f.has_value());
-  auto first = cpu_replay(*f, keys.data(), half);
+  auto first = cpu_verdicts(*f, keys.data(), half);
   std::vector<uint8_t> second((n - half + 7) / 8, 0);
   const gpu::GpuStatus s =
       gpu::replay_guarded_epoch(c, keys.data() + half, n - half, {}, second.data(), mem.get(), bytes);
@@ -145,30 +178,7 @@ TEST_P(GpuVsCpu, SnapshotMovesBothWays) {
   EXPECT_EQ(std::memcmp(mem.get(), ref_mem.get(), bytes), 0);
 }
 
-TEST_P(GpuVsCpu, BulkContainsAndInsert) {
-  const uint64_t window = 500'000;
-  const size_t n = 4'000'000;
-  const GuardedEpochConfig c = config(window);
-  const size_t bytes = gpu::arena_image_bytes(c);
-  const auto keys = stream(n, window, 7);
-
-  Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
-  Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
-  auto f = GuardedEpochFilter::create(c, a);
-  ASSERT_TRUE(f.has_value());
-  ASSERT_TRUE(GuardedEpochFilter::create(c, b).has_value());
-  f->insert_bulk(keys.data(), n / 2);
-  const gpu::GpuStatus si = gpu::insert_bulk(c, gpu_mem.get(), bytes, keys.data(), n / 2);
-  ASSERT_TRUE(si.ok()) << si.message();
-  EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "bulk insert state differs";
-
-  std::vector<uint8_t> got((n + 7) / 8, 0), want((n + 7) / 8, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (f->contains(keys[i])) want[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-  const gpu::GpuStatus sc = gpu::contains_bulk(c, cpu_mem.get(), bytes, keys.data(), n, got.data());
-  ASSERT_TRUE(sc.ok()) << sc.message();
-  EXPECT_EQ(first_difference(want, got, n), -1);
-}
+TEST_P(GpuVsCpu, BulkContainsAndInsert) { expect_same_bulk<GuardedEpochFilter>(config(500'000), 500'000, 4'000'000, 7); }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GpuVsCpu, ::testing::Values(0u, 64u, 256u, 512u),
                          [](const auto& info) { return info.param ? "blocked" + std::to_string(info.param) : std::string("flat"); });
@@ -181,69 +191,23 @@ class GpuVsCpuInterleaved : public ::testing::Test {
     std::string why;
     if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
   }
-  using Filter = InterleavedEpochFilter<uint64_t>;
   static InterleavedEpochConfig config(uint64_t window) {
     auto c = InterleavedEpochConfig::for_fpr(Window::count(window), 0.01, 64);
     EXPECT_TRUE(c.has_value()) << c.what();
     return *c;
   }
-  static std::vector<uint8_t> cpu_replay(Filter& f, const KeyHash* k, size_t n) {
-    std::vector<uint8_t> bits((n + 7) / 8, 0);
-    for (size_t i = 0; i < n; ++i)
-      if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-    return bits;
-  }
-  static void expect_same_replay(uint64_t window, size_t n, size_t chunk) {
-    const InterleavedEpochConfig c = config(window);
-    const size_t bytes = gpu::arena_image_bytes(c);
-    Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
-    Arena arena(mem.get(), bytes), fresh(gpu_image.get(), bytes);
-    auto f = Filter::create(c, arena);
-    ASSERT_TRUE(f.has_value()) << f.what();
-    ASSERT_TRUE(Filter::create(c, fresh).has_value());
-    const auto keys = stream(n, window, 0x11ee0000 + window);
-    const auto want = cpu_replay(*f, keys.data(), n);
-    std::vector<uint8_t> got((n + 7) / 8, 0);
-    gpu::ReplayOptions opt;
-    opt.chunk_keys = chunk;
-    gpu::ReplayStats stats;
-    const gpu::GpuStatus s =
-        gpu::replay_interleaved_epoch(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
-    ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(first_difference(want, got, n), -1) << "W=" << window;
-    EXPECT_EQ(std::memcmp(mem.get(), gpu_image.get(), bytes), 0) << "final filter state differs";
-    std::printf("interleaved64 W=%llu: %zu keys, %llu batches, %.3f s on device\n",
-                static_cast<unsigned long long>(window), n, static_cast<unsigned long long>(stats.batches),
-                stats.device_seconds);
-  }
+  using Filter = InterleavedEpochFilter<uint64_t>;
 };
 
-TEST_F(GpuVsCpuInterleaved, ReplayTenMillionKeysLongEpochs) { expect_same_replay(1'000'000, 10'000'000, 3'000'000); }
-
-TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) { expect_same_replay(1'000, 1'000'000, 0); }
-
-TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) {
-  const uint64_t window = 500'000;
-  const size_t n = 4'000'000;
-  const InterleavedEpochConfig c = config(window);
-  const size_t bytes = gpu::arena_image_bytes(c);
-  const auto keys = stream(n, window, 9);
-  Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
-  Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
-  auto f = Filter::create(c, a);
-  ASSERT_TRUE(f.has_value());
-  ASSERT_TRUE(Filter::create(c, b).has_value());
-  f->insert_bulk(keys.data(), n / 2);
-  const gpu::GpuStatus si = gpu::insert_bulk(c, gpu_mem.get(), bytes, keys.data(), n / 2);
-  ASSERT_TRUE(si.ok()) << si.message();
-  EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "bulk insert state differs";
-  std::vector<uint8_t> got((n + 7) / 8, 0), want((n + 7) / 8, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (f->contains(keys[i])) want[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-  const gpu::GpuStatus sc = gpu::contains_bulk(c, cpu_mem.get(), bytes, keys.data(), n, got.data());
-  ASSERT_TRUE(sc.ok()) << sc.message();
-  EXPECT_EQ(first_difference(want, got, n), -1);
+TEST_F(GpuVsCpuInterleaved, ReplayTenMillionKeysLongEpochs) {
+  expect_same_replay<Filter>(config(1'000'000), "interleaved64", 1'000'000, 10'000'000, 3'000'000);
 }
+
+TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) {
+  expect_same_replay<Filter>(config(1'000), "interleaved64", 1'000, 1'000'000, 0);
+}
+
+TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) { expect_same_bulk<Filter>(config(500'000), 500'000, 4'000'000, 9); }
 
 // Runs everywhere: the probe answers, with a reason when it says no.
 TEST(GpuProbe, ReportsAReason) {
