@@ -2,9 +2,11 @@
 # Runs the whole benchmark suite (every structure, every window, the
 # rte_member peers) in one process, prints Google Benchmark's table, writes
 # the JSON, and prints the ratios against rte_member HT cache that
-# docs/TARGETS.md sets (test_and_insert, bulk, W = 1M and 64M).
+# docs/TARGETS.md sets (test_and_insert, bulk, W = 1M and 64M); then the
+# pipeline figure on DPDK vdevs beside testpmd (scripts/bench_pipeline.sh),
+# so one command gives every ratio docs/PERFORMANCE.md reports.
 #
-#   scripts/bench.sh [--out FILE] [--min-time SECONDS] [extra agebloom-bench flags]
+#   scripts/bench.sh [--out FILE] [--min-time SECONDS] [--no-pipeline] [extra agebloom-bench flags]
 #   scripts/bench.sh --report FILE     (the ratio table of an earlier run's JSON)
 #
 # Defaults: --out BUILD/bench-results/bench-<date>.json, --min-time 0.2 (the full
@@ -22,6 +24,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --min-time) min_time=$2; shift 2 ;;
     --report) report_only=$2; shift 2 ;;  # only print the ratios of an earlier run's JSON
+    --no-pipeline) no_pipeline=1; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -121,3 +124,12 @@ if pipe:
         print(f"  {n:<68} {c:8.1f} {ratio}")
 EOF
 echo "bench.sh: JSON written to $out"
+
+if [[ -z "${report_only:-}" && -z "${no_pipeline:-}" ]]; then
+  if [[ -x "$build/dpdk_app/dedup_fwd" ]] && command -v dpdk-testpmd >/dev/null; then
+    echo
+    scripts/bench_pipeline.sh
+  else
+    echo "bench.sh: pipeline figure skipped: needs dedup_fwd (libdpdk-dev) and dpdk-testpmd (package dpdk-dev)"
+  fi
+fi
