@@ -37,7 +37,7 @@ build=${AGEBLOOM_BUILD_DIR:-build}
 fwd="$build/dpdk_app/dedup_fwd"
 testpmd=$(command -v dpdk-testpmd || true)
 [[ -x "$fwd" ]] || { echo "bench_pipeline: $fwd not built (libdpdk-dev missing?)" >&2; exit 1; }
-[[ -n "$testpmd" ]] || { echo "bench_pipeline: dpdk-testpmd not found (package dpdk)" >&2; exit 1; }
+[[ -n "$testpmd" ]] || { echo "bench_pipeline: dpdk-testpmd not found (package dpdk-dev)" >&2; exit 1; }
 
 out="$build/bench-results/pipeline"
 mkdir -p "$out"
