@@ -111,56 +111,138 @@ inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
   return s;
 }
 
-// The replay of one batch: up to r+1 consecutive epochs, each in its own
-// segment (slot). Packets are numbered from the batch's first; epoch e >= 1
-// begins at first_len + (e-1)*len.
+// The replay of one batch: up to r+1 consecutive epochs, each inserting into
+// its own segment (slot), so no slot is cleared twice within the batch.
+// Packets are numbered from the batch's first. Epoch e begins at packet
+// start[e] (non-decreasing; an epoch that a time gap skips over has no packets
+// and starts where the next one does).
 struct BatchPlan {
   static constexpr uint32_t kNoEpoch = 0xff;
   static constexpr uint32_t kNever = 0xffffffffu;
-  uint64_t count = 0;      // packets in the batch
-  uint64_t first_len = 0;  // packets in epoch 0 (the rest of the current epoch, or a full one)
-  uint64_t len = 1;        // ℓ
+  uint64_t count = 0;  // packets in the batch
   uint32_t epochs = 0;
+  uint32_t start[GuardedEpochConfig::kMaxSegments] = {};      // first packet of epoch e
   uint8_t epoch_slot[GuardedEpochConfig::kMaxSegments] = {};  // segment epoch e inserts into
   uint8_t slot_epoch[GuardedEpochConfig::kMaxSegments] = {};  // epoch using slot s, or kNoEpoch
-  // Packet i still sees the bits slot s held before the batch iff i <= keep[s]:
-  // the slot's clearing happens after the verdict of its epoch's first packet
-  // (CPU: contains, then rotate, then insert). kNever: not cleared here.
-  uint32_t keep[GuardedEpochConfig::kMaxSegments] = {};
+  // Packet i still sees the bits slot s held before the batch iff i <
+  // keep_end[s]. A count-window rotation clears the slot after the verdict of
+  // its epoch's first packet i (CPU: contains, then rotate, then insert):
+  // keep_end = i + 1; a time-window rotation clears it before packet i's
+  // verdict (advance, then test_and_insert): keep_end = i. kNever: not
+  // cleared in this batch.
+  uint32_t keep_end[GuardedEpochConfig::kMaxSegments] = {};
 
   AGEBLOOM_HD uint32_t epoch_of(uint64_t i) const noexcept {
-    return i < first_len ? 0u : 1u + static_cast<uint32_t>((i - first_len) / len);
+    uint32_t e = 0;
+    while (e + 1 < epochs && start[e + 1] <= i) ++e;
+    return e;
   }
 };
+
+namespace detail {
+// Opens the batch: epoch 0 inserts into the current segment from packet 0.
+inline BatchPlan open_batch(const EpochState& st, uint32_t segments) noexcept {
+  BatchPlan p;
+  for (uint32_t s = 0; s < segments; ++s) {
+    p.slot_epoch[s] = BatchPlan::kNoEpoch;
+    p.keep_end[s] = BatchPlan::kNever;
+  }
+  p.epochs = 1;
+  p.start[0] = 0;
+  p.epoch_slot[0] = static_cast<uint8_t>(st.current);
+  p.slot_epoch[st.current] = 0;
+  return p;
+}
+// A rotation inside the batch: the next segment is cleared (its old bits
+// visible to packets before keep_end) and the packets from `first` on insert
+// there. At first == 0 no packet of the batch has inserted yet, so epoch 0
+// itself moves to the new segment (however many rotations a time gap makes
+// there, the batch still holds one epoch); later, a new epoch begins.
+inline void rotate_in_batch(BatchPlan& p, EpochState& st, uint32_t segments, uint32_t first,
+                            uint32_t keep_end) noexcept {
+  st.current = (st.current + 1) % segments;
+  p.keep_end[st.current] = keep_end;
+  if (first == 0) {
+    p.slot_epoch[p.epoch_slot[0]] = BatchPlan::kNoEpoch;
+    p.epoch_slot[0] = static_cast<uint8_t>(st.current);
+    p.slot_epoch[st.current] = 0;
+    return;
+  }
+  p.start[p.epochs] = first;
+  p.epoch_slot[p.epochs] = static_cast<uint8_t>(st.current);
+  p.slot_epoch[st.current] = static_cast<uint8_t>(p.epochs);
+  ++p.epochs;
+}
+}  // namespace detail
 
 // Plans the next batch of at most `remaining` insertions and `max_epochs`
 // epochs from the count-window schedule in `st`, and advances `st` past it:
 // EpochSchedule::rotate_before_insert applied to a run of insertions at once
 // (`fill` counts the current epoch's insertions; the insertion that finds
-// fill == ℓ rotates first).
+// fill == ℓ rotates first, after its verdict).
 inline BatchPlan plan_batch(EpochState& st, uint32_t segments, uint64_t remaining, uint32_t max_epochs) noexcept {
-  BatchPlan p;
+  BatchPlan p = detail::open_batch(st, segments);
   EpochSchedule& sch = st.schedule;
-  p.len = sch.length;
-  for (uint32_t s = 0; s < segments; ++s) {
-    p.slot_epoch[s] = BatchPlan::kNoEpoch;
-    p.keep[s] = BatchPlan::kNever;
-  }
-  while (p.epochs < max_epochs && p.count < remaining) {
-    const bool rotate = sch.fill == sch.length;
-    if (rotate) {
-      st.current = (st.current + 1) % segments;
+  for (;;) {
+    if (sch.fill == sch.length) {  // the next insertion rotates first, after its verdict
+      if (p.epochs == max_epochs && p.count > 0) break;
+      const uint32_t i = static_cast<uint32_t>(p.count);
+      detail::rotate_in_batch(p, st, segments, i, i + 1);
       sch.fill = 0;
     }
     const uint64_t left = sch.length - sch.fill;
     const uint64_t take = left < remaining - p.count ? left : remaining - p.count;
-    if (p.epochs == 0) p.first_len = take;
-    p.epoch_slot[p.epochs] = static_cast<uint8_t>(st.current);
-    p.slot_epoch[st.current] = static_cast<uint8_t>(p.epochs);
-    if (rotate) p.keep[st.current] = static_cast<uint32_t>(p.count);
     sch.fill += take;
     p.count += take;
-    ++p.epochs;
+    if (p.count == remaining) break;
+  }
+  st.insertions += p.count;
+  return p;
+}
+
+namespace detail {
+// Would the next `rotations` segments all be untouched in this batch? A slot
+// is cleared at most once per batch (the rotations at its first packet may
+// already have cleared several).
+inline bool fresh_slots(const BatchPlan& p, const EpochState& st, uint32_t segments, uint64_t rotations) noexcept {
+  uint32_t s = st.current;
+  for (uint64_t r = 0; r < rotations; ++r) {
+    s = (s + 1) % segments;
+    if (p.keep_end[s] != BatchPlan::kNever || p.slot_epoch[s] != BatchPlan::kNoEpoch) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+// The same for a time window: packet i's clock is now[i] (non-decreasing).
+// Per packet, as the CPU does: advance(now[i]) rotates once per epoch that
+// ended (at most `segments` times), then test_and_insert rotates first if the
+// epoch reached its fill_cap (the rotating ring's capacity trigger). The batch
+// ends before the packet whose rotations would exceed max_epochs or clear a
+// segment the batch has already cleared or inserted into.
+inline BatchPlan plan_batch_timed(EpochState& st, uint32_t segments, const uint64_t* now, uint64_t remaining,
+                                  uint32_t max_epochs) noexcept {
+  BatchPlan p = detail::open_batch(st, segments);
+  EpochSchedule& sch = st.schedule;
+  for (; p.count < remaining; ++p.count) {
+    const uint32_t i = static_cast<uint32_t>(p.count);
+    EpochSchedule after = sch;
+    auto elapsed = after.epochs_elapsed(now[p.count]);
+    const uint64_t timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
+    const bool capped = after.fill_cap != 0 && after.fill == after.fill_cap;
+    const uint64_t rotations = timed + (capped ? 1 : 0);
+    if (i > 0 && (p.epochs + rotations > max_epochs || !detail::fresh_slots(p, st, segments, rotations))) break;
+    sch = after;
+    for (uint64_t r = 0; r < timed; ++r) detail::rotate_in_batch(p, st, segments, i, i);
+    if (sch.fill_cap != 0) {
+      if (sch.fill == sch.fill_cap) {  // EpochSchedule::rotate_before_insert, time branch
+        detail::rotate_in_batch(p, st, segments, i, i + 1);
+        sch.fill = 1;
+        sch.epoch_start = sch.last_now;  // the new epoch's clock starts at the latest tick
+      } else {
+        ++sch.fill;
+      }
+    }
   }
   st.insertions += p.count;
   return p;

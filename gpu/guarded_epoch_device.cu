@@ -125,8 +125,10 @@ GpuStatus GuardedEpochDevice::contains_async(const KeyHash* keys, size_t n, uint
 // as fit in 3/4 of the free device memory (at least one).
 GpuStatus GuardedEpochDevice::ensure_first_setters(size_t n) {
   const uint64_t per_epoch = shape_.segment_bits() * sizeof(uint32_t);
+  // Count windows: the epochs n keys can span; time windows: any number.
   const uint64_t len = state_.schedule.length;
-  uint64_t want = std::min<uint64_t>(shape_.segments, (n + len - 1) / len + 1);
+  uint64_t want = shape_.kind == WindowKind::time ? shape_.segments
+                                                  : std::min<uint64_t>(shape_.segments, (n + len - 1) / len + 1);
   if (want <= first_epochs_) return {};
   if (first_ != nullptr) {
     AGEBLOOM_CUDA_TRY(cudaFree(first_));
@@ -156,8 +158,10 @@ GpuStatus GuardedEpochDevice::clear_segment_async(uint32_t s, cudaStream_t strea
   return {};
 }
 
-GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream) {
-  if (shape_.kind == WindowKind::time) return gpu_error(GpuErrc::unsupported);
+GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                                          const uint64_t* now) {
+  const bool timed = shape_.kind == WindowKind::time;
+  if (timed && n != 0 && now == nullptr) return gpu_error(GpuErrc::bad_argument);
   if (n > (uint64_t{1} << 31)) return gpu_error(GpuErrc::bad_argument);
   if (n == 0) return {};
   if (keys == nullptr) return gpu_error(GpuErrc::bad_argument);
@@ -166,7 +170,8 @@ GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_
   const uint32_t max_epochs = out != nullptr ? first_epochs_ : shape_.segments;
   batches_ = 0;
   for (uint64_t done = 0; done < n; ++batches_) {
-    const BatchPlan p = plan_batch(state_, shape_.segments, n - done, max_epochs);
+    const BatchPlan p = timed ? plan_batch_timed(state_, shape_.segments, now + done, n - done, max_epochs)
+                              : plan_batch(state_, shape_.segments, n - done, max_epochs);
     const KeyHash* k = keys + done;
     if (out != nullptr) {
       first_setter_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits);
@@ -175,7 +180,7 @@ GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_
       AGEBLOOM_LAUNCH_TRY();
     }
     for (uint32_t s = 0; s < shape_.segments; ++s)
-      if (p.keep[s] != BatchPlan::kNever) AGEBLOOM_GPU_TRY(clear_segment_async(s, stream));
+      if (p.keep_end[s] != BatchPlan::kNever) AGEBLOOM_GPU_TRY(clear_segment_async(s, stream));
     insert_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, out != nullptr ? first_ : nullptr,
                                                                fbits);
     AGEBLOOM_LAUNCH_TRY();
@@ -184,14 +189,14 @@ GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_
   return {};
 }
 
-GpuStatus GuardedEpochDevice::insert_async(const KeyHash* keys, size_t n, cudaStream_t stream) {
-  return run_batches(keys, n, nullptr, stream);
+GpuStatus GuardedEpochDevice::insert_async(const KeyHash* keys, size_t n, cudaStream_t stream, const uint64_t* now) {
+  return run_batches(keys, n, nullptr, stream, now);
 }
 
 GpuStatus GuardedEpochDevice::test_and_insert_async(const KeyHash* keys, size_t n, uint32_t* out,
-                                                    cudaStream_t stream) {
+                                                    cudaStream_t stream, const uint64_t* now) {
   if (n != 0 && out == nullptr) return gpu_error(GpuErrc::bad_argument);
-  return run_batches(keys, n, out, stream);
+  return run_batches(keys, n, out, stream, now);
 }
 
 void GuardedEpochDevice::release() noexcept {

@@ -14,9 +14,10 @@
 // rule); they return an error only for bad arguments or a failed launch.
 // Device pointers only: keys, verdict words.
 //
-// Limits: count windows for insert/test_and_insert (time windows: GpuErrc::
-// unsupported); at most 2^31 keys per call (the replay indexes packets with
-// 32-bit first-setter stamps).
+// Time windows: insert/test_and_insert take each key's clock (`now`,
+// non-decreasing, the ticks the CPU filter's advance() would get); count
+// windows take none. At most 2^31 keys per call (the replay indexes packets
+// with 32-bit first-setter stamps).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -59,11 +60,15 @@ class GuardedEpochDevice {
   // Bulk query: bit i of out (32-bit words, LSB first, pre-zeroed by the
   // caller) = contains(keys[i]).
   GpuStatus contains_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream) const;
-  // Bulk insert, rotating at epoch ends as the CPU filter's insert_bulk does.
-  GpuStatus insert_async(const KeyHash* keys, size_t n, cudaStream_t stream);
+  // Bulk insert, rotating at epoch ends as the CPU filter's insert_bulk does
+  // (time windows: as advance(now[i]) then insert(keys[i]) in order). `now`
+  // is host memory: the host plans the epochs.
+  GpuStatus insert_async(const KeyHash* keys, size_t n, cudaStream_t stream, const uint64_t* now = nullptr);
   // Exact replay of test_and_insert over keys[0..n): bit i of out = the CPU
-  // filter's test_and_insert(keys[i]) called in order; out pre-zeroed.
-  GpuStatus test_and_insert_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream);
+  // filter's test_and_insert(keys[i]) called in order (time windows: each
+  // after advance(now[i])); out pre-zeroed.
+  GpuStatus test_and_insert_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                                  const uint64_t* now = nullptr);
 
   GuardedEpochRef ref() const noexcept { return ref_; }
   const EpochShape& shape() const noexcept { return shape_; }
@@ -75,7 +80,7 @@ class GuardedEpochDevice {
 
  private:
   static GpuStatus create_shape(const Expected<EpochShape>& shape, GuardedEpochDevice& out);
-  GpuStatus run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream);
+  GpuStatus run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream, const uint64_t* now);
   GpuStatus ensure_first_setters(size_t n);
   GpuStatus clear_segment_async(uint32_t s, cudaStream_t stream);
   void release() noexcept;

@@ -115,7 +115,6 @@ GpuStatus check_supported(const Config& c) {
     return g;
   }
   if (!shape_of(c)) return gpu_error(GpuErrc::unsupported);
-  if (c.window.is_time()) return gpu_error(GpuErrc::unsupported);
   return {};
 }
 
@@ -139,6 +138,7 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
                       uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
   AGEBLOOM_GPU_TRY(check_supported(c));
   if (opt.policy != ReplayPolicy::insert_always) return gpu_error(GpuErrc::unsupported);
+  if (c.window.is_time() && n != 0 && opt.times == nullptr) return gpu_error(GpuErrc::bad_argument);
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
   GuardedEpochDevice f;
   AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));
@@ -171,7 +171,8 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
     if (ci + 1 < chunks) AGEBLOOM_GPU_TRY(upload(ci + 1));
     AGEBLOOM_CUDA_TRY(cudaStreamWaitEvent(r.compute, r.uploaded[b], 0));
     AGEBLOOM_CUDA_TRY(cudaMemsetAsync(r.verdicts[b], 0, (len + 31) / 32 * sizeof(uint32_t), r.compute));
-    AGEBLOOM_GPU_TRY(f.test_and_insert_async(r.keys[b], len, r.verdicts[b], r.compute));
+    AGEBLOOM_GPU_TRY(f.test_and_insert_async(r.keys[b], len, r.verdicts[b], r.compute,
+                                             c.window.is_time() ? opt.times + ci * chunk : nullptr));
     batches += f.batches();
     // Little-endian words: byte j of the word array is verdict byte j.
     AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(verdict_bits + ci * chunk / 8, r.verdicts[b], (len + 7) / 8,
@@ -233,6 +234,7 @@ GpuStatus contains_impl(const Config& c, const void* arena_image, size_t arena_b
 template <class Config>
 GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n) {
   AGEBLOOM_GPU_TRY(check_supported(c));
+  if (c.window.is_time()) return gpu_error(GpuErrc::unsupported);  // no clocks in this API
   if (arena_image == nullptr || (n != 0 && keys == nullptr)) return gpu_error(GpuErrc::bad_argument);
   GuardedEpochDevice f;
   AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));

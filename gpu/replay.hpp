@@ -2,7 +2,7 @@
 // tests compiled by the host compiler can call it. Built without nvcc, the
 // same functions exist and report GpuErrc::not_built (gpu/replay_stub.cpp).
 //
-// What it offers, over count windows, for the guarded epoch filter (flat and
+// What it offers, over count and time windows, for the guarded epoch filter (flat and
 // blocked, and so the rotating ring, which is one) and for the one-line
 // guarded epoch filter (InterleavedEpochFilter, 64-bit lanes: dedup_fwd's and
 // the planner's default):
@@ -25,9 +25,9 @@
 // moves either way with one copy. Pass arena_image = nullptr to start from an
 // empty filter.
 //
-// Not supported yet (each returns GpuErrc::unsupported): time windows,
-// policy insert-on-miss (needs a fix-point over false positives, see
-// replay.cu), 32-bit lanes, APBF and APBBF.
+// Not supported yet (each returns GpuErrc::unsupported): policy
+// insert-on-miss (needs a fix-point over false positives, see replay.cu),
+// 32-bit lanes, APBF and APBBF, and insert_bulk over a time window.
 //
 // Every call is synchronous: it returns when the results are in host memory.
 #pragma once
@@ -77,6 +77,10 @@ enum class ReplayPolicy : uint8_t { insert_always, insert_on_miss };
 
 struct ReplayOptions {
   ReplayPolicy policy = ReplayPolicy::insert_always;
+  // Time windows: each key's clock, non-decreasing (the ticks the CPU
+  // filter's advance() gets before that key); required there, ignored for
+  // count windows. Host memory: the host plans where epochs end.
+  const uint64_t* times = nullptr;
   // Keys per upload chunk (0 = choose from free device memory). Traces larger
   // than one chunk stream through two key buffers: chunk c+1 is copied while
   // chunk c replays.
@@ -93,7 +97,8 @@ struct ReplayStats {
 size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept;
 size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept;
 
-// Replays keys[0..n) through the filter `c` (count window) with the dedup
+// Replays keys[0..n) through the filter `c` (count window, or time window
+// with opt.times) with the dedup
 // semantics of `opt.policy`, writing one verdict bit per key to verdict_bits
 // (LSB first, byte i holds keys 8i..8i+7; 1 = "seen" = suppressed): (n + 7) / 8
 // bytes. Starts from arena_image when non-null (arena_bytes must equal

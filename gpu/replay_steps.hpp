@@ -8,7 +8,7 @@
 //      F_e with atomic min(index), so F_e[bit] = the first packet of epoch e
 //      that set the bit (kUnset: none).
 //   2. replay_verdict: packet i sees bit b of slot s iff the slot held it
-//      before the batch and is not yet cleared for i (i <= keep[s]), or
+//      before the batch and is not yet cleared for i (i < keep_end[s]), or
 //      F_e[b] < i for the epoch e inserting into s. Since bits of an epoch are
 //      only set, this is the state the sequential filter had just before i.
 //   3. insert_and_unstamp: set the bits, and put kUnset back into the F entries
@@ -39,7 +39,7 @@ AGEBLOOM_HD inline bool replay_verdict(const GuardedEpochRef& f, const BatchPlan
   const KeyHash h = keys[i];
   const uint32_t me = static_cast<uint32_t>(i);
   for (uint32_t s = 0; s < f.segments; ++s) {
-    const bool old_visible = me <= p.keep[s];
+    const bool old_visible = me < p.keep_end[s];
     const uint32_t* F = p.slot_epoch[s] == BatchPlan::kNoEpoch ? nullptr : first + p.slot_epoch[s] * segment_bits;
     bool all = true;
     for (uint32_t j = 0; j < f.k && all; ++j) {

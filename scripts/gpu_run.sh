@@ -31,12 +31,15 @@ step "agebloom-replay cpu vs gpu on real traces"
 for filter in guarded-epoch guarded-epoch-blocked ring interleaved; do
   for t in "$b"/traces/*.pcap; do
     for mode in src-ip flow; do
+     for window in "--window 1000" "--ttl 50ms --capacity 5000"; do
       c="$out/v.cpu" g="$out/v.gpu"
-      args=("$t" --key "$mode" --filter "$filter" --window 1000 --seed 1 --json)
+      # shellcheck disable=SC2206
+      args=("$t" --key "$mode" --filter "$filter" $window --seed 1 --json)
       jc=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "cpu failed: $t $filter: $jc" | tee -a "$out/summary.txt"; status=1; continue; }
       jg=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend gpu --verdicts "$g" 2>&1) || { echo "gpu failed: $t $filter: $jg" | tee -a "$out/summary.txt"; status=1; continue; }
       if cmp -s "$c" "$g"; then r=same; else r=DIFFER; status=1; fi
-      echo "$r $filter $mode $(basename "$t") cpu=$(echo "$jc" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["packets"], j["seconds"])') gpu=$(echo "$jg" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["backend"], j["seconds"])')" >>"$out/replay.log"
+      echo "$r $filter $mode ${window// /_} $(basename "$t") cpu=$(echo "$jc" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["packets"], j["seconds"])') gpu=$(echo "$jg" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["backend"], j["seconds"])')" >>"$out/replay.log"
+     done
     done
   done
 done

@@ -69,7 +69,7 @@ void usage(FILE* out) {
                "  --verdicts FILE                  one bit per packet (1 = suppressed), LSB first\n"
                "  --json                           one JSON object on stdout\n"
                "  --backend cpu|gpu|auto           gpu: CUDA exact replay (guarded epoch filters: flat,\n"
-               "                                   blocked, ring, interleaved; count window, insert-always);\n"
+               "                                   blocked, ring, interleaved; insert-always);\n"
                "                                   auto: gpu when it can (default cpu)\n"
                "  --help\n",
                dedup::filter_names());
@@ -218,22 +218,21 @@ int main(int argc, char** argv) {
   if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
 
   // The GPU replays the guarded epoch filters (flat, blocked, ring, and the
-  // one-line layout with 64-bit lanes) over count windows under insert-always
-  // (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
+  // one-line layout with 64-bit lanes) over count and time windows under
+  // insert-always (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
   const GuardedEpochConfig* gpu_ge = filter.guarded_epoch_config();
   const InterleavedEpochConfig* gpu_il = filter.interleaved_epoch_config();
   if (gpu_il != nullptr && gpu_il->lane_bits != 64) gpu_il = nullptr;
   std::string gpu_why;
-  const bool gpu_fits =
-      (gpu_ge || gpu_il) && !o.spec.window.is_time() && o.policy == dedup::Policy::insert_always;
+  const bool gpu_fits = (gpu_ge || gpu_il) && o.policy == dedup::Policy::insert_always;
   bool use_gpu = false;
   if (o.backend != "cpu") {
     const bool available = gpu::gpu_available(gpu_why);
     use_gpu = available && gpu_fits;
     if (o.backend == "gpu" && !available) bad("--backend gpu: " + gpu_why);
     if (o.backend == "gpu" && !gpu_fits)
-      bad("--backend gpu replays guarded-epoch filters (flat, blocked, ring, interleaved with 64-bit lanes) over "
-          "count windows under insert-always only");
+      bad("--backend gpu replays guarded-epoch filters (flat, blocked, ring, interleaved with 64-bit lanes) "
+          "under insert-always only");
   }
 
   auto opened = trace::PcapReader::open(o.trace);
@@ -269,6 +268,7 @@ int main(int argc, char** argv) {
   constexpr size_t kGpuChunk = size_t{1} << 22;
   std::vector<KeyHash> pending_hash;
   std::vector<uint64_t> pending_packet;
+  std::vector<uint64_t> pending_time;  // each keyed packet's clock (time windows)
   std::vector<std::string> pending_key;
   std::vector<uint8_t> gpu_bits;
   gpu::ReplayStats gpu_stats;
@@ -277,10 +277,12 @@ int main(int argc, char** argv) {
     if (pending_hash.empty()) return true;
     gpu_bits.assign((pending_hash.size() + 7) / 8, 0);
     gpu::ReplayStats chunk_stats;
+    gpu::ReplayOptions opt;
+    opt.times = pending_time.data();
     const gpu::GpuStatus gs =
-        gpu_ge ? gpu::replay_guarded_epoch(*gpu_ge, pending_hash.data(), pending_hash.size(), {}, gpu_bits.data(),
+        gpu_ge ? gpu::replay_guarded_epoch(*gpu_ge, pending_hash.data(), pending_hash.size(), opt, gpu_bits.data(),
                                            memory.get(), bytes, &chunk_stats)
-               : gpu::replay_interleaved_epoch(*gpu_il, pending_hash.data(), pending_hash.size(), {},
+               : gpu::replay_interleaved_epoch(*gpu_il, pending_hash.data(), pending_hash.size(), opt,
                                                gpu_bits.data(), memory.get(), bytes, &chunk_stats);
     if (!gs) {
       gpu_error = gs.message();
@@ -290,9 +292,11 @@ int main(int argc, char** argv) {
     gpu_stats.batches += chunk_stats.batches;
     gpu_stats.device_seconds += chunk_stats.device_seconds;
     for (size_t i = 0; i < pending_hash.size(); ++i)
-      apply(pending_packet[i], (gpu_bits[i / 8] >> (i % 8)) & 1, o.truth ? std::move(pending_key[i]) : std::string(), 0);
+      apply(pending_packet[i], (gpu_bits[i / 8] >> (i % 8)) & 1, o.truth ? std::move(pending_key[i]) : std::string(),
+            pending_time[i]);
     pending_hash.clear();
     pending_packet.clear();
+    pending_time.clear();
     pending_key.clear();
     return true;
   };
@@ -314,6 +318,7 @@ int main(int argc, char** argv) {
       if (use_gpu) {
         pending_hash.push_back(h);
         pending_packet.push_back(packets);
+        pending_time.push_back(now);
         if (o.truth) pending_key.push_back(std::move(key_bytes));
         if (pending_hash.size() == kGpuChunk && !flush_gpu()) break;
       } else {
@@ -361,7 +366,7 @@ int main(int argc, char** argv) {
                 {"batches", gpu_stats.batches}};
   } else if (o.backend == "auto") {
     j["gpu_not_used"] =
-        gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch filters over count windows under insert-always";
+        gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch filters under insert-always";
   }
   j["seconds"] = seconds;
   j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;

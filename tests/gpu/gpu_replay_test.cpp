@@ -63,18 +63,37 @@ gpu::GpuStatus replay(const InterleavedEpochConfig& c, const KeyHash* k, size_t 
   return gpu::replay_interleaved_epoch(c, k, n, o, bits, image, bytes, stats);
 }
 
+// now != nullptr: a time window, advanced to now[i] before key i.
 template <class Filter>
-std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n) {
+std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n, const uint64_t* now = nullptr) {
   std::vector<uint8_t> bits((n + 7) / 8, 0);
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    if (now != nullptr) EXPECT_TRUE(f.advance(now[i]).ok());
     if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
   return bits;
+}
+
+// Clocks for a time window of `span` ticks: steps of 0-3 ticks, and now and
+// then an idle gap of half the span or of more than all of it.
+std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
+  std::vector<uint64_t> t(n);
+  uint64_t x = seed | 1, now = 1'000'000;
+  for (size_t i = 0; i < n; ++i) {
+    x = mix64(x + 0x9e3779b97f4a7c15ULL);
+    const uint64_t r = x % 200'000;
+    now += r == 0 ? 2 * span + (x >> 32) % span : r < 50 ? span / 2 : (x >> 20) % 4;
+    t[i] = now;
+  }
+  return t;
 }
 
 // Replays n keys on both, from a fresh filter; GPU in chunks of `chunk`:
 // every verdict and the final state the same.
 template <class Filter, class Config>
-void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk) {
+void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk,
+                        const std::vector<uint64_t>& times = {}) {
+  const uint64_t* now = times.empty() ? nullptr : times.data();
   const size_t bytes = gpu::arena_image_bytes(c);
   Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
   Arena arena(mem.get(), bytes), fresh(gpu_image.get(), bytes);
@@ -82,10 +101,11 @@ void expect_same_replay(const Config& c, const std::string& what, uint64_t windo
   ASSERT_TRUE(f.has_value()) << f.what();
   ASSERT_TRUE(Filter::create(c, fresh).has_value());  // an empty image to start from
   const auto keys = stream(n, window, 0x5eed0000 + window);
-  const auto want = cpu_verdicts(*f, keys.data(), n);
+  const auto want = cpu_verdicts(*f, keys.data(), n, now);
   std::vector<uint8_t> got((n + 7) / 8, 0);
   gpu::ReplayOptions opt;
   opt.chunk_keys = chunk;
+  opt.times = now;
   gpu::ReplayStats stats;
   const gpu::GpuStatus s = replay(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -209,6 +229,27 @@ TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) {
 
 TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) { expect_same_bulk<Filter>(config(500'000), 500'000, 4'000'000, 9); }
 
+// Time windows: every layout, 10M keys with idle gaps (epochs that end by
+// time, several at once, and everything expiring), chunked.
+TEST(GpuVsCpuTime, ReplayTenMillionKeys) {
+  std::string why;
+  if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
+  const uint64_t span = 1'000'000;  // ticks: ~670K keys per window at 1.5 ticks per key
+  const size_t n = 10'000'000;
+  const auto t = clocks(n, span, 5);
+  for (uint32_t block : {0u, 512u}) {
+    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 8, block, 700'000);
+    ASSERT_TRUE(c.has_value()) << c.what();
+    expect_same_replay<GuardedEpochFilter>(*c, "time B=" + std::to_string(block), 670'000, n, 3'000'000, t);
+  }
+  auto ring = RotatingRing::config(Window::time(span), 4, 0.01, 0, 500'000, true);
+  ASSERT_TRUE(ring.has_value()) << ring.what();
+  expect_same_replay<GuardedEpochFilter>(*ring, "time ring, capacity trigger", 670'000, n, 3'000'000, t);
+  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, 64, 0, 700'000);
+  ASSERT_TRUE(il.has_value()) << il.what();
+  expect_same_replay<InterleavedEpochFilter<uint64_t>>(*il, "time interleaved64", 670'000, n, 3'000'000, t);
+}
+
 // Runs everywhere: the probe answers, with a reason when it says no.
 TEST(GpuProbe, ReportsAReason) {
   std::string why;
@@ -233,7 +274,10 @@ TEST(GpuErrors, InvalidConfigAndPolicyAreValues) {
   EXPECT_EQ(gpu::replay_guarded_epoch(*c, &k, 1, miss, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
   auto t = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 8, 0, 1000);
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(gpu::replay_guarded_epoch(*t, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
+  // A time window needs each key's clock.
+  EXPECT_EQ(gpu::replay_guarded_epoch(*t, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::bad_argument);
+  std::vector<uint8_t> image(gpu::arena_image_bytes(*t));
+  EXPECT_EQ(gpu::insert_bulk(*t, image.data(), image.size(), &k, 1).code, gpu::GpuErrc::unsupported);
 }
 
 }  // namespace

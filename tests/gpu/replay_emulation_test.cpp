@@ -59,14 +59,16 @@ struct Emulated {
     first.assign(size_t{shape.segments} * shape.segment_bits(), gpu::kUnset);
   }
 
-  // One call of the device's run_batches over keys[0..n): verdicts into out
-  // (nullptr: a bulk insert), batches of at most max_epochs epochs, every
-  // pass in its own random order.
-  void run(const KeyHash* keys, size_t n, std::vector<char>* out, uint32_t max_epochs, std::mt19937_64& rng) {
+  // One call of the device's run_batches over keys[0..n) (time windows: at
+  // clocks now[0..n)): verdicts into out (nullptr: a bulk insert), batches of
+  // at most max_epochs epochs, every pass in its own random order.
+  void run(const KeyHash* keys, const uint64_t* now, size_t n, std::vector<char>* out, uint32_t max_epochs,
+           std::mt19937_64& rng) {
     const gpu::GuardedEpochRef f = shape.at(image);
     const uint64_t fbits = shape.segment_bits();
     for (uint64_t done = 0; done < n; ++batches) {
-      const BatchPlan p = gpu::plan_batch(state, shape.segments, n - done, max_epochs);
+      const BatchPlan p = now != nullptr ? gpu::plan_batch_timed(state, shape.segments, now + done, n - done, max_epochs)
+                                         : gpu::plan_batch(state, shape.segments, n - done, max_epochs);
       ASSERT_GT(p.count, 0u);
       ASSERT_LE(p.epochs, max_epochs);
       const KeyHash* k = keys + done;
@@ -81,7 +83,7 @@ struct Emulated {
         for (uint64_t i : order) (*out)[done + i] = gpu::replay_verdict(f, p, k, F, fbits, i);
       }
       for (uint32_t s = 0; s < shape.segments; ++s)
-        if (p.keep[s] != BatchPlan::kNever)
+        if (p.keep_end[s] != BatchPlan::kNever)
           for (uint64_t w = 0; w < f.segment_words; ++w) *f.word(s, w) = 0;
       scramble();
       for (uint64_t i : order) gpu::insert_and_unstamp(f, p, k, F, fbits, i);
@@ -93,12 +95,16 @@ struct Emulated {
 // The emulated replay against the CPU filter: verdicts, the final state, and
 // contains() on the final bits; over whole-stream calls and chunked calls, with
 // batches of every epoch count the device may choose.
+// Time windows (times non-empty): the CPU advances to each packet's clock
+// before its test_and_insert, as dedup_fwd and agebloom-replay do.
 template <class Filter, class Config>
-void check_replay(const Config& cfg, size_t n, uint64_t window, const std::string& what) {
+void check_replay(const Config& cfg, size_t n, uint64_t window, const std::string& what,
+                  const std::vector<uint64_t>& times = {}) {
   SCOPED_TRACE(what);
   auto shape = gpu::shape_of(cfg);
   ASSERT_TRUE(shape) << shape.what();
   const std::vector<KeyHash> keys = stream(n, window, 0xE1u + n);
+  const uint64_t* now = times.empty() ? nullptr : times.data();
 
   OwnedFilter<Filter> cpu(cfg);
   // What a 64-aligned arena carves: the header, then the words (the arena
@@ -108,8 +114,12 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   ASSERT_LE(used, shape->bytes);
   std::vector<char> want(n);
   size_t hits = 0;
-  for (size_t i = 0; i < n; ++i) hits += want[i] = cpu->test_and_insert(keys[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (now != nullptr) ASSERT_TRUE(cpu->advance(now[i]).ok());
+    hits += want[i] = cpu->test_and_insert(keys[i]);
+  }
   ASSERT_GT(hits, n / 8) << "the stream must exercise both verdicts";
+  ASSERT_LT(hits, n - n / 8);
 
   std::mt19937_64 rng(7);
   for (uint32_t max_epochs : {shape->segments, 2u, 1u}) {
@@ -119,11 +129,11 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
       std::vector<char> got(n);
       for (size_t at = 0; at < n; at += chunk) {
         std::vector<char> part(std::min(chunk, n - at));
-        gpu.run(keys.data() + at, part.size(), &part, max_epochs, rng);
+        gpu.run(keys.data() + at, now != nullptr ? now + at : nullptr, part.size(), &part, max_epochs, rng);
         std::copy(part.begin(), part.end(), got.begin() + static_cast<std::ptrdiff_t>(at));
       }
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "packet " << i;
-      EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
+      if (now == nullptr) EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
       // The state a download() hands back: header, then the words.
       std::memcpy(gpu.image, &gpu.state, sizeof gpu.state);
       const std::vector<unsigned char> cpu_state = cpu.state();
@@ -145,9 +155,12 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
 
   // Bulk insert (no verdicts): the same state as the CPU's inserts.
   OwnedFilter<Filter> cpu_ins(cfg);
-  for (const KeyHash& h : keys) cpu_ins->insert(h);
+  for (size_t i = 0; i < n; ++i) {
+    if (now != nullptr) ASSERT_TRUE(cpu_ins->advance(now[i]).ok());
+    cpu_ins->insert(keys[i]);
+  }
   Emulated ins(*shape);
-  ins.run(keys.data(), n, nullptr, shape->segments, rng);
+  ins.run(keys.data(), now, n, nullptr, shape->segments, rng);
   const std::vector<unsigned char> s = cpu_ins.state();
   EXPECT_EQ(std::memcmp(ins.image + gpu::kWordsOffset, s.data() + gpu::kWordsOffset, used - gpu::kWordsOffset), 0);
 }
@@ -185,6 +198,39 @@ TEST(GpuReplayEmulation, InterleavedEpoch) {
   InterleavedEpochConfig r3 = *base;
   r3.r = 3;  // fewer segments than lanes: lanes 4..7 stay empty
   check_replay<InterleavedEpochFilter<uint64_t>>(r3, 60000, 3000, "interleaved64 r=3");
+}
+
+// Clocks for a time window of `span` ticks: mostly steps of 0-3 ticks (so
+// several packets share a tick), and now and then an idle gap of half the
+// span, or of more than the whole span (everything expires: catch-up).
+std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
+  std::vector<uint64_t> t(n);
+  std::mt19937_64 rng(seed);
+  uint64_t now = 1'000'000;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng() % 20000;
+    now += r == 0 ? span * 2 + rng() % span : r < 5 ? span / 2 : rng() % 4;
+    t[i] = now;
+  }
+  return t;
+}
+
+TEST(GpuReplayEmulation, TimeWindows) {
+  const uint64_t span = 4000;  // ticks; ~2 packets per tick: ~2700 packets per window
+  const std::vector<uint64_t> t = clocks(60000, span, 11);
+  for (uint32_t block : {0u, 512u}) {
+    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 6, block, 3000);
+    ASSERT_TRUE(c) << c.what();
+    check_replay<GuardedEpochFilter>(*c, t.size(), 2700, "time window, B=" + std::to_string(block), t);
+  }
+  // The ring's capacity trigger: an epoch also ends after capacity/N insertions.
+  auto ring = RotatingRing::config(Window::time(span), 5, 0.01, 0, 2000, true);
+  ASSERT_TRUE(ring) << ring.what();
+  ASSERT_GT(ring->epoch_capacity, 0u);
+  check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "time window ring with capacity trigger", t);
+  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, 64, 0, 3000);
+  ASSERT_TRUE(il) << il.what();
+  check_replay<InterleavedEpochFilter<uint64_t>>(*il, t.size(), 2700, "time window interleaved64", t);
 }
 
 TEST(GpuReplayEmulation, ShapesTheReplayDoesNotTake) {
