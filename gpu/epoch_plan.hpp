@@ -214,38 +214,63 @@ inline bool fresh_slots(const BatchPlan& p, const EpochState& st, uint32_t segme
 }
 }  // namespace detail
 
-// The same for a time window: packet i's clock is now[i] (non-decreasing).
-// Per packet, as the CPU does: advance(now[i]) rotates once per epoch that
-// ended (at most `segments` times), then test_and_insert rotates first if the
-// epoch reached its fill_cap (the rotating ring's capacity trigger). The batch
-// ends before the packet whose rotations would exceed max_epochs or clear a
-// segment the batch has already cleared or inserted into.
-inline BatchPlan plan_batch_timed(EpochState& st, uint32_t segments, const uint64_t* now, uint64_t remaining,
-                                  uint32_t max_epochs) noexcept {
+// Insert-on-miss: packet i inserts iff its verdict is "new". While the
+// replay iterates towards those verdicts (replay_steps.hpp), the current guess
+// is a verdict bit array: packet i (index base + i in it) inserts iff its bit
+// is clear. skip == nullptr: every packet inserts (insert-always).
+AGEBLOOM_HD inline bool inserts(const uint32_t* skip, uint64_t at) noexcept {
+  return skip == nullptr || !((skip[at / 32] >> (at % 32)) & 1u);
+}
+
+// Plans the next batch packet by packet, as the CPU runs them: for a time
+// window (now != nullptr) advance(now[i]) rotates once per epoch that ended
+// (at most `segments` times); then, if the packet inserts, rotate_before_insert
+// rotates first when the epoch holds its quota of insertions (count windows:
+// ℓ; time windows: fill_cap, the rotating ring's capacity trigger, which also
+// restarts the epoch's clock). The batch ends before the packet whose
+// rotations would exceed max_epochs or clear a segment the batch has already
+// cleared or inserted into.
+inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64_t* now, const uint32_t* skip,
+                                 uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
   BatchPlan p = detail::open_batch(st, segments);
   EpochSchedule& sch = st.schedule;
+  uint64_t inserted = 0;
   for (; p.count < remaining; ++p.count) {
     const uint32_t i = static_cast<uint32_t>(p.count);
     EpochSchedule after = sch;
-    auto elapsed = after.epochs_elapsed(now[p.count]);
-    const uint64_t timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
-    const bool capped = after.fill_cap != 0 && after.fill == after.fill_cap;
+    uint64_t timed = 0;
+    if (now != nullptr) {
+      auto elapsed = after.epochs_elapsed(now[p.count]);
+      timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
+    }
+    const bool ins = inserts(skip, skip_base + p.count);
+    const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
+    const bool capped = ins && quota != 0 && after.fill == quota;
     const uint64_t rotations = timed + (capped ? 1 : 0);
     if (i > 0 && (p.epochs + rotations > max_epochs || !detail::fresh_slots(p, st, segments, rotations))) break;
     sch = after;
     for (uint64_t r = 0; r < timed; ++r) detail::rotate_in_batch(p, st, segments, i, i);
-    if (sch.fill_cap != 0) {
-      if (sch.fill == sch.fill_cap) {  // EpochSchedule::rotate_before_insert, time branch
-        detail::rotate_in_batch(p, st, segments, i, i + 1);
-        sch.fill = 1;
-        sch.epoch_start = sch.last_now;  // the new epoch's clock starts at the latest tick
-      } else {
-        ++sch.fill;
+    if (ins) {
+      ++inserted;
+      if (quota != 0) {
+        if (sch.fill == quota) {  // EpochSchedule::rotate_before_insert
+          detail::rotate_in_batch(p, st, segments, i, i + 1);
+          sch.fill = 1;
+          if (sch.kind == WindowKind::time) sch.epoch_start = sch.last_now;  // the new epoch's clock
+        } else {
+          ++sch.fill;
+        }
       }
     }
   }
-  st.insertions += p.count;
+  st.insertions += inserted;
   return p;
+}
+
+// Insert-always over a time window.
+inline BatchPlan plan_batch_timed(EpochState& st, uint32_t segments, const uint64_t* now, uint64_t remaining,
+                                  uint32_t max_epochs) noexcept {
+  return plan_batch_walk(st, segments, now, nullptr, 0, remaining, max_epochs);
 }
 
 }  // namespace agebloom::gpu

@@ -4,6 +4,7 @@
 // inserts.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "guarded_epoch_device.cuh"
 #include "replay_steps.hpp"
@@ -40,11 +41,13 @@ __global__ void contains_kernel(GuardedEpochRef f, const KeyHash* keys, uint64_t
   }
 }
 
+// skip/skip_base (insert-on-miss): packets whose bit is set there do not
+// insert (epoch_plan.hpp, inserts()); nullptr: every packet does.
 __global__ void first_setter_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, uint32_t* first,
-                                    uint64_t fbits) {
+                                    uint64_t fbits, const uint32_t* skip, uint64_t skip_base) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < p.count; i += stride)
-    stamp_first_setter(f, p, keys, first, fbits, i);
+    stamp_first_setter(f, p, keys, first, fbits, i, skip, skip_base);
 }
 
 __global__ void verdict_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, const uint32_t* first,
@@ -58,13 +61,14 @@ __global__ void verdict_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* ke
   }
 }
 
-// Sets each packet's bits in its epoch's slot; with `first`, also returns the
-// F entries it stamped to kUnset (after the verdict kernel has read them).
+// Sets each inserting packet's bits in its epoch's slot (unless !insert);
+// with `first`, also returns the F entries it stamped to kUnset (after the
+// verdict kernel has read them).
 __global__ void insert_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, uint32_t* first,
-                              uint64_t fbits) {
+                              uint64_t fbits, const uint32_t* skip, uint64_t skip_base, bool insert) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < p.count; i += stride)
-    insert_and_unstamp(f, p, keys, first, fbits, i);
+    insert_and_unstamp(f, p, keys, first, fbits, i, skip, skip_base, insert);
 }
 
 }  // namespace
@@ -169,12 +173,13 @@ GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_
   const uint64_t fbits = shape_.segment_bits();
   const uint32_t max_epochs = out != nullptr ? first_epochs_ : shape_.segments;
   batches_ = 0;
+  rounds_ = 0;
   for (uint64_t done = 0; done < n; ++batches_) {
     const BatchPlan p = timed ? plan_batch_timed(state_, shape_.segments, now + done, n - done, max_epochs)
                               : plan_batch(state_, shape_.segments, n - done, max_epochs);
     const KeyHash* k = keys + done;
     if (out != nullptr) {
-      first_setter_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits);
+      first_setter_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, nullptr, 0);
       AGEBLOOM_LAUNCH_TRY();
       verdict_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done);
       AGEBLOOM_LAUNCH_TRY();
@@ -182,10 +187,77 @@ GpuStatus GuardedEpochDevice::run_batches(const KeyHash* keys, size_t n, uint32_
     for (uint32_t s = 0; s < shape_.segments; ++s)
       if (p.keep_end[s] != BatchPlan::kNever) AGEBLOOM_GPU_TRY(clear_segment_async(s, stream));
     insert_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, out != nullptr ? first_ : nullptr,
-                                                               fbits);
+                                                               fbits, nullptr, 0, true);
     AGEBLOOM_LAUNCH_TRY();
     done += p.count;
   }
+  return {};
+}
+
+// Insert-on-miss (replay_steps.hpp): per batch, rounds of stamp, verdict and
+// unstamp with the inserts the previous round's verdicts imply (the first
+// round: every packet inserts), until no verdict changes; then clear and
+// insert once. The host plans each round from the verdicts (count windows
+// count insertions), so every round ends with a copy of the batch's verdict
+// words to the host: synchronous, unlike the insert-always path.
+GpuStatus GuardedEpochDevice::test_or_insert(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                                             const uint64_t* now) {
+  const bool timed = shape_.kind == WindowKind::time;
+  if (n == 0) return {};
+  if (keys == nullptr || out == nullptr || (timed && now == nullptr) || n > (uint64_t{1} << 31))
+    return gpu_error(GpuErrc::bad_argument);
+  AGEBLOOM_GPU_TRY(ensure_first_setters(n));
+  const uint64_t fbits = shape_.segment_bits();
+  const size_t words = (n + 31) / 32;
+  std::vector<uint32_t> seen(words, 0), next(words, 0);  // out's words on the host: the guess, then the answer
+  uint32_t* next_dev = nullptr;
+  AGEBLOOM_CUDA_TRY(cudaMalloc(&next_dev, words * sizeof(uint32_t)));
+  struct Free {
+    uint32_t* p;
+    ~Free() { (void)cudaFree(p); }
+  } free_next{next_dev};
+  AGEBLOOM_CUDA_TRY(cudaMemsetAsync(out, 0, words * sizeof(uint32_t), stream));
+  batches_ = 0;
+  rounds_ = 0;
+  for (uint64_t done = 0; done < n; ++batches_) {
+    EpochState st;
+    BatchPlan p;
+    const KeyHash* k = keys + done;
+    for (bool changed = true; changed; ++rounds_) {
+      st = state_;
+      p = plan_batch_walk(st, shape_.segments, timed ? now + done : nullptr, seen.data(), done, n - done,
+                          first_epochs_);
+      const uint64_t w0 = done / 32, w1 = (done + p.count + 31) / 32;
+      first_setter_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done);
+      AGEBLOOM_LAUNCH_TRY();
+      AGEBLOOM_CUDA_TRY(cudaMemsetAsync(next_dev + w0, 0, (w1 - w0) * sizeof(uint32_t), stream));
+      verdict_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, next_dev, done);
+      AGEBLOOM_LAUNCH_TRY();
+      insert_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done, false);
+      AGEBLOOM_LAUNCH_TRY();
+      AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(next.data() + w0, next_dev + w0, (w1 - w0) * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, stream));
+      AGEBLOOM_CUDA_TRY(cudaStreamSynchronize(stream));
+      changed = false;
+      for (uint64_t at = done; at < done + p.count; ++at) {
+        const uint32_t bit = 1u << (at % 32);
+        if ((seen[at / 32] ^ next[at / 32]) & bit) {
+          seen[at / 32] ^= bit;
+          changed = true;
+        }
+      }
+      if (changed)
+        AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(out + w0, seen.data() + w0, (w1 - w0) * sizeof(uint32_t),
+                                          cudaMemcpyHostToDevice, stream));
+    }
+    for (uint32_t s = 0; s < shape_.segments; ++s)
+      if (p.keep_end[s] != BatchPlan::kNever) AGEBLOOM_GPU_TRY(clear_segment_async(s, stream));
+    insert_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, nullptr, fbits, out, done, true);
+    AGEBLOOM_LAUNCH_TRY();
+    state_ = st;
+    done += p.count;
+  }
+  AGEBLOOM_CUDA_TRY(cudaStreamSynchronize(stream));  // before next_dev is freed
   return {};
 }
 
@@ -216,6 +288,7 @@ void GuardedEpochDevice::swap(GuardedEpochDevice& o) noexcept {
   std::swap(first_, o.first_);
   std::swap(first_epochs_, o.first_epochs_);
   std::swap(batches_, o.batches_);
+  std::swap(rounds_, o.rounds_);
 }
 
 }  // namespace agebloom::gpu

@@ -70,13 +70,21 @@ class GuardedEpochDevice {
   GpuStatus test_and_insert_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
                                   const uint64_t* now = nullptr);
 
+  // The same under insert-on-miss (a packet inserts only when its verdict is
+  // "new"): exact by a fixed point per batch (replay_steps.hpp). Synchronous:
+  // returns when the verdicts are in `out` (device) and the state is final.
+  GpuStatus test_or_insert(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                           const uint64_t* now = nullptr);
+
   GuardedEpochRef ref() const noexcept { return ref_; }
   const EpochShape& shape() const noexcept { return shape_; }
   uint64_t insertions() const noexcept { return state_.insertions; }
   uint32_t current_segment() const noexcept { return state_.current; }
   size_t bytes() const noexcept { return shape_.bytes; }
-  // Batches the last test_and_insert_async/insert_async ran (for stats).
+  // Batches the last test_and_insert_async/insert_async/test_or_insert ran,
+  // and the rounds test_or_insert needed in all (for stats).
   uint64_t batches() const noexcept { return batches_; }
+  uint64_t rounds() const noexcept { return rounds_; }
 
  private:
   static GpuStatus create_shape(const Expected<EpochShape>& shape, GuardedEpochDevice& out);
@@ -93,6 +101,7 @@ class GuardedEpochDevice {
   uint32_t* first_ = nullptr;  // first-setter stamps: first_epochs_ arrays of shape_.segment_bits()
   uint32_t first_epochs_ = 0;
   uint64_t batches_ = 0;
+  uint64_t rounds_ = 0;
 };
 
 }  // namespace agebloom::gpu

@@ -9,15 +9,11 @@
 // caller's arrays are page-locked for the call when the driver allows it
 // (cudaHostRegister); otherwise the copies are staged and overlap less.
 //
-// insert-on-miss (not implemented): a packet inserts only when its verdict is
-// false, and count-window epochs count insertions, so both the first-setter
-// stamps and the epoch boundaries depend on the verdicts. The plan is a
-// Jacobi fix-point per batch: start from "every packet inserts", derive epochs
-// from an exclusive scan of the insert flags, compute verdicts as for
-// insert-always, set flags = !verdict, repeat until no flag changes. Iteration
-// t fixes at least the first t packets (verdicts depend only on earlier
-// packets), and in practice a handful of iterations suffice since only false
-// positives and window-edge duplicates flip.
+// insert-on-miss: a packet inserts only when its verdict is false, and
+// count-window epochs count insertions, so both the first-setter stamps and
+// the epoch boundaries depend on the verdicts: GuardedEpochDevice::
+// test_or_insert iterates each batch to the fixed point of its verdicts
+// (replay_steps.hpp), synchronously.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -137,8 +133,8 @@ template <class Config>
 GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
                       uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
   AGEBLOOM_GPU_TRY(check_supported(c));
-  if (opt.policy != ReplayPolicy::insert_always) return gpu_error(GpuErrc::unsupported);
   if (c.window.is_time() && n != 0 && opt.times == nullptr) return gpu_error(GpuErrc::bad_argument);
+  const bool on_miss = opt.policy == ReplayPolicy::insert_on_miss;
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
   GuardedEpochDevice f;
   AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));
@@ -163,7 +159,7 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
   };
 
   AGEBLOOM_CUDA_TRY(cudaEventRecord(r.start, r.compute));
-  uint64_t batches = 0;
+  uint64_t batches = 0, rounds = 0;
   if (chunks > 0) AGEBLOOM_GPU_TRY(upload(0));
   for (size_t ci = 0; ci < chunks; ++ci) {
     const int b = static_cast<int>(ci % 2);
@@ -171,9 +167,11 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
     if (ci + 1 < chunks) AGEBLOOM_GPU_TRY(upload(ci + 1));
     AGEBLOOM_CUDA_TRY(cudaStreamWaitEvent(r.compute, r.uploaded[b], 0));
     AGEBLOOM_CUDA_TRY(cudaMemsetAsync(r.verdicts[b], 0, (len + 31) / 32 * sizeof(uint32_t), r.compute));
-    AGEBLOOM_GPU_TRY(f.test_and_insert_async(r.keys[b], len, r.verdicts[b], r.compute,
-                                             c.window.is_time() ? opt.times + ci * chunk : nullptr));
+    const uint64_t* times = c.window.is_time() ? opt.times + ci * chunk : nullptr;
+    if (on_miss) AGEBLOOM_GPU_TRY(f.test_or_insert(r.keys[b], len, r.verdicts[b], r.compute, times));
+    else AGEBLOOM_GPU_TRY(f.test_and_insert_async(r.keys[b], len, r.verdicts[b], r.compute, times));
     batches += f.batches();
+    rounds += f.rounds();
     // Little-endian words: byte j of the word array is verdict byte j.
     AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(verdict_bits + ci * chunk / 8, r.verdicts[b], (len + 7) / 8,
                                       cudaMemcpyDeviceToHost, r.compute));
@@ -188,6 +186,7 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
     AGEBLOOM_CUDA_TRY(cudaEventElapsedTime(&ms, r.start, r.stop));
     stats->chunks = chunks;
     stats->batches = batches;
+    stats->rounds = rounds;
     stats->device_seconds = ms / 1e3;
   }
   return {};

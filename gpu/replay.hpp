@@ -7,7 +7,8 @@
 // guarded epoch filter (InterleavedEpochFilter, 64-bit lanes: dedup_fwd's and
 // the planner's default):
 //   - replay_guarded_epoch() / replay_interleaved_epoch(): the dedup semantics
-//     `verdict[i] = test_and_insert(key[i])` (policy insert-always) run on the
+//     `verdict[i] = test_and_insert(key[i])` (policy insert-always; see below
+//     for insert-on-miss) run on the
 //     GPU, with the verdict of every packet equal to the sequential CPU
 //     filter's, bit for bit. How it can be exact although the packets run in
 //     parallel: within one epoch bits are only set, never cleared, so the GPU
@@ -25,9 +26,13 @@
 // moves either way with one copy. Pass arena_image = nullptr to start from an
 // empty filter.
 //
-// Not supported yet (each returns GpuErrc::unsupported): policy
-// insert-on-miss (needs a fix-point over false positives, see replay.cu),
-// 32-bit lanes, APBF and APBBF, and insert_bulk over a time window.
+// Both policies: insert-always, and insert-on-miss (the click-fraud default),
+// where a packet inserts only if its verdict is "new"; that one iterates
+// each batch to the fixed point of its verdicts (replay_steps.hpp) and runs
+// synchronously, batch by batch.
+//
+// Not supported yet (each returns GpuErrc::unsupported): 32-bit lanes, APBF
+// and APBBF, and insert_bulk over a time window.
 //
 // Every call is synchronous: it returns when the results are in host memory.
 #pragma once
@@ -90,6 +95,7 @@ struct ReplayOptions {
 struct ReplayStats {
   uint64_t chunks = 0;
   uint64_t batches = 0;        // groups of <= r+1 epochs replayed by one kernel set
+  uint64_t rounds = 0;         // insert-on-miss: rounds to the verdicts' fixed point, all batches
   double device_seconds = 0;   // kernel + copy time measured with CUDA events
 };
 

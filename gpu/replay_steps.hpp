@@ -14,6 +14,14 @@
 //   3. insert_and_unstamp: set the bits, and put kUnset back into the F entries
 //      touched (so F never needs a full clear: the cost stays proportional to
 //      the packets).
+//
+// Insert-on-miss (a packet inserts only if its verdict is "new") iterates
+// passes 1 and 2 (and 3 without the insert, to return the stamps) over a
+// batch, each time with the inserts the previous verdicts imply, until the
+// verdicts stop changing; then clears and inserts once. Packet i's verdict
+// depends only on packets before it, so after t rounds the first t verdicts
+// are final: it ends, in practice in a few rounds (only packets near a
+// window edge or a false positive flip).
 #pragma once
 
 #include <cstdint>
@@ -26,9 +34,13 @@ namespace agebloom::gpu {
 
 inline constexpr uint32_t kUnset = 0xffffffffu;
 
-// first: first-setter arrays, one of segment_bits entries per epoch of the batch.
+// first: first-setter arrays, one of segment_bits entries per epoch of the
+// batch. skip/skip_base: which packets insert (epoch_plan.hpp, inserts());
+// nullptr for insert-always.
 AGEBLOOM_HD inline void stamp_first_setter(const GuardedEpochRef& f, const BatchPlan& p, const KeyHash* keys,
-                                           uint32_t* first, uint64_t segment_bits, uint64_t i) noexcept {
+                                           uint32_t* first, uint64_t segment_bits, uint64_t i,
+                                           const uint32_t* skip = nullptr, uint64_t skip_base = 0) noexcept {
+  if (!inserts(skip, skip_base + i)) return;
   uint32_t* F = first + p.epoch_of(i) * segment_bits;
   const KeyHash h = keys[i];
   for (uint32_t j = 0; j < f.k; ++j) atomic_min_u32(F + f.position(h, j), static_cast<uint32_t>(i));
@@ -51,12 +63,16 @@ AGEBLOOM_HD inline bool replay_verdict(const GuardedEpochRef& f, const BatchPlan
   return false;
 }
 
-// first == nullptr: a plain bulk insert (no stamps to return).
+// Returns the F entries packet i stamped to kUnset (first != nullptr) and,
+// with `insert`, sets its bits in its epoch's slot.
 AGEBLOOM_HD inline void insert_and_unstamp(const GuardedEpochRef& f, const BatchPlan& p, const KeyHash* keys,
-                                           uint32_t* first, uint64_t segment_bits, uint64_t i) noexcept {
+                                           uint32_t* first, uint64_t segment_bits, uint64_t i,
+                                           const uint32_t* skip = nullptr, uint64_t skip_base = 0,
+                                           bool insert = true) noexcept {
+  if (!inserts(skip, skip_base + i)) return;
   const uint32_t e = p.epoch_of(i);
   const KeyHash h = keys[i];
-  f.insert(p.epoch_slot[e], h);
+  if (insert) f.insert(p.epoch_slot[e], h);
   if (first != nullptr) {
     uint32_t* F = first + e * segment_bits;
     for (uint32_t j = 0; j < f.k; ++j) F[f.position(h, j)] = kUnset;

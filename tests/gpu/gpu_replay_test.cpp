@@ -63,13 +63,24 @@ gpu::GpuStatus replay(const InterleavedEpochConfig& c, const KeyHash* k, size_t 
   return gpu::replay_interleaved_epoch(c, k, n, o, bits, image, bytes, stats);
 }
 
-// now != nullptr: a time window, advanced to now[i] before key i.
+// now != nullptr: a time window, advanced to now[i] before key i. on_miss:
+// the insert-on-miss policy (contains, and insert only if not seen).
 template <class Filter>
-std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n, const uint64_t* now = nullptr) {
+std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n, const uint64_t* now = nullptr,
+                                  bool on_miss = false) {
   std::vector<uint8_t> bits((n + 7) / 8, 0);
   for (size_t i = 0; i < n; ++i) {
-    if (now != nullptr) EXPECT_TRUE(f.advance(now[i]).ok());
-    if (f.test_and_insert(k[i])) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    if (now != nullptr) {
+      EXPECT_TRUE(f.advance(now[i]).ok());
+    }
+    bool seen;
+    if (on_miss) {
+      seen = f.contains(k[i]);
+      if (!seen) f.insert(k[i]);
+    } else {
+      seen = f.test_and_insert(k[i]);
+    }
+    if (seen) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
   }
   return bits;
 }
@@ -92,7 +103,7 @@ std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
 // every verdict and the final state the same.
 template <class Filter, class Config>
 void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk,
-                        const std::vector<uint64_t>& times = {}) {
+                        const std::vector<uint64_t>& times = {}, bool on_miss = false) {
   const uint64_t* now = times.empty() ? nullptr : times.data();
   const size_t bytes = gpu::arena_image_bytes(c);
   Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
@@ -101,19 +112,21 @@ void expect_same_replay(const Config& c, const std::string& what, uint64_t windo
   ASSERT_TRUE(f.has_value()) << f.what();
   ASSERT_TRUE(Filter::create(c, fresh).has_value());  // an empty image to start from
   const auto keys = stream(n, window, 0x5eed0000 + window);
-  const auto want = cpu_verdicts(*f, keys.data(), n, now);
+  const auto want = cpu_verdicts(*f, keys.data(), n, now, on_miss);
   std::vector<uint8_t> got((n + 7) / 8, 0);
   gpu::ReplayOptions opt;
   opt.chunk_keys = chunk;
   opt.times = now;
+  if (on_miss) opt.policy = gpu::ReplayPolicy::insert_on_miss;
   gpu::ReplayStats stats;
   const gpu::GpuStatus s = replay(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(first_difference(want, got, n), -1) << what << " W=" << window;
   EXPECT_EQ(std::memcmp(mem.get(), gpu_image.get(), bytes), 0) << "final filter state differs";
-  std::printf("%s W=%llu: %zu keys, %llu chunks, %llu batches, %.3f s on device\n", what.c_str(),
+  std::printf("%s W=%llu: %zu keys, %llu chunks, %llu batches, %llu rounds, %.3f s on device\n", what.c_str(),
               static_cast<unsigned long long>(window), n, static_cast<unsigned long long>(stats.chunks),
-              static_cast<unsigned long long>(stats.batches), stats.device_seconds);
+              static_cast<unsigned long long>(stats.batches), static_cast<unsigned long long>(stats.rounds),
+              stats.device_seconds);
 }
 
 // Bulk insert of half the keys on both (same state), then bulk contains of all.
@@ -250,6 +263,26 @@ TEST(GpuVsCpuTime, ReplayTenMillionKeys) {
   expect_same_replay<InterleavedEpochFilter<uint64_t>>(*il, "time interleaved64", 670'000, n, 3'000'000, t);
 }
 
+// Insert-on-miss, the click-fraud default: the fixed point of the verdicts.
+TEST(GpuVsCpuOnMiss, ReplayEveryLayoutBothWindowKinds) {
+  std::string why;
+  if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
+  const size_t n = 10'000'000;
+  for (uint32_t block : {0u, 512u}) {
+    auto c = GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 8, block);
+    ASSERT_TRUE(c.has_value());
+    expect_same_replay<GuardedEpochFilter>(*c, "on-miss B=" + std::to_string(block), 1'000'000, n, 4'000'000, {}, true);
+  }
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 64);
+  ASSERT_TRUE(il.has_value());
+  expect_same_replay<InterleavedEpochFilter<uint64_t>>(*il, "on-miss interleaved64", 1'000'000, n, 0, {}, true);
+  const uint64_t span = 1'000'000;
+  const auto t = clocks(n, span, 17);
+  auto ring = RotatingRing::config(Window::time(span), 4, 0.01, 0, 500'000, true);
+  ASSERT_TRUE(ring.has_value());
+  expect_same_replay<GuardedEpochFilter>(*ring, "on-miss time ring", 670'000, n, 3'000'000, t, true);
+}
+
 // Runs everywhere: the probe answers, with a reason when it says no.
 TEST(GpuProbe, ReportsAReason) {
   std::string why;
@@ -269,9 +302,9 @@ TEST(GpuErrors, InvalidConfigAndPolicyAreValues) {
   EXPECT_EQ(gpu::replay_guarded_epoch(bad, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::invalid_config);
   auto c = GuardedEpochConfig::for_fpr(Window::count(1000), 0.01);
   ASSERT_TRUE(c.has_value());
-  gpu::ReplayOptions miss;
-  miss.policy = gpu::ReplayPolicy::insert_on_miss;
-  EXPECT_EQ(gpu::replay_guarded_epoch(*c, &k, 1, miss, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, 32);
+  ASSERT_TRUE(c32.has_value());
+  EXPECT_EQ(gpu::replay_interleaved_epoch(*c32, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
   auto t = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 8, 0, 1000);
   ASSERT_TRUE(t.has_value());
   // A time window needs each key's clock.

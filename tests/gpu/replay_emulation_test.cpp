@@ -90,6 +90,60 @@ struct Emulated {
       done += p.count;
     }
   }
+
+  // The same under insert-on-miss: per batch, rounds of stamp, verdict and
+  // unstamp with the inserts the previous round's verdicts imply (the first
+  // round: every packet inserts), until no verdict changes; then clear and
+  // insert once. Returns the most rounds a batch took.
+  uint32_t run_on_miss(const KeyHash* keys, const uint64_t* now, size_t n, std::vector<char>& out,
+                       uint32_t max_epochs, std::mt19937_64& rng) {
+    const gpu::GuardedEpochRef f = shape.at(image);
+    const uint64_t fbits = shape.segment_bits();
+    std::vector<uint32_t> seen((n + 31) / 32, 0);  // the verdict bits: the guess, then the answer
+    uint32_t most = 0;
+    for (uint64_t done = 0; done < n; ++batches) {
+      EpochState st;
+      BatchPlan p;
+      uint32_t rounds = 0;
+      for (bool changed = true; changed; ++rounds) {
+        EXPECT_LT(rounds, 1000u) << "no fixed point";
+        if (rounds >= 1000) return rounds;
+        st = state;
+        p = gpu::plan_batch_walk(st, shape.segments, now != nullptr ? now + done : nullptr, seen.data(), done,
+                                 n - done, max_epochs);
+        const KeyHash* k = keys + done;
+        std::vector<uint64_t> order(p.count);
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (uint64_t i : order) gpu::stamp_first_setter(f, p, k, first.data(), fbits, i, seen.data(), done);
+        std::vector<char> v(p.count);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (uint64_t i : order) v[i] = gpu::replay_verdict(f, p, k, first.data(), fbits, i);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (uint64_t i : order)
+          gpu::insert_and_unstamp(f, p, k, first.data(), fbits, i, seen.data(), done, /*insert=*/false);
+        changed = false;
+        for (uint64_t i = 0; i < p.count; ++i) {
+          const uint64_t at = done + i;
+          const bool was = (seen[at / 32] >> (at % 32)) & 1u;
+          if (was != static_cast<bool>(v[i])) {
+            seen[at / 32] ^= 1u << (at % 32);
+            changed = true;
+          }
+        }
+      }
+      most = std::max(most, rounds);
+      for (uint32_t s = 0; s < shape.segments; ++s)
+        if (p.keep_end[s] != BatchPlan::kNever)
+          for (uint64_t w = 0; w < f.segment_words; ++w) *f.word(s, w) = 0;
+      for (uint64_t i = 0; i < p.count; ++i)
+        gpu::insert_and_unstamp(f, p, keys + done, nullptr, fbits, i, seen.data(), done);
+      state = st;
+      done += p.count;
+    }
+    for (size_t i = 0; i < n; ++i) out[i] = (seen[i / 32] >> (i % 32)) & 1u;
+    return most;
+  }
 };
 
 // The emulated replay against the CPU filter: verdicts, the final state, and
@@ -99,7 +153,7 @@ struct Emulated {
 // before its test_and_insert, as dedup_fwd and agebloom-replay do.
 template <class Filter, class Config>
 void check_replay(const Config& cfg, size_t n, uint64_t window, const std::string& what,
-                  const std::vector<uint64_t>& times = {}) {
+                  const std::vector<uint64_t>& times = {}, bool on_miss = false) {
   SCOPED_TRACE(what);
   auto shape = gpu::shape_of(cfg);
   ASSERT_TRUE(shape) << shape.what();
@@ -116,7 +170,13 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
     if (now != nullptr) ASSERT_TRUE(cpu->advance(now[i]).ok());
-    hits += want[i] = cpu->test_and_insert(keys[i]);
+    if (on_miss) {  // dedup::Policy::insert_on_miss
+      want[i] = cpu->contains(keys[i]);
+      if (!want[i]) cpu->insert(keys[i]);
+    } else {
+      want[i] = cpu->test_and_insert(keys[i]);
+    }
+    hits += want[i];
   }
   ASSERT_GT(hits, n / 8) << "the stream must exercise both verdicts";
   ASSERT_LT(hits, n - n / 8);
@@ -127,11 +187,16 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
       SCOPED_TRACE("max_epochs " + std::to_string(max_epochs) + ", chunk " + std::to_string(chunk));
       Emulated gpu(*shape);
       std::vector<char> got(n);
+      uint32_t rounds = 0;
       for (size_t at = 0; at < n; at += chunk) {
         std::vector<char> part(std::min(chunk, n - at));
-        gpu.run(keys.data() + at, now != nullptr ? now + at : nullptr, part.size(), &part, max_epochs, rng);
+        const uint64_t* t = now != nullptr ? now + at : nullptr;
+        if (on_miss) rounds = std::max(rounds, gpu.run_on_miss(keys.data() + at, t, part.size(), part, max_epochs, rng));
+        else gpu.run(keys.data() + at, t, part.size(), &part, max_epochs, rng);
         std::copy(part.begin(), part.end(), got.begin() + static_cast<std::ptrdiff_t>(at));
       }
+      if (on_miss) std::printf("%s, max_epochs %u, chunk %zu: at most %u rounds per batch\n", what.c_str(),
+                               max_epochs, chunk, rounds);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "packet " << i;
       if (now == nullptr) EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
       // The state a download() hands back: header, then the words.
@@ -153,6 +218,7 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
     }
   }
 
+  if (on_miss) return;
   // Bulk insert (no verdicts): the same state as the CPU's inserts.
   OwnedFilter<Filter> cpu_ins(cfg);
   for (size_t i = 0; i < n; ++i) {
@@ -231,6 +297,28 @@ TEST(GpuReplayEmulation, TimeWindows) {
   auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, 64, 0, 3000);
   ASSERT_TRUE(il) << il.what();
   check_replay<InterleavedEpochFilter<uint64_t>>(*il, t.size(), 2700, "time window interleaved64", t);
+}
+
+// Insert-on-miss (the click-fraud default): the fixed point of the verdicts,
+// over count and time windows, every layout.
+TEST(GpuReplayEmulation, InsertOnMiss) {
+  auto flat = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 4);
+  ASSERT_TRUE(flat);
+  check_replay<GuardedEpochFilter>(*flat, 60000, 3000, "on-miss flat", {}, true);
+  auto blocked = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 8, 512);
+  ASSERT_TRUE(blocked);
+  check_replay<GuardedEpochFilter>(*blocked, 60000, 3000, "on-miss blocked", {}, true);
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 64);
+  ASSERT_TRUE(il);
+  check_replay<InterleavedEpochFilter<uint64_t>>(*il, 60000, 3000, "on-miss interleaved64", {}, true);
+  const uint64_t span = 4000;
+  const std::vector<uint64_t> t = clocks(60000, span, 13);
+  auto tflat = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 6, 0, 3000);
+  ASSERT_TRUE(tflat);
+  check_replay<GuardedEpochFilter>(*tflat, t.size(), 2700, "on-miss time window", t, true);
+  auto ring = RotatingRing::config(Window::time(span), 5, 0.01, 0, 2000, true);
+  ASSERT_TRUE(ring);
+  check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "on-miss time ring, capacity trigger", t, true);
 }
 
 TEST(GpuReplayEmulation, ShapesTheReplayDoesNotTake) {
