@@ -9,11 +9,16 @@
 #include "../common/shell.hpp"
 #include <pcap/pcap.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -499,6 +504,111 @@ TEST(DedupFwd, CountActionForwardsEverythingAndMirrorSendsDuplicatesAway) {
   EXPECT_EQ(read_pcap(mirror).size(), dups);
   EXPECT_EQ(read_pcap(out).size(), frames.size() - dups);
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
+}
+
+// The telemetry commands, asked of a running dedup_fwd over DPDK's telemetry
+// socket as dpdk-telemetry.py does (SOCK_SEQPACKET, one JSON reply per
+// command): the counters move while it forwards, the filter is described, and
+// SIGTERM still ends the run cleanly with every mbuf returned.
+class Telemetry {
+ public:
+  explicit Telemetry(const std::string& prefix) {
+    const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+    const fs::path dirs[] = {fs::path("/var/run/dpdk") / prefix,
+                             fs::path(xdg != nullptr ? xdg : "/tmp") / "dpdk" / prefix};
+    for (int tries = 0; tries < 200 && fd_ < 0; ++tries) {
+      for (const fs::path& d : dirs) {
+        const fs::path sock = d / "dpdk_telemetry.v2";
+        if (!fs::exists(sock)) continue;
+        const int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+        if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+          fd_ = fd;
+          hello_ = receive();
+          break;
+        }
+        close(fd);
+      }
+      if (fd_ < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~Telemetry() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool connected() const { return fd_ >= 0; }
+  const nlohmann::json& hello() const { return hello_; }
+  nlohmann::json ask(const std::string& command) {
+    if (send(fd_, command.data(), command.size(), 0) < 0) return {};
+    nlohmann::json reply = receive();
+    return reply.contains(command) ? reply[command] : nlohmann::json{};
+  }
+
+ private:
+  nlohmann::json receive() {
+    std::vector<char> buf(1 << 16);
+    const ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
+    if (n <= 0) return {};
+    return nlohmann::json::parse(std::string(buf.data(), static_cast<size_t>(n)), nullptr, false);
+  }
+  int fd_ = -1;
+  nlohmann::json hello_;
+};
+
+TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
+  const fs::path in = temp_dir() / "tel.pcap", js = temp_dir() / "tel.json";
+  write_pcap(in, keyed_trace(300, 5, nullptr));
+  static std::atomic<int> n{0};
+  const std::string prefix = "agebloom-tel" + std::to_string(getpid()) + "-" + std::to_string(n++);
+  // infinite_rx: the trace loops, so dedup_fwd keeps forwarding until told to stop.
+  const std::string cmd = std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error" +
+                          " --file-prefix " + prefix + " -l 0 --vdev net_pcap0,rx_pcap=" + in.string() +
+                          ",infinite_rx=1 -- --key src-ip --window 1000 --seed 1 --stats-interval 0 --stats-json " +
+                          js.string() + " >" + (temp_dir() / "tel.log").string() + " 2>&1";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  {
+    Telemetry tel(prefix);
+    ASSERT_TRUE(tel.connected()) << "no telemetry socket for " << prefix;
+    EXPECT_TRUE(tel.hello().contains("version")) << tel.hello().dump();
+    // The socket opens with the EAL; dedup_fwd registers its commands once
+    // its ports are up (until then they answer null).
+    nlohmann::json a;
+    for (int tries = 0; tries < 100 && !a.is_object(); ++tries) {
+      a = tel.ask("/dedup_fwd/stats");
+      if (!a.is_object()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(a.is_object()) << a.dump();
+    for (const char* k : {"rx", "tx", "keyed", "duplicates", "suppressed", "unparsed", "lcores"})
+      EXPECT_TRUE(a.contains(k)) << k << " missing from " << a.dump();
+    EXPECT_EQ(a.value("lcores", 0), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const nlohmann::json b = tel.ask("/dedup_fwd/stats");
+    EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
+    EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
+    const nlohmann::json f = tel.ask("/dedup_fwd/filter");
+    ASSERT_TRUE(f.is_object()) << f.dump();
+    EXPECT_EQ(f.value("key", ""), "src-ip");
+    EXPECT_EQ(f.value("policy", ""), "insert-always");
+    EXPECT_EQ(f.value("window", uint64_t{0}), 1000u);
+    EXPECT_EQ(f.value("window_kind", ""), "count");
+    EXPECT_FALSE(f.value("name", "").empty());
+    EXPECT_GT(f.value("bytes_per_lcore", uint64_t{0}), 0u);
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  const nlohmann::json j = read_json(js);
+  EXPECT_GT(j["rx"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
+  std::error_code ec;
+  fs::remove_all(fs::path("/var/run/dpdk") / prefix, ec);
 }
 
 TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
