@@ -122,22 +122,17 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
   static constexpr Expected<size_t> bytes_needed(const InterleavedEpochConfig& c) noexcept {
     if (Status s = check(c); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add(Lines::bytes(c.lines)).bytes();
+    return Lines::template bytes_with<State>(c.lines);
   }
 
   static Expected<InterleavedEpochFilter> create(const InterleavedEpochConfig& c, Arena& arena) noexcept {
     if (Status s = check(c); !s) return s;
-    const size_t mark = arena.used();
-    auto state = arena.carve_array<State>(1);
-    auto lines = Lines::carve(arena, c.lines);
-    if (!state || !lines) {
-      arena.rewind(mark);
-      return Errc::arena_too_small;
-    }
+    auto carved = Lines::template carve_with<State>(arena, c.lines);
+    if (!carved) return carved.error();
     InterleavedEpochFilter f;
     f.cfg_ = c;
-    f.state_ = *state;
-    f.lines_ = *lines;
+    f.state_ = carved->header;
+    f.lines_ = carved->lines;
     f.log2_part_ = c.log2_part_bits();
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
     f.state_->current = 0;

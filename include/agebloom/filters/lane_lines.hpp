@@ -39,6 +39,30 @@ class LaneLines {
 
   static constexpr size_t bytes(uint64_t count) noexcept { return count * kCacheLine; }
 
+  // A one-line filter's state: its header, then its lines. bytes_needed and
+  // create() of both one-line filters are these two calls.
+  template <class Header>
+  struct WithHeader {
+    Header* header;
+    LaneLines lines;
+  };
+  template <class Header>
+  static constexpr size_t bytes_with(uint64_t count) noexcept {
+    return ArenaLayout{}.add(sizeof(Header)).add(bytes(count)).bytes();
+  }
+  // Carves the header and `count` zeroed lines (nothing carved on failure).
+  template <class Header>
+  static Expected<WithHeader<Header>> carve_with(Arena& arena, uint64_t count) noexcept {
+    const size_t mark = arena.used();
+    auto header = arena.carve_array<Header>(1);
+    auto lines = carve(arena, count);
+    if (!header || !lines) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    return WithHeader<Header>{*header, *lines};
+  }
+
   // Carves `count` zeroed lines from `arena` (nothing carved on failure).
   static Expected<LaneLines> carve(Arena& arena, uint64_t count) noexcept {
     auto lines = arena.carve_array<Line>(count);
