@@ -34,6 +34,9 @@ struct EpochState {
 };
 inline constexpr size_t kWordsOffset = (sizeof(EpochState) + kCacheLine - 1) / kCacheLine * kCacheLine;
 
+// A first-setter entry no packet of the batch has stamped.
+inline constexpr uint32_t kUnset = 0xffffffffu;
+
 // What the replay needs of a configuration, whichever filter it is for.
 struct EpochShape {
   GuardedEpochRef ref;    // ref.words unset: add the image base (at())
@@ -131,10 +134,22 @@ struct BatchPlan {
   // verdict (advance, then test_and_insert): keep_end = i. kNever: not
   // cleared in this batch.
   uint32_t keep_end[GuardedEpochConfig::kMaxSegments] = {};
+  // APBF (apbf_replay.hpp): the first packet whose verdict sees epoch e's
+  // slice order. A count-window shift happens after the verdict of the packet
+  // that triggers it, so that packet is judged in the previous generation
+  // and inserts in the new one; a time-window shift happens before.
+  uint32_t seen_from[GuardedEpochConfig::kMaxSegments] = {};
 
+  // The epoch packet i inserts in.
   AGEBLOOM_HD uint32_t epoch_of(uint64_t i) const noexcept {
     uint32_t e = 0;
     while (e + 1 < epochs && start[e + 1] <= i) ++e;
+    return e;
+  }
+  // The epoch packet i's verdict is taken in (APBF: its slice order).
+  AGEBLOOM_HD uint32_t verdict_epoch_of(uint64_t i) const noexcept {
+    uint32_t e = 0;
+    while (e + 1 < epochs && seen_from[e + 1] <= i) ++e;
     return e;
   }
 };

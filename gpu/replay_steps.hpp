@@ -32,8 +32,6 @@
 
 namespace agebloom::gpu {
 
-inline constexpr uint32_t kUnset = 0xffffffffu;
-
 // first: first-setter arrays, one of segment_bits entries per epoch of the
 // batch. skip/skip_base: which packets insert (epoch_plan.hpp, inserts());
 // nullptr for insert-always.

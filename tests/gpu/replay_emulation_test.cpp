@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -18,6 +19,7 @@
 
 #include "../core/owned_filter.hpp"
 #include "agebloom/agebloom.hpp"
+#include "apbf_replay.hpp"
 #include "epoch_plan.hpp"
 #include "replay_steps.hpp"
 
@@ -319,6 +321,131 @@ TEST(GpuReplayEmulation, InsertOnMiss) {
   auto ring = RotatingRing::config(Window::time(span), 5, 0.01, 0, 2000, true);
   ASSERT_TRUE(ring);
   check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "on-miss time ring, capacity trigger", t, true);
+}
+
+// APBF and APBBF: the planner and passes of gpu/apbf_replay.hpp, run the same
+// way (every pass in a scrambled order; insert-on-miss to the fixed point of
+// its verdicts), against ApbfFilter's sequential calls.
+void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::string& what,
+                const std::vector<uint64_t>& times, bool on_miss) {
+  SCOPED_TRACE(what + (on_miss ? ", insert-on-miss" : ", insert-always"));
+  auto shape = gpu::shape_of(cfg);
+  ASSERT_TRUE(shape) << shape.what();
+  const std::vector<KeyHash> keys = stream(n, window, 0xAB0u + n);
+  const uint64_t* now = times.empty() ? nullptr : times.data();
+  OwnedFilter<ApbfFilter> cpu(cfg);
+  const size_t used = gpu::kWordsOffset + shape->words_bytes();
+  ASSERT_EQ(cpu.used, (used + 63) / 64 * 64) << "the shape's layout is the filter's";
+  std::vector<char> want(n);
+  size_t hits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (now != nullptr) ASSERT_TRUE(cpu->advance(now[i]).ok());
+    if (on_miss) {
+      want[i] = cpu->contains(keys[i]);
+      if (!want[i]) cpu->insert(keys[i]);
+    } else {
+      want[i] = cpu->test_and_insert(keys[i]);
+    }
+    hits += want[i];
+  }
+  ASSERT_GT(hits, n / 8);
+  ASSERT_LT(hits, n - n / 8);
+
+  std::mt19937_64 rng(9);
+  for (size_t chunk : {n, size_t{4096}, size_t{777}}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    std::vector<unsigned char> memory(shape->bytes + 64, 0);
+    unsigned char* image = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+    EpochState state = shape->initial_state();
+    const gpu::ApbfRef f = shape->at(image);
+    const uint64_t fbits = shape->slice_bits();
+    std::vector<uint32_t> first(size_t{f.slices} * fbits, gpu::kUnset);
+    std::vector<uint32_t> seen((n + 31) / 32, 0);  // verdict bits (insert-on-miss: the guess, then the answer)
+    uint64_t batches = 0;
+    uint32_t most_rounds = 0;
+    for (size_t at = 0; at < n; at += chunk) {
+      const size_t len = std::min(chunk, n - at);
+      const KeyHash* k = keys.data() + at;
+      const uint64_t* t = now != nullptr ? now + at : nullptr;
+      // Verdict bits of this call start at 0 (every packet inserts in the first round).
+      std::vector<uint32_t> call((len + 31) / 32, 0);
+      for (uint64_t done = 0; done < len; ++batches) {
+        EpochState st;
+        BatchPlan p;
+        uint32_t rounds = 0;
+        for (bool changed = true; changed; ++rounds) {
+          ASSERT_LT(rounds, 1000u) << "no fixed point";
+          st = state;
+          const uint32_t* skip = on_miss ? call.data() : nullptr;
+          p = gpu::apbf_plan_batch(st, f, t != nullptr ? t + done : nullptr, skip, done, len - done);
+          ASSERT_GT(p.count, 0u);
+          std::vector<uint64_t> order(p.count);
+          std::iota(order.begin(), order.end(), 0);
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order) gpu::apbf_stamp_first_setter(f, p, k + done, first.data(), fbits, i, skip, done);
+          std::vector<char> v(p.count);
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order) v[i] = gpu::apbf_replay_verdict(f, p, k + done, first.data(), fbits, i);
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order)
+            gpu::apbf_insert_and_unstamp(f, p, k + done, first.data(), fbits, i, skip, done, /*insert=*/false);
+          changed = false;
+          for (uint64_t i = 0; i < p.count; ++i) {
+            const uint64_t b = done + i;
+            if (static_cast<bool>((call[b / 32] >> (b % 32)) & 1u) != static_cast<bool>(v[i])) {
+              call[b / 32] ^= 1u << (b % 32);
+              changed = on_miss;  // insert-always: the first round is the answer
+            }
+          }
+        }
+        most_rounds = std::max(most_rounds, rounds);
+        for (uint32_t s = 0; s < f.slices; ++s)
+          if (p.keep_end[s] != BatchPlan::kNever)
+            for (uint64_t w = 0; w < f.slice_words; ++w) f.slice(s)[w] = 0;
+        std::vector<uint64_t> order(p.count);
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), rng);
+        for (uint64_t i : order)
+          gpu::apbf_insert_and_unstamp(f, p, k + done, nullptr, fbits, i, on_miss ? call.data() : nullptr, done);
+        state = st;
+        done += p.count;
+      }
+      for (size_t i = 0; i < len; ++i)
+        if ((call[i / 32] >> (i % 32)) & 1u) seen[(at + i) / 32] |= 1u << ((at + i) % 32);
+    }
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(static_cast<bool>((seen[i / 32] >> (i % 32)) & 1u), static_cast<bool>(want[i])) << "packet " << i;
+    if (on_miss) std::printf("%s: at most %u rounds per batch, %llu batches\n", what.c_str(), most_rounds,
+                             static_cast<unsigned long long>(batches));
+    EXPECT_EQ(state.insertions, cpu->insertions());
+    const std::vector<unsigned char> cpu_state = cpu.state();
+    ASSERT_EQ(std::memcmp(image + gpu::kWordsOffset, cpu_state.data() + gpu::kWordsOffset, used - gpu::kWordsOffset),
+              0)
+        << "slices differ";
+    uint32_t cpu_head;  // ApbfFilter's header has EpochState's layout: head where current is
+    std::memcpy(&cpu_head, cpu_state.data() + offsetof(EpochState, current), sizeof cpu_head);
+    EXPECT_EQ(state.current, cpu_head) << "head differs";
+    EXPECT_TRUE(std::all_of(first.begin(), first.end(), [](uint32_t x) { return x == gpu::kUnset; }));
+  }
+}
+
+TEST(GpuReplayEmulation, Apbf) {
+  auto apbf = ApbfConfig::for_fpr(Window::count(3000), 0.01);  // k = 7, l = 4
+  ASSERT_TRUE(apbf) << apbf.what();
+  auto apbbf = ApbfConfig::blocked(Window::count(3000), 3, 16, 512, 4);
+  ASSERT_TRUE(apbbf) << apbbf.what();
+  auto small = ApbfConfig::blocked(Window::count(3000), 4, 6, 64, 8);
+  ASSERT_TRUE(small) << small.what();
+  const uint64_t span = 4000;
+  const std::vector<uint64_t> t = clocks(60000, span, 21);
+  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, 3000);
+  ASSERT_TRUE(timed) << timed.what();
+  for (bool on_miss : {false, true}) {
+    check_apbf(*apbf, 60000, 3000, "apbf k=7 l=4", {}, on_miss);
+    check_apbf(*apbbf, 60000, 3000, "apbbf 3,16,512,4", {}, on_miss);
+    check_apbf(*small, 60000, 3000, "apbbf 4,6,64,8", {}, on_miss);
+    check_apbf(*timed, t.size(), 2700, "apbf time window", t, on_miss);
+  }
 }
 
 TEST(GpuReplayEmulation, ShapesTheReplayDoesNotTake) {

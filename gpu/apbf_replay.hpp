@@ -1,0 +1,269 @@
+// Exact replay of the age-partitioned filters (APBF and APBBF, paper 001;
+// core's ApbfFilter) in the form the GPU runs it: the batch planner (host)
+// and the three per-packet passes (device, or the host emulation test), the
+// counterpart of epoch_plan.hpp and replay_steps.hpp for the guarded epoch
+// family.
+//
+// The same first-setter idea, with one difference: an APBF insertion writes
+// the k newest slices, so a physical slice takes insertions over k
+// consecutive generations as it ages, and the first-setter stamps are kept
+// per physical slice (F_s[bit] = the first packet of the batch that set that
+// bit of slice s), not per epoch. Packet i, in generation e(i) with head h,
+// probes logical slice j as physical slice (h + j) mod (k + l): a bit is
+// visible iff it was set before the batch and slice s has not been cleared
+// yet for i (i < keep_end[s]), or F_s[bit] < i. The verdict is then core's
+// jump_back_scan (Algorithm 1) over those visibilities, so it is the scan the
+// CPU runs. A shift clears the oldest slice, which becomes the newest; within
+// one batch no slice may be cleared after it was written or cleared, which
+// bounds a batch to about l shifts.
+//
+// Portable: no CUDA types (gpu/portable.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/filters/apbf.hpp"
+#include "epoch_plan.hpp"
+#include "portable.hpp"
+
+namespace agebloom::gpu {
+
+// Bits per block the GPU replay handles (APBBF's b; APBF: 1).
+inline constexpr uint32_t kApbfMaxBitsPerKeySlice = 64;
+
+// Non-owning view of an APBF's slices: what a kernel takes by value.
+struct ApbfRef {
+  uint64_t* words = nullptr;   // slice s at s * slice_words
+  uint64_t slice_words = 0;
+  uint64_t slice_bits = 0;     // APBF: the probe range m
+  uint64_t blocks = 0;         // APBBF: blocks per slice (0: APBF)
+  uint32_t block_bits = 0;
+  uint32_t bits_per_block = 0;
+  uint32_t log2_part = 0;
+  uint32_t k = 0, l = 0, slices = 0;
+
+  AGEBLOOM_HD uint64_t* slice(uint32_t phys) const noexcept { return words + phys * slice_words; }
+
+  // The key's bit positions in physical slice `phys`, as ApbfFilter sets
+  // them (per-physical-slice hashing; APBBF: a block and one bit per part);
+  // returns how many (APBF 1, APBBF b).
+  AGEBLOOM_HD uint32_t positions(KeyHash h, uint32_t phys, uint64_t* pos) const noexcept {
+    if (block_bits == 0) {
+      pos[0] = probe(h, phys, slice_bits);
+      return 1;
+    }
+    const uint64_t x = enhanced_double_hash(h, phys);
+    bits::Pattern<8> p;
+    bits::partitioned_pattern(mix64(x), bits_per_block, log2_part, p);
+    const uint64_t base = reduce(x, blocks) * block_bits;
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < block_bits / 64; ++w)
+      for (uint64_t m = p.mask[w]; m != 0; m &= m - 1) pos[n++] = base + w * 64 + lowest_bit(m);
+    return n;
+  }
+
+  AGEBLOOM_HD bool test(uint32_t phys, uint64_t b) const noexcept { return (slice(phys)[b / 64] >> (b % 64)) & 1u; }
+
+ private:
+  AGEBLOOM_HD static uint32_t lowest_bit(uint64_t m) noexcept {
+#if defined(__CUDA_ARCH__)
+    return static_cast<uint32_t>(__ffsll(static_cast<long long>(m)) - 1);
+#else
+    return static_cast<uint32_t>(__builtin_ctzll(m));
+#endif
+  }
+};
+
+// The shape of an ApbfFilter's arena image (header, then k+l slices).
+// Errc::block_size_invalid when the GPU replay does not take it: more than
+// 64 slices (BatchPlan's arrays) or more than 64 bits per block.
+struct ApbfShape {
+  ApbfRef ref;  // ref.words unset: add the image base (at())
+  size_t bytes = 0;
+  WindowKind kind = WindowKind::count;
+  uint64_t generation_length = 1;
+
+  ApbfRef at(void* image) const noexcept {
+    ApbfRef r = ref;
+    r.words = reinterpret_cast<uint64_t*>(static_cast<unsigned char*>(image) + kWordsOffset);
+    return r;
+  }
+  uint64_t slice_bits() const noexcept { return ref.slice_words * 64; }  // one first-setter array
+  uint64_t words_bytes() const noexcept { return ref.slice_words * 8 * ref.slices; }
+  EpochState initial_state() const noexcept {
+    EpochState s{};
+    s.schedule = EpochSchedule::make(kind, generation_length);
+    return s;  // current = head = 0
+  }
+};
+
+inline Expected<ApbfShape> shape_of(const ApbfConfig& c) noexcept {
+  auto need = ApbfFilter::bytes_needed(c);
+  if (!need) return need.code();
+  if (c.slices() > GuardedEpochConfig::kMaxSegments || c.bits_per_block > kApbfMaxBitsPerKeySlice)
+    return Errc::block_size_invalid;
+  ApbfShape s;
+  s.bytes = *need;
+  s.kind = c.window.kind;
+  s.generation_length = c.generation_length();
+  ApbfRef& r = s.ref;
+  r.slice_words = bits::words_for(c.usable_slice_bits());
+  r.slice_bits = c.slice_bits;
+  r.blocks = c.block_bits ? c.slice_bits / c.block_bits : 0;
+  r.block_bits = c.block_bits;
+  r.bits_per_block = c.bits_per_block;
+  r.log2_part = c.log2_part_bits();
+  r.k = c.k;
+  r.l = c.l;
+  r.slices = c.slices();
+  return s;
+}
+
+namespace detail {
+// A shift inside an APBF batch: the head moves one slice back, and that
+// slice (the oldest) is cleared to become the newest; packets from `first`
+// on insert in the new generation, and verdicts from keep_end on see it
+// (keep_end = first for a time shift, first + 1 for a count shift, which
+// follows the triggering packet's verdict). A time shift before the batch's
+// first verdict moves generation 0 itself.
+inline void apbf_shift_in_batch(BatchPlan& p, EpochState& st, uint32_t slices, uint32_t first,
+                                uint32_t keep_end) noexcept {
+  st.current = (st.current + slices - 1) % slices;
+  p.keep_end[st.current] = keep_end;
+  if (keep_end == 0) {
+    p.epoch_slot[0] = static_cast<uint8_t>(st.current);
+    return;
+  }
+  p.start[p.epochs] = first;
+  p.seen_from[p.epochs] = keep_end;
+  p.epoch_slot[p.epochs] = static_cast<uint8_t>(st.current);
+  ++p.epochs;
+}
+}  // namespace detail
+
+// Plans the next batch packet by packet, as ApbfFilter runs them (advance
+// for time windows, then, for an inserting packet, rotate_before_insert's
+// shift when the generation is full), with `skip` as in epoch_plan.hpp's
+// plan_batch_walk (insert-on-miss). epoch_slot[e] is generation e's head.
+// The batch ends before the packet whose shifts would clear a slice the batch
+// has already cleared or written (`touched`).
+inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,
+                                 uint64_t skip_base, uint64_t remaining) noexcept {
+  const uint32_t S = f.slices;
+  BatchPlan p;
+  for (uint32_t s = 0; s < S; ++s) p.keep_end[s] = BatchPlan::kNever;
+  p.epochs = 1;
+  p.epoch_slot[0] = static_cast<uint8_t>(st.current);
+  uint64_t touched = 0;  // bit s: slice s cleared or written in this batch (S <= 64)
+  bool written = false;  // has the current generation taken an insertion yet
+  EpochSchedule& sch = st.schedule;
+  uint64_t inserted = 0;
+  for (; p.count < remaining; ++p.count) {
+    const uint32_t i = static_cast<uint32_t>(p.count);
+    EpochSchedule after = sch;
+    uint64_t timed = 0;
+    if (now != nullptr) {
+      auto elapsed = after.epochs_elapsed(now[p.count]);
+      timed = elapsed ? (*elapsed < S ? *elapsed : S) : 0;
+    }
+    const bool ins = inserts(skip, skip_base + p.count);
+    const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
+    const bool full = ins && quota != 0 && after.fill == quota;
+    const uint64_t shifts = timed + (full ? 1 : 0);
+    if (i > 0 && shifts != 0) {
+      // The slices these shifts would clear, and the generation they leave:
+      // none may have been cleared or written in this batch, and the batch's
+      // generations must fit BatchPlan.
+      bool fits = p.epochs + shifts <= GuardedEpochConfig::kMaxSegments;
+      uint32_t h = st.current;
+      for (uint64_t r = 0; r < shifts && fits; ++r) {
+        h = (h + S - 1) % S;
+        fits = !((touched >> h) & 1u);
+      }
+      if (!fits) break;
+    }
+    sch = after;
+    for (uint64_t r = 0; r < timed; ++r) {
+      detail::apbf_shift_in_batch(p, st, S, i, i);
+      touched |= uint64_t{1} << st.current;
+      written = false;
+    }
+    if (ins) {
+      ++inserted;
+      if (quota != 0) {
+        if (sch.fill == quota) {  // EpochSchedule::rotate_before_insert
+          detail::apbf_shift_in_batch(p, st, S, i, i + 1);
+          touched |= uint64_t{1} << st.current;
+          written = false;
+          sch.fill = 1;
+          if (sch.kind == WindowKind::time) sch.epoch_start = sch.last_now;
+        } else {
+          ++sch.fill;
+        }
+      }
+      if (!written) {  // the generation's k newest slices take insertions from here on
+        for (uint32_t j = 0; j < f.k; ++j) touched |= uint64_t{1} << ((st.current + j) % S);
+        written = true;
+      }
+    }
+  }
+  st.insertions += inserted;
+  return p;
+}
+
+// Pass 1: stamp the first setters (inserting packets only).
+AGEBLOOM_HD inline void apbf_stamp_first_setter(const ApbfRef& f, const BatchPlan& p, const KeyHash* keys,
+                                                uint32_t* first, uint64_t slice_bits, uint64_t i,
+                                                const uint32_t* skip = nullptr, uint64_t skip_base = 0) noexcept {
+  if (!inserts(skip, skip_base + i)) return;
+  const uint32_t head = p.epoch_slot[p.epoch_of(i)];
+  uint64_t pos[kApbfMaxBitsPerKeySlice];
+  for (uint32_t j = 0; j < f.k; ++j) {
+    const uint32_t phys = (head + j) % f.slices;
+    const uint32_t n = f.positions(keys[i], phys, pos);
+    for (uint32_t q = 0; q < n; ++q) atomic_min_u32(first + phys * slice_bits + pos[q], static_cast<uint32_t>(i));
+  }
+}
+
+// Pass 2: the verdict, by Algorithm 1 over what packet i can see, in the
+// slice order of the generation its verdict is taken in.
+AGEBLOOM_HD inline bool apbf_replay_verdict(const ApbfRef& f, const BatchPlan& p, const KeyHash* keys,
+                                            const uint32_t* first, uint64_t slice_bits, uint64_t i) noexcept {
+  const uint32_t head = p.epoch_slot[p.verdict_epoch_of(i)];
+  const uint32_t me = static_cast<uint32_t>(i);
+  const KeyHash h = keys[i];
+  return jump_back_scan(f.k, f.l, [&](uint32_t logical) {
+    const uint32_t phys = (head + logical) % f.slices;
+    const bool old_visible = me < p.keep_end[phys];
+    const uint32_t* F = first + phys * slice_bits;
+    uint64_t pos[kApbfMaxBitsPerKeySlice];
+    const uint32_t n = f.positions(h, phys, pos);
+    for (uint32_t q = 0; q < n; ++q)
+      if (!((old_visible && f.test(phys, pos[q])) || F[pos[q]] < me)) return false;
+    return true;
+  });
+}
+
+// Pass 3: return the stamps to kUnset (first != nullptr) and, with `insert`,
+// set the bits in the generation's k newest slices.
+AGEBLOOM_HD inline void apbf_insert_and_unstamp(const ApbfRef& f, const BatchPlan& p, const KeyHash* keys,
+                                                uint32_t* first, uint64_t slice_bits, uint64_t i,
+                                                const uint32_t* skip = nullptr, uint64_t skip_base = 0,
+                                                bool insert = true) noexcept {
+  if (!inserts(skip, skip_base + i)) return;
+  const uint32_t head = p.epoch_slot[p.epoch_of(i)];
+  uint64_t pos[kApbfMaxBitsPerKeySlice];
+  for (uint32_t j = 0; j < f.k; ++j) {
+    const uint32_t phys = (head + j) % f.slices;
+    const uint32_t n = f.positions(keys[i], phys, pos);
+    for (uint32_t q = 0; q < n; ++q) {
+      if (insert) atomic_or_u64(f.slice(phys) + pos[q] / 64, uint64_t{1} << (pos[q] % 64));
+      if (first != nullptr) first[phys * slice_bits + pos[q]] = kUnset;
+    }
+  }
+}
+
+}  // namespace agebloom::gpu
