@@ -67,6 +67,18 @@ struct ApbfRef {
 
   AGEBLOOM_HD bool test(uint32_t phys, uint64_t b) const noexcept { return (slice(phys)[b / 64] >> (b % 64)) & 1u; }
 
+  // ApbfFilter::contains with the newest slice at physical `head`.
+  AGEBLOOM_HD bool contains(KeyHash h, uint32_t head) const noexcept {
+    return jump_back_scan(k, l, [&](uint32_t logical) {
+      const uint32_t phys = (head + logical) % slices;
+      uint64_t pos[kApbfMaxBitsPerKeySlice];
+      const uint32_t n = positions(h, phys, pos);
+      for (uint32_t q = 0; q < n; ++q)
+        if (!test(phys, pos[q])) return false;
+      return true;
+    });
+  }
+
  private:
   AGEBLOOM_HD static uint32_t lowest_bit(uint64_t m) noexcept {
 #if defined(__CUDA_ARCH__)
@@ -92,6 +104,8 @@ struct ApbfShape {
     return r;
   }
   uint64_t slice_bits() const noexcept { return ref.slice_words * 64; }  // one first-setter array
+  uint64_t segment_bits() const noexcept { return slice_bits(); }        // (EpochShape's name)
+  uint32_t segments() const noexcept { return ref.slices; }
   uint64_t words_bytes() const noexcept { return ref.slice_words * 8 * ref.slices; }
   EpochState initial_state() const noexcept {
     EpochState s{};

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "check.cuh"
-#include "guarded_epoch_device.cuh"
+#include "epoch_device.cuh"
 #include "replay.hpp"
 
 using namespace agebloom;

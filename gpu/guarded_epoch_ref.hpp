@@ -1,6 +1,6 @@
 // Non-owning, trivially copyable view of a guarded epoch filter's bits (the
 // ref of cuco's bloom_filter / bloom_filter_ref split): what a kernel takes by
-// value. The owner (guarded_epoch_device.cuh) holds the memory and the epoch
+// value. The owner (epoch_device.cuh) holds the memory and the epoch
 // schedule; the ref only knows where a key's bits are.
 //
 // Three layouts, one view: every segment is "segment_words 64-bit words", and

@@ -1,4 +1,4 @@
-// replay.hpp on the CUDA owner (guarded_epoch_device.cuh): device probing,
+// replay.hpp on the CUDA owner (epoch_device.cuh): device probing,
 // chunked streaming of the keys, and the bulk helpers.
 //
 // Streaming: two key buffers and two verdict buffers on the device. Chunk c
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "check.cuh"
-#include "guarded_epoch_device.cuh"
+#include "epoch_device.cuh"
 #include "replay.hpp"
 
 namespace agebloom::gpu {
@@ -129,6 +129,16 @@ GpuStatus choose_chunk(size_t n, size_t requested, size_t& chunk) {
 }
 
 
+// The device owner of a configuration's family.
+template <class Config>
+struct DeviceFor {
+  using type = GuardedEpochDevice;
+};
+template <>
+struct DeviceFor<ApbfConfig> {
+  using type = ApbfDevice;
+};
+
 template <class Config>
 GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
                       uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
@@ -136,8 +146,8 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
   if (c.window.is_time() && n != 0 && opt.times == nullptr) return gpu_error(GpuErrc::bad_argument);
   const bool on_miss = opt.policy == ReplayPolicy::insert_on_miss;
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
-  GuardedEpochDevice f;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));
+  typename DeviceFor<Config>::type f;
+  AGEBLOOM_GPU_TRY(DeviceFor<Config>::type::create(c, f));
   if (arena_image != nullptr) AGEBLOOM_GPU_TRY(f.upload(arena_image, arena_bytes));
   size_t chunk = 0;
   AGEBLOOM_GPU_TRY(choose_chunk(n, opt.chunk_keys, chunk));
@@ -215,8 +225,8 @@ GpuStatus contains_impl(const Config& c, const void* arena_image, size_t arena_b
   if (!shape_of(c)) return gpu_error(GpuErrc::unsupported);
   if (n != 0 && (keys == nullptr || verdict_bits == nullptr)) return gpu_error(GpuErrc::bad_argument);
   if (n > (size_t{1} << 31)) return gpu_error(GpuErrc::bad_argument);
-  GuardedEpochDevice f;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));
+  typename DeviceFor<Config>::type f;
+  AGEBLOOM_GPU_TRY(DeviceFor<Config>::type::create(c, f));
   if (arena_image != nullptr) AGEBLOOM_GPU_TRY(f.upload(arena_image, arena_bytes));
   if (n == 0) return {};
   Scratch s;
@@ -235,8 +245,8 @@ GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, co
   AGEBLOOM_GPU_TRY(check_supported(c));
   if (c.window.is_time()) return gpu_error(GpuErrc::unsupported);  // no clocks in this API
   if (arena_image == nullptr || (n != 0 && keys == nullptr)) return gpu_error(GpuErrc::bad_argument);
-  GuardedEpochDevice f;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(c, f));
+  typename DeviceFor<Config>::type f;
+  AGEBLOOM_GPU_TRY(DeviceFor<Config>::type::create(c, f));
   AGEBLOOM_GPU_TRY(f.upload(arena_image, arena_bytes));
   Scratch s;
   if (n != 0) {
@@ -274,6 +284,17 @@ GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t are
 }
 GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
                       size_t n) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n);
+}
+GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
+                      uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
+  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
+}
+GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t arena_bytes, const KeyHash* keys,
+                        size_t n, uint8_t* verdict_bits) {
+  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
+}
+GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n) {
   return insert_impl(c, arena_image, arena_bytes, keys, n);
 }
 

@@ -3,10 +3,11 @@
 // same functions exist and report GpuErrc::not_built (gpu/replay_stub.cpp).
 //
 // What it offers, over count and time windows, for the guarded epoch filter (flat and
-// blocked, and so the rotating ring, which is one) and for the one-line
+// blocked, and so the rotating ring, which is one), for the one-line
 // guarded epoch filter (InterleavedEpochFilter, 64-bit lanes: dedup_fwd's and
-// the planner's default):
-//   - replay_guarded_epoch() / replay_interleaved_epoch(): the dedup semantics
+// the planner's default), and for APBF and APBBF (ApbfFilter; at most 64
+// slices and 64 bits per block):
+//   - replay_guarded_epoch() / replay_interleaved_epoch() / replay_apbf(): the dedup semantics
 //     `verdict[i] = test_and_insert(key[i])` (policy insert-always; see below
 //     for insert-on-miss) run on the
 //     GPU, with the verdict of every packet equal to the sequential CPU
@@ -32,7 +33,8 @@
 // synchronously, batch by batch.
 //
 // Not supported yet (each returns GpuErrc::unsupported): 32-bit lanes, APBF
-// and APBBF, and insert_bulk over a time window.
+// with more than 64 slices or APBBF with more than 64 bits per block, and
+// insert_bulk over a time window.
 //
 // Every call is synchronous: it returns when the results are in host memory.
 #pragma once
@@ -42,6 +44,7 @@
 #include <string>
 
 #include "agebloom/core/hash.hpp"
+#include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 
@@ -102,6 +105,7 @@ struct ReplayStats {
 // Bytes of an arena image for `c` (= the filter's bytes_needed; 0 if `c` is invalid).
 size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept;
 size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept;
+size_t arena_image_bytes(const ApbfConfig& c) noexcept;
 
 // Replays keys[0..n) through the filter `c` (count window, or time window
 // with opt.times) with the dedup
@@ -116,12 +120,16 @@ GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys,
 GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHash* keys, size_t n,
                                    const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
                                    size_t arena_bytes, ReplayStats* stats = nullptr);
+GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
+                      uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats = nullptr);
 
 // Bulk query over the state in arena_image (not modified): verdict bits as above.
 GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
                         const KeyHash* keys, size_t n, uint8_t* verdict_bits);
 GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image, size_t arena_bytes,
                         const KeyHash* keys, size_t n, uint8_t* verdict_bits);
+GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t arena_bytes, const KeyHash* keys,
+                        size_t n, uint8_t* verdict_bits);
 
 // Bulk insert (rotating at epoch ends like insert_bulk on the CPU) into the
 // state in arena_image, which receives the result.
@@ -129,5 +137,6 @@ GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t are
                       const KeyHash* keys, size_t n);
 GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes,
                       const KeyHash* keys, size_t n);
+GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n);
 
 }  // namespace agebloom::gpu

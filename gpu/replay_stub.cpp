@@ -37,4 +37,11 @@ GpuStatus contains_bulk(const InterleavedEpochConfig&, const void*, size_t, cons
 }
 GpuStatus insert_bulk(const InterleavedEpochConfig&, void*, size_t, const KeyHash*, size_t) { return not_built(); }
 
+GpuStatus replay_apbf(const ApbfConfig&, const KeyHash*, size_t, const ReplayOptions&, uint8_t*, void*, size_t,
+                      ReplayStats*) {
+  return not_built();
+}
+GpuStatus contains_bulk(const ApbfConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) { return not_built(); }
+GpuStatus insert_bulk(const ApbfConfig&, void*, size_t, const KeyHash*, size_t) { return not_built(); }
+
 }  // namespace agebloom::gpu

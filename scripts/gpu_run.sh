@@ -37,7 +37,7 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) |device:|W=" "$out/gpu_replay_test.log" | 
 fi
 if want replay; then
 step "agebloom-replay cpu vs gpu on real traces"
-for filter in guarded-epoch guarded-epoch-blocked ring interleaved; do
+for filter in guarded-epoch guarded-epoch-blocked ring interleaved apbf apbbf; do
   for t in "$b"/traces/*.pcap; do
     for mode in src-ip flow; do
      for window in "--window 1000" "--ttl 50ms --capacity 5000" "--window 1000 --policy insert-on-miss" \

@@ -69,7 +69,7 @@ void usage(FILE* out) {
                "  --verdicts FILE                  one bit per packet (1 = suppressed), LSB first\n"
                "  --json                           one JSON object on stdout\n"
                "  --backend cpu|gpu|auto           gpu: CUDA exact replay (guarded epoch filters: flat,\n"
-               "                                   blocked, ring, interleaved);\n"
+               "                                   blocked, ring, interleaved; APBF, APBBF);\n"
                "                                   auto: gpu when it can (default cpu)\n"
                "  --help\n",
                dedup::filter_names());
@@ -218,20 +218,24 @@ int main(int argc, char** argv) {
   if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
 
   // The GPU replays the guarded epoch filters (flat, blocked, ring, and the
-  // one-line layout with 64-bit lanes) over count and time windows under both
-  // policies (gpu/replay.hpp); "auto" uses it when it can, "gpu" insists.
+  // one-line layout with 64-bit lanes) and APBF/APBBF (up to 64 slices) over
+  // count and time windows under both policies (gpu/replay.hpp); "auto" uses
+  // it when it can, "gpu" insists.
   const GuardedEpochConfig* gpu_ge = filter.guarded_epoch_config();
   const InterleavedEpochConfig* gpu_il = filter.interleaved_epoch_config();
   if (gpu_il != nullptr && gpu_il->lane_bits != 64) gpu_il = nullptr;
+  const ApbfConfig* gpu_apbf = filter.apbf_config();
+  if (gpu_apbf != nullptr && (gpu_apbf->slices() > 64 || gpu_apbf->bits_per_block > 64)) gpu_apbf = nullptr;
   std::string gpu_why;
-  const bool gpu_fits = gpu_ge || gpu_il;
+  const bool gpu_fits = gpu_ge || gpu_il || gpu_apbf;
   bool use_gpu = false;
   if (o.backend != "cpu") {
     const bool available = gpu::gpu_available(gpu_why);
     use_gpu = available && gpu_fits;
     if (o.backend == "gpu" && !available) bad("--backend gpu: " + gpu_why);
     if (o.backend == "gpu" && !gpu_fits)
-      bad("--backend gpu replays guarded-epoch filters only (flat, blocked, ring, interleaved with 64-bit lanes)");
+      bad("--backend gpu does not replay this filter (it takes guarded-epoch, blocked, ring, interleaved with 64-bit "
+          "lanes, and APBF/APBBF up to 64 slices)");
   }
 
   auto opened = trace::PcapReader::open(o.trace);
@@ -279,11 +283,13 @@ int main(int argc, char** argv) {
     gpu::ReplayOptions opt;
     opt.times = pending_time.data();
     if (o.policy == dedup::Policy::insert_on_miss) opt.policy = gpu::ReplayPolicy::insert_on_miss;
+    const KeyHash* k = pending_hash.data();
+    const size_t n = pending_hash.size();
     const gpu::GpuStatus gs =
-        gpu_ge ? gpu::replay_guarded_epoch(*gpu_ge, pending_hash.data(), pending_hash.size(), opt, gpu_bits.data(),
-                                           memory.get(), bytes, &chunk_stats)
-               : gpu::replay_interleaved_epoch(*gpu_il, pending_hash.data(), pending_hash.size(), opt,
-                                               gpu_bits.data(), memory.get(), bytes, &chunk_stats);
+        gpu_ge   ? gpu::replay_guarded_epoch(*gpu_ge, k, n, opt, gpu_bits.data(), memory.get(), bytes, &chunk_stats)
+        : gpu_il ? gpu::replay_interleaved_epoch(*gpu_il, k, n, opt, gpu_bits.data(), memory.get(), bytes,
+                                                 &chunk_stats)
+                 : gpu::replay_apbf(*gpu_apbf, k, n, opt, gpu_bits.data(), memory.get(), bytes, &chunk_stats);
     if (!gs) {
       gpu_error = gs.message();
       return false;
@@ -366,7 +372,7 @@ int main(int argc, char** argv) {
                 {"batches", gpu_stats.batches}};
   } else if (o.backend == "auto") {
     j["gpu_not_used"] =
-        gpu_fits ? gpu_why : "the GPU backend replays guarded-epoch filters only";
+        gpu_fits ? gpu_why : "the GPU backend does not replay this filter";
   }
   j["seconds"] = seconds;
   j["keys_per_second"] = seconds > 0 ? keyed / seconds : 0.0;

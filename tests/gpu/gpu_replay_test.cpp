@@ -62,6 +62,10 @@ gpu::GpuStatus replay(const InterleavedEpochConfig& c, const KeyHash* k, size_t 
                       uint8_t* bits, void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
   return gpu::replay_interleaved_epoch(c, k, n, o, bits, image, bytes, stats);
 }
+gpu::GpuStatus replay(const ApbfConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o, uint8_t* bits,
+                      void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
+  return gpu::replay_apbf(c, k, n, o, bits, image, bytes, stats);
+}
 
 // now != nullptr: a time window, advanced to now[i] before key i. on_miss:
 // the insert-on-miss policy (contains, and insert only if not seen).
@@ -281,6 +285,28 @@ TEST(GpuVsCpuOnMiss, ReplayEveryLayoutBothWindowKinds) {
   auto ring = RotatingRing::config(Window::time(span), 4, 0.01, 0, 500'000, true);
   ASSERT_TRUE(ring.has_value());
   expect_same_replay<GuardedEpochFilter>(*ring, "on-miss time ring", 670'000, n, 3'000'000, t, true);
+}
+
+// APBF and APBBF: 10M keys, both policies, count and time windows.
+TEST(GpuVsCpuApbf, ReplayBothPoliciesBothWindowKinds) {
+  std::string why;
+  if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
+  const size_t n = 10'000'000;
+  auto apbf = ApbfConfig::for_fpr(Window::count(1'000'000), 0.01);
+  ASSERT_TRUE(apbf.has_value());
+  auto apbbf = ApbfConfig::blocked(Window::count(1'000'000), 3, 16, 512, 4);
+  ASSERT_TRUE(apbbf.has_value());
+  const uint64_t span = 1'000'000;
+  const auto t = clocks(n, span, 23);
+  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, 700'000);
+  ASSERT_TRUE(timed.has_value());
+  for (bool on_miss : {false, true}) {
+    const std::string p = on_miss ? " on-miss" : "";
+    expect_same_replay<ApbfFilter>(*apbf, "apbf" + p, 1'000'000, n, 4'000'000, {}, on_miss);
+    expect_same_replay<ApbfFilter>(*apbbf, "apbbf" + p, 1'000'000, n, 0, {}, on_miss);
+    expect_same_replay<ApbfFilter>(*timed, "apbf time" + p, 670'000, n, 3'000'000, t, on_miss);
+  }
+  expect_same_bulk<ApbfFilter>(*apbf, 500'000, 4'000'000, 31);
 }
 
 // Runs everywhere: the probe answers, with a reason when it says no.

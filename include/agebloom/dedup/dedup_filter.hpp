@@ -79,6 +79,8 @@ class DedupFilter {
   const GuardedEpochConfig* guarded_epoch_config() const noexcept {
     return std::get_if<GuardedEpochConfig>(&config_);
   }
+  // The APBF / APBBF configuration when that is the structure, else nullptr.
+  const ApbfConfig* apbf_config() const noexcept { return std::get_if<ApbfConfig>(&config_); }
   // The one-line guarded epoch configuration when that is the structure, else nullptr.
   const InterleavedEpochConfig* interleaved_epoch_config() const noexcept {
     return std::get_if<InterleavedEpochConfig>(&config_);

@@ -1,0 +1,181 @@
+// The owning filters in device memory (the owner of cuco's bloom_filter /
+// bloom_filter_ref split): each holds the allocation and the epoch schedule
+// and hands out a ref to kernels. One owner, EpochDevice<Family>, for both
+// families the exact replay handles:
+//   - GuardedEpochDevice: the guarded epoch filter flat or blocked (and so the
+//     rotating ring) and the one-line layout (epoch_plan.hpp, replay_steps.hpp);
+//   - ApbfDevice: APBF and APBBF (apbf_replay.hpp).
+// A family says how a batch is planned, what its three per-packet passes are,
+// how a segment is cleared and how a key is queried.
+//
+// Device memory holds exactly the CPU arena image (header, then the words, 64
+// bytes after a 64-aligned base), so upload() / download() move a snapshot
+// between a CPU filter and this one with one copy. The schedule is driven from
+// the host (it decides where epochs end); the header in device memory is
+// refreshed on download().
+//
+// Operations ending in _async enqueue on `stream` and never synchronize (cuco's
+// rule); they return an error only for bad arguments or a failed launch.
+// Device pointers only: keys, verdict words; `now` (time windows: each key's
+// clock, non-decreasing) is host memory, since the host plans the epochs. At
+// most 2^31 keys per call (the replay indexes packets with 32-bit stamps).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/filters/apbf.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_epoch.hpp"
+#include "apbf_replay.hpp"
+#include "check.cuh"
+#include "epoch_plan.hpp"
+#include "guarded_epoch_ref.hpp"
+#include "replay.hpp"
+#include "replay_steps.hpp"
+
+namespace agebloom::gpu {
+
+// The guarded epoch family: one first-setter array per epoch of a batch.
+struct GuardedEpochFamily {
+  using Ref = GuardedEpochRef;
+  using Shape = EpochShape;
+  static constexpr bool kStampsPerEpoch = true;
+
+  static BatchPlan plan(EpochState& st, const Shape& shape, const Ref&, const uint64_t* now, const uint32_t* skip,
+                        uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
+    if (now == nullptr && skip == nullptr) return plan_batch(st, shape.segments, remaining, max_epochs);
+    return plan_batch_walk(st, shape.segments, now, skip, skip_base, remaining, max_epochs);
+  }
+  __device__ static void stamp(const Ref& f, const BatchPlan& p, const KeyHash* k, uint32_t* first, uint64_t fb,
+                               uint64_t i, const uint32_t* skip, uint64_t base) {
+    stamp_first_setter(f, p, k, first, fb, i, skip, base);
+  }
+  __device__ static bool verdict(const Ref& f, const BatchPlan& p, const KeyHash* k, const uint32_t* first,
+                                 uint64_t fb, uint64_t i) {
+    return replay_verdict(f, p, k, first, fb, i);
+  }
+  __device__ static void insert(const Ref& f, const BatchPlan& p, const KeyHash* k, uint32_t* first, uint64_t fb,
+                                uint64_t i, const uint32_t* skip, uint64_t base, bool ins) {
+    insert_and_unstamp(f, p, k, first, fb, i, skip, base, ins);
+  }
+  __device__ static bool contains(const Ref& f, KeyHash h, uint32_t) { return f.contains(h); }
+  // Zeroes segment s: contiguous words for flat and blocked segments; for the
+  // one-line layout lane s of every line, a 2D memset of 8-byte columns with
+  // a 64-byte pitch.
+  static cudaError_t clear(const Ref& r, uint32_t s, cudaStream_t stream) {
+    if (r.word_stride == 1) return cudaMemsetAsync(r.word(s, 0), 0, r.segment_words * sizeof(uint64_t), stream);
+    return cudaMemset2DAsync(r.word(s, 0), r.word_stride * sizeof(uint64_t), 0, sizeof(uint64_t), r.segment_words,
+                             stream);
+  }
+};
+
+// APBF / APBBF: one first-setter array per physical slice.
+struct ApbfFamily {
+  using Ref = ApbfRef;
+  using Shape = ApbfShape;
+  static constexpr bool kStampsPerEpoch = false;
+
+  static BatchPlan plan(EpochState& st, const Shape&, const Ref& f, const uint64_t* now, const uint32_t* skip,
+                        uint64_t skip_base, uint64_t remaining, uint32_t) noexcept {
+    return apbf_plan_batch(st, f, now, skip, skip_base, remaining);
+  }
+  __device__ static void stamp(const Ref& f, const BatchPlan& p, const KeyHash* k, uint32_t* first, uint64_t fb,
+                               uint64_t i, const uint32_t* skip, uint64_t base) {
+    apbf_stamp_first_setter(f, p, k, first, fb, i, skip, base);
+  }
+  __device__ static bool verdict(const Ref& f, const BatchPlan& p, const KeyHash* k, const uint32_t* first,
+                                 uint64_t fb, uint64_t i) {
+    return apbf_replay_verdict(f, p, k, first, fb, i);
+  }
+  __device__ static void insert(const Ref& f, const BatchPlan& p, const KeyHash* k, uint32_t* first, uint64_t fb,
+                                uint64_t i, const uint32_t* skip, uint64_t base, bool ins) {
+    apbf_insert_and_unstamp(f, p, k, first, fb, i, skip, base, ins);
+  }
+  __device__ static bool contains(const Ref& f, KeyHash h, uint32_t head) { return f.contains(h, head); }
+  static cudaError_t clear(const Ref& r, uint32_t s, cudaStream_t stream) {
+    return cudaMemsetAsync(r.slice(s), 0, r.slice_words * sizeof(uint64_t), stream);
+  }
+};
+
+template <class Family>
+class EpochDevice {
+ public:
+  using Ref = typename Family::Ref;
+  using Shape = typename Family::Shape;
+
+  EpochDevice() noexcept = default;
+  EpochDevice(const EpochDevice&) = delete;
+  EpochDevice& operator=(const EpochDevice&) = delete;
+  EpochDevice(EpochDevice&& o) noexcept { swap(o); }
+  EpochDevice& operator=(EpochDevice&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+  ~EpochDevice() { release(); }
+
+  // Validates `c`, allocates its arena image in device memory and zeroes it:
+  // the state the CPU filter's create() leaves. GpuErrc::invalid_config (with
+  // config_error), GpuErrc::unsupported (a shape the replay does not take) or
+  // GpuErrc::cuda.
+  template <class Config>
+  static GpuStatus create(const Config& c, EpochDevice& out) {
+    return create_shape(shape_of(c), out);
+  }
+
+  // Replaces the state with a CPU arena image (see replay.hpp); synchronous.
+  GpuStatus upload(const void* image, size_t bytes);
+  // Writes the state, header included, into a CPU arena image; synchronous.
+  GpuStatus download(void* image, size_t bytes);
+
+  // Bulk query: bit i of out (32-bit words, LSB first, pre-zeroed by the
+  // caller) = contains(keys[i]).
+  GpuStatus contains_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream) const;
+  // Bulk insert, rotating at epoch ends as the CPU filter's insert_bulk does
+  // (time windows: as advance(now[i]) then insert(keys[i]) in order).
+  GpuStatus insert_async(const KeyHash* keys, size_t n, cudaStream_t stream, const uint64_t* now = nullptr);
+  // Exact replay of test_and_insert over keys[0..n): bit i of out = the CPU
+  // filter's test_and_insert(keys[i]) called in order (time windows: each
+  // after advance(now[i])); out pre-zeroed.
+  GpuStatus test_and_insert_async(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                                  const uint64_t* now = nullptr);
+  // The same under insert-on-miss (a packet inserts only when its verdict is
+  // "new"): exact by a fixed point per batch (replay_steps.hpp). Synchronous:
+  // returns when the verdicts are in `out` (device) and the state is final.
+  GpuStatus test_or_insert(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
+                           const uint64_t* now = nullptr);
+
+  Ref ref() const noexcept { return ref_; }
+  const Shape& shape() const noexcept { return shape_; }
+  uint64_t insertions() const noexcept { return state_.insertions; }
+  uint32_t current_segment() const noexcept { return state_.current; }
+  size_t bytes() const noexcept { return shape_.bytes; }
+  // Batches the last test_and_insert_async/insert_async/test_or_insert ran,
+  // and the rounds test_or_insert needed in all (for stats).
+  uint64_t batches() const noexcept { return batches_; }
+  uint64_t rounds() const noexcept { return rounds_; }
+
+ private:
+  static GpuStatus create_shape(const Expected<Shape>& shape, EpochDevice& out);
+  uint32_t slots() const noexcept;
+  GpuStatus run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream, const uint64_t* now);
+  GpuStatus ensure_first_setters(size_t n);
+  void release() noexcept;
+  void swap(EpochDevice& o) noexcept;
+
+  Shape shape_{};
+  EpochState state_{};
+  unsigned char* base_ = nullptr;
+  Ref ref_{};
+  uint32_t* first_ = nullptr;  // first-setter stamps: first_arrays_ arrays of shape_.segment_bits()
+  uint32_t first_arrays_ = 0;
+  uint64_t batches_ = 0;
+  uint64_t rounds_ = 0;
+};
+
+using GuardedEpochDevice = EpochDevice<GuardedEpochFamily>;
+using ApbfDevice = EpochDevice<ApbfFamily>;
+
+}  // namespace agebloom::gpu
