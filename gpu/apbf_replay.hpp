@@ -178,15 +178,9 @@ inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_
   for (; p.count < remaining; ++p.count) {
     const uint32_t i = static_cast<uint32_t>(p.count);
     EpochSchedule after = sch;
-    uint64_t timed = 0;
-    if (now != nullptr) {
-      auto elapsed = after.epochs_elapsed(now[p.count]);
-      timed = elapsed ? (*elapsed < S ? *elapsed : S) : 0;
-    }
     const bool ins = inserts(skip, skip_base + p.count);
-    const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
-    const bool full = ins && quota != 0 && after.fill == quota;
-    const uint64_t shifts = timed + (full ? 1 : 0);
+    const detail::PacketStep step = detail::packet_step(after, now, p.count, S, ins);
+    const uint64_t shifts = step.timed + (step.full ? 1 : 0);
     if (i > 0 && shifts != 0) {
       // The slices these shifts would clear, and the generation they leave:
       // none may have been cleared or written in this batch, and the batch's
@@ -200,24 +194,19 @@ inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_
       if (!fits) break;
     }
     sch = after;
-    for (uint64_t r = 0; r < timed; ++r) {
+    for (uint64_t r = 0; r < step.timed; ++r) {
       detail::apbf_shift_in_batch(p, st, S, i, i);
       touched |= uint64_t{1} << st.current;
       written = false;
     }
     if (ins) {
       ++inserted;
-      if (quota != 0) {
-        if (sch.fill == quota) {  // EpochSchedule::rotate_before_insert
-          detail::apbf_shift_in_batch(p, st, S, i, i + 1);
-          touched |= uint64_t{1} << st.current;
-          written = false;
-          sch.fill = 1;
-          if (sch.kind == WindowKind::time) sch.epoch_start = sch.last_now;
-        } else {
-          ++sch.fill;
-        }
+      if (step.full) {
+        detail::apbf_shift_in_batch(p, st, S, i, i + 1);
+        touched |= uint64_t{1} << st.current;
+        written = false;
       }
+      detail::count_insertion(sch, step.full);
       if (!written) {  // the generation's k newest slices take insertions from here on
         for (uint32_t j = 0; j < f.k; ++j) touched |= uint64_t{1} << ((st.current + j) % S);
         written = true;

@@ -237,14 +237,45 @@ AGEBLOOM_HD inline bool inserts(const uint32_t* skip, uint64_t at) noexcept {
   return skip == nullptr || !((skip[at / 32] >> (at % 32)) & 1u);
 }
 
-// Plans the next batch packet by packet, as the CPU runs them: for a time
-// window (now != nullptr) advance(now[i]) rotates once per epoch that ended
-// (at most `segments` times); then, if the packet inserts, rotate_before_insert
-// rotates first when the epoch holds its quota of insertions (count windows:
-// ℓ; time windows: fill_cap, the rotating ring's capacity trigger, which also
-// restarts the epoch's clock). The batch ends before the packet whose
-// rotations would exceed max_epochs or clear a segment the batch has already
-// cleared or inserted into.
+namespace detail {
+// One packet's effect on the schedule, in the CPU's order. Before its
+// verdict, advance(now) ends `timed` epochs (time windows, at most
+// `segments`); then, if it inserts, rotate_before_insert rotates first when
+// the epoch holds its quota of insertions (count windows: ℓ; time windows:
+// fill_cap, the rotating ring's capacity trigger): `full`.
+struct PacketStep {
+  uint64_t timed = 0;
+  bool full = false;
+};
+inline PacketStep packet_step(EpochSchedule& after, const uint64_t* now, uint64_t at, uint32_t segments,
+                              bool ins) noexcept {
+  PacketStep step;
+  if (now != nullptr) {
+    auto elapsed = after.epochs_elapsed(now[at]);
+    step.timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
+  }
+  const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
+  step.full = ins && quota != 0 && after.fill == quota;
+  return step;
+}
+// Counts an insertion in its epoch once `full` has been acted on: the
+// rest of EpochSchedule::rotate_before_insert.
+inline void count_insertion(EpochSchedule& sch, bool full) noexcept {
+  const uint64_t quota = sch.kind == WindowKind::count ? sch.length : sch.fill_cap;
+  if (quota == 0) return;
+  if (full) {
+    sch.fill = 1;
+    if (sch.kind == WindowKind::time) sch.epoch_start = sch.last_now;  // the new epoch's clock
+  } else {
+    ++sch.fill;
+  }
+}
+}  // namespace detail
+
+// Plans the next batch packet by packet, as the CPU runs them
+// (detail::packet_step). The batch ends before the packet whose rotations
+// would exceed max_epochs or clear a segment the batch has already cleared
+// or inserted into.
 inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64_t* now, const uint32_t* skip,
                                  uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
   BatchPlan p = detail::open_batch(st, segments);
@@ -253,29 +284,16 @@ inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64
   for (; p.count < remaining; ++p.count) {
     const uint32_t i = static_cast<uint32_t>(p.count);
     EpochSchedule after = sch;
-    uint64_t timed = 0;
-    if (now != nullptr) {
-      auto elapsed = after.epochs_elapsed(now[p.count]);
-      timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
-    }
     const bool ins = inserts(skip, skip_base + p.count);
-    const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
-    const bool capped = ins && quota != 0 && after.fill == quota;
-    const uint64_t rotations = timed + (capped ? 1 : 0);
+    const detail::PacketStep step = detail::packet_step(after, now, p.count, segments, ins);
+    const uint64_t rotations = step.timed + (step.full ? 1 : 0);
     if (i > 0 && (p.epochs + rotations > max_epochs || !detail::fresh_slots(p, st, segments, rotations))) break;
     sch = after;
-    for (uint64_t r = 0; r < timed; ++r) detail::rotate_in_batch(p, st, segments, i, i);
+    for (uint64_t r = 0; r < step.timed; ++r) detail::rotate_in_batch(p, st, segments, i, i);
     if (ins) {
       ++inserted;
-      if (quota != 0) {
-        if (sch.fill == quota) {  // EpochSchedule::rotate_before_insert
-          detail::rotate_in_batch(p, st, segments, i, i + 1);
-          sch.fill = 1;
-          if (sch.kind == WindowKind::time) sch.epoch_start = sch.last_now;  // the new epoch's clock
-        } else {
-          ++sch.fill;
-        }
-      }
+      if (step.full) detail::rotate_in_batch(p, st, segments, i, i + 1);
+      detail::count_insertion(sch, step.full);
     }
   }
   st.insertions += inserted;
