@@ -241,10 +241,11 @@ GpuStatus contains_impl(const Config& c, const void* arena_image, size_t arena_b
 }
 
 template <class Config>
-GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n) {
+GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
+                      const uint64_t* times) {
   AGEBLOOM_GPU_TRY(check_supported(c));
-  if (c.window.is_time()) return gpu_error(GpuErrc::unsupported);  // no clocks in this API
   if (arena_image == nullptr || (n != 0 && keys == nullptr)) return gpu_error(GpuErrc::bad_argument);
+  if (c.window.is_time() && n != 0 && times == nullptr) return gpu_error(GpuErrc::bad_argument);
   typename DeviceFor<Config>::type f;
   AGEBLOOM_GPU_TRY(DeviceFor<Config>::type::create(c, f));
   AGEBLOOM_GPU_TRY(f.upload(arena_image, arena_bytes));
@@ -252,7 +253,7 @@ GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, co
   if (n != 0) {
     AGEBLOOM_CUDA_TRY(cudaMalloc(&s.keys, n * sizeof(KeyHash)));
     AGEBLOOM_CUDA_TRY(cudaMemcpy(s.keys, keys, n * sizeof(KeyHash), cudaMemcpyHostToDevice));
-    AGEBLOOM_GPU_TRY(f.insert_async(s.keys, n, nullptr));
+    AGEBLOOM_GPU_TRY(f.insert_async(s.keys, n, nullptr, c.window.is_time() ? times : nullptr));
     AGEBLOOM_CUDA_TRY(cudaDeviceSynchronize());
   }
   return f.download(arena_image, arena_bytes);
@@ -279,12 +280,12 @@ GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image
   return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
 }
 GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                      size_t n) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n);
+                      size_t n, const uint64_t* times) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
 }
 GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                      size_t n) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n);
+                      size_t n, const uint64_t* times) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
 }
 GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
                       uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
@@ -294,8 +295,9 @@ GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t are
                         size_t n, uint8_t* verdict_bits) {
   return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
 }
-GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n);
+GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
+                      const uint64_t* times) {
+  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
 }
 
 }  // namespace agebloom::gpu

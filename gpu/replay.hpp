@@ -33,8 +33,7 @@
 // synchronously, batch by batch.
 //
 // Not supported yet (each returns GpuErrc::unsupported): 32-bit lanes, APBF
-// with more than 64 slices or APBBF with more than 64 bits per block, and
-// insert_bulk over a time window.
+// with more than 64 slices or APBBF with more than 64 bits per block.
 //
 // Every call is synchronous: it returns when the results are in host memory.
 #pragma once
@@ -132,11 +131,13 @@ GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t are
                         size_t n, uint8_t* verdict_bits);
 
 // Bulk insert (rotating at epoch ends like insert_bulk on the CPU) into the
-// state in arena_image, which receives the result.
+// state in arena_image, which receives the result. Time windows: times[i] is
+// key i's clock (as advance(times[i]) then insert(keys[i]) in order).
 GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes,
-                      const KeyHash* keys, size_t n);
+                      const KeyHash* keys, size_t n, const uint64_t* times = nullptr);
 GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes,
-                      const KeyHash* keys, size_t n);
-GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n);
+                      const KeyHash* keys, size_t n, const uint64_t* times = nullptr);
+GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
+                      const uint64_t* times = nullptr);
 
 }  // namespace agebloom::gpu

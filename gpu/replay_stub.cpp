@@ -26,7 +26,9 @@ GpuStatus replay_guarded_epoch(const GuardedEpochConfig&, const KeyHash*, size_t
 GpuStatus contains_bulk(const GuardedEpochConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) {
   return not_built();
 }
-GpuStatus insert_bulk(const GuardedEpochConfig&, void*, size_t, const KeyHash*, size_t) { return not_built(); }
+GpuStatus insert_bulk(const GuardedEpochConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) {
+  return not_built();
+}
 
 GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig&, const KeyHash*, size_t, const ReplayOptions&,
                                    uint8_t*, void*, size_t, ReplayStats*) {
@@ -35,13 +37,15 @@ GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig&, const KeyHash*
 GpuStatus contains_bulk(const InterleavedEpochConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) {
   return not_built();
 }
-GpuStatus insert_bulk(const InterleavedEpochConfig&, void*, size_t, const KeyHash*, size_t) { return not_built(); }
+GpuStatus insert_bulk(const InterleavedEpochConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) {
+  return not_built();
+}
 
 GpuStatus replay_apbf(const ApbfConfig&, const KeyHash*, size_t, const ReplayOptions&, uint8_t*, void*, size_t,
                       ReplayStats*) {
   return not_built();
 }
 GpuStatus contains_bulk(const ApbfConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) { return not_built(); }
-GpuStatus insert_bulk(const ApbfConfig&, void*, size_t, const KeyHash*, size_t) { return not_built(); }
+GpuStatus insert_bulk(const ApbfConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) { return not_built(); }
 
 }  // namespace agebloom::gpu

@@ -14,7 +14,7 @@ std::string GpuStatus::message() const {
              ") at " + (where ? where : "?");
     case GpuErrc::invalid_config: return std::string("invalid filter configuration: ") + agebloom::message(config_error);
     case GpuErrc::unsupported:
-      return "not supported by the CUDA backend yet (32-bit lanes, APBF over 64 slices or 64 bits per block, bulk insert over a time window)";
+      return "not supported by the CUDA backend yet (32-bit lanes, APBF over 64 slices or 64 bits per block)";
     case GpuErrc::bad_argument: return "bad argument (null pointer, arena image size, time window without clocks, or more than 2^31 keys per call)";
   }
   return "unknown error";
