@@ -67,16 +67,36 @@ struct ApbfRef {
 
   AGEBLOOM_HD bool test(uint32_t phys, uint64_t b) const noexcept { return (slice(phys)[b / 64] >> (b % 64)) & 1u; }
 
-  // ApbfFilter::contains with the newest slice at physical `head`.
-  AGEBLOOM_HD bool contains(KeyHash h, uint32_t head) const noexcept {
+  // Algorithm 1 (core's jump_back_scan) with the newest slice at physical
+  // `head`, over bits as `visible(phys, position)` says they stand: the
+  // stored bits for a query, what one packet can see for the replay.
+  template <class Visible>
+  AGEBLOOM_HD bool scan(KeyHash h, uint32_t head, Visible&& visible) const noexcept {
     return jump_back_scan(k, l, [&](uint32_t logical) {
       const uint32_t phys = (head + logical) % slices;
       uint64_t pos[kApbfMaxBitsPerKeySlice];
       const uint32_t n = positions(h, phys, pos);
       for (uint32_t q = 0; q < n; ++q)
-        if (!test(phys, pos[q])) return false;
+        if (!visible(phys, pos[q])) return false;
       return true;
     });
+  }
+
+  // ApbfFilter::contains with the newest slice at physical `head`.
+  AGEBLOOM_HD bool contains(KeyHash h, uint32_t head) const noexcept {
+    return scan(h, head, [&](uint32_t phys, uint64_t b) { return test(phys, b); });
+  }
+
+  // Calls fn(phys, position) for every bit an insertion of h with the newest
+  // slice at `head` sets: the k newest slices.
+  template <class Fn>
+  AGEBLOOM_HD void for_each_inserted_bit(KeyHash h, uint32_t head, Fn&& fn) const noexcept {
+    uint64_t pos[kApbfMaxBitsPerKeySlice];
+    for (uint32_t j = 0; j < k; ++j) {
+      const uint32_t phys = (head + j) % slices;
+      const uint32_t n = positions(h, phys, pos);
+      for (uint32_t q = 0; q < n; ++q) fn(phys, pos[q]);
+    }
   }
 
  private:
@@ -167,10 +187,7 @@ inline void apbf_shift_in_batch(BatchPlan& p, EpochState& st, uint32_t slices, u
 inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,
                                  uint64_t skip_base, uint64_t remaining) noexcept {
   const uint32_t S = f.slices;
-  BatchPlan p;
-  for (uint32_t s = 0; s < S; ++s) p.keep_end[s] = BatchPlan::kNever;
-  p.epochs = 1;
-  p.epoch_slot[0] = static_cast<uint8_t>(st.current);
+  BatchPlan p = detail::open_batch(st, S);  // generation 0's head: the current one
   uint64_t touched = 0;  // bit s: slice s cleared or written in this batch (S <= 64)
   bool written = false;  // has the current generation taken an insertion yet
   EpochSchedule& sch = st.schedule;
@@ -194,18 +211,15 @@ inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_
       if (!fits) break;
     }
     sch = after;
-    for (uint64_t r = 0; r < step.timed; ++r) {
-      detail::apbf_shift_in_batch(p, st, S, i, i);
+    auto shift = [&](uint32_t keep_end) {
+      detail::apbf_shift_in_batch(p, st, S, i, keep_end);
       touched |= uint64_t{1} << st.current;
       written = false;
-    }
+    };
+    for (uint64_t r = 0; r < step.timed; ++r) shift(i);
     if (ins) {
       ++inserted;
-      if (step.full) {
-        detail::apbf_shift_in_batch(p, st, S, i, i + 1);
-        touched |= uint64_t{1} << st.current;
-        written = false;
-      }
+      if (step.full) shift(i + 1);
       detail::count_insertion(sch, step.full);
       if (!written) {  // the generation's k newest slices take insertions from here on
         for (uint32_t j = 0; j < f.k; ++j) touched |= uint64_t{1} << ((st.current + j) % S);
@@ -222,31 +236,18 @@ AGEBLOOM_HD inline void apbf_stamp_first_setter(const ApbfRef& f, const BatchPla
                                                 uint32_t* first, uint64_t slice_bits, uint64_t i,
                                                 const uint32_t* skip = nullptr, uint64_t skip_base = 0) noexcept {
   if (!inserts(skip, skip_base + i)) return;
-  const uint32_t head = p.epoch_slot[p.epoch_of(i)];
-  uint64_t pos[kApbfMaxBitsPerKeySlice];
-  for (uint32_t j = 0; j < f.k; ++j) {
-    const uint32_t phys = (head + j) % f.slices;
-    const uint32_t n = f.positions(keys[i], phys, pos);
-    for (uint32_t q = 0; q < n; ++q) atomic_min_u32(first + phys * slice_bits + pos[q], static_cast<uint32_t>(i));
-  }
+  f.for_each_inserted_bit(keys[i], p.epoch_slot[p.epoch_of(i)], [&](uint32_t phys, uint64_t b) {
+    atomic_min_u32(first + phys * slice_bits + b, static_cast<uint32_t>(i));
+  });
 }
 
 // Pass 2: the verdict, by Algorithm 1 over what packet i can see, in the
 // slice order of the generation its verdict is taken in.
 AGEBLOOM_HD inline bool apbf_replay_verdict(const ApbfRef& f, const BatchPlan& p, const KeyHash* keys,
                                             const uint32_t* first, uint64_t slice_bits, uint64_t i) noexcept {
-  const uint32_t head = p.epoch_slot[p.verdict_epoch_of(i)];
   const uint32_t me = static_cast<uint32_t>(i);
-  const KeyHash h = keys[i];
-  return jump_back_scan(f.k, f.l, [&](uint32_t logical) {
-    const uint32_t phys = (head + logical) % f.slices;
-    const bool old_visible = me < p.keep_end[phys];
-    const uint32_t* F = first + phys * slice_bits;
-    uint64_t pos[kApbfMaxBitsPerKeySlice];
-    const uint32_t n = f.positions(h, phys, pos);
-    for (uint32_t q = 0; q < n; ++q)
-      if (!((old_visible && f.test(phys, pos[q])) || F[pos[q]] < me)) return false;
-    return true;
+  return f.scan(keys[i], p.epoch_slot[p.verdict_epoch_of(i)], [&](uint32_t phys, uint64_t b) {
+    return (me < p.keep_end[phys] && f.test(phys, b)) || first[phys * slice_bits + b] < me;
   });
 }
 
@@ -257,16 +258,10 @@ AGEBLOOM_HD inline void apbf_insert_and_unstamp(const ApbfRef& f, const BatchPla
                                                 const uint32_t* skip = nullptr, uint64_t skip_base = 0,
                                                 bool insert = true) noexcept {
   if (!inserts(skip, skip_base + i)) return;
-  const uint32_t head = p.epoch_slot[p.epoch_of(i)];
-  uint64_t pos[kApbfMaxBitsPerKeySlice];
-  for (uint32_t j = 0; j < f.k; ++j) {
-    const uint32_t phys = (head + j) % f.slices;
-    const uint32_t n = f.positions(keys[i], phys, pos);
-    for (uint32_t q = 0; q < n; ++q) {
-      if (insert) atomic_or_u64(f.slice(phys) + pos[q] / 64, uint64_t{1} << (pos[q] % 64));
-      if (first != nullptr) first[phys * slice_bits + pos[q]] = kUnset;
-    }
-  }
+  f.for_each_inserted_bit(keys[i], p.epoch_slot[p.epoch_of(i)], [&](uint32_t phys, uint64_t b) {
+    if (insert) atomic_or_u64(f.slice(phys) + b / 64, uint64_t{1} << (b % 64));
+    if (first != nullptr) first[phys * slice_bits + b] = kUnset;
+  });
 }
 
 }  // namespace agebloom::gpu
