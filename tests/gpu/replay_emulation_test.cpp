@@ -46,6 +46,31 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
   return out;
 }
 
+// The CPU reference: the filter's sequential verdicts, as dedup_fwd and
+// agebloom-replay run it (time windows: advance to each packet's clock first;
+// insert-on-miss: contains, and insert only what was not seen). Checks that
+// the stream exercises both verdicts.
+template <class Filter>
+std::vector<char> cpu_verdicts(Filter& f, const std::vector<KeyHash>& keys, const uint64_t* now, bool on_miss) {
+  std::vector<char> want(keys.size());
+  size_t hits = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (now != nullptr) {
+      EXPECT_TRUE(f.advance(now[i]).ok());
+    }
+    if (on_miss) {  // dedup::Policy::insert_on_miss
+      want[i] = f.contains(keys[i]);
+      if (!want[i]) f.insert(keys[i]);
+    } else {
+      want[i] = f.test_and_insert(keys[i]);
+    }
+    hits += want[i];
+  }
+  EXPECT_GT(hits, keys.size() / 8) << "the stream must exercise both verdicts";
+  EXPECT_LT(hits, keys.size() - keys.size() / 8);
+  return want;
+}
+
 // The device's memory, on the host: the arena image and the first-setter arrays.
 struct Emulated {
   EpochShape shape;
@@ -168,20 +193,8 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   const size_t used = gpu::kWordsOffset + shape->words_bytes();
   ASSERT_EQ(cpu.used, (used + 63) / 64 * 64) << "the shape's layout is the filter's";
   ASSERT_LE(used, shape->bytes);
-  std::vector<char> want(n);
-  size_t hits = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (now != nullptr) ASSERT_TRUE(cpu->advance(now[i]).ok());
-    if (on_miss) {  // dedup::Policy::insert_on_miss
-      want[i] = cpu->contains(keys[i]);
-      if (!want[i]) cpu->insert(keys[i]);
-    } else {
-      want[i] = cpu->test_and_insert(keys[i]);
-    }
-    hits += want[i];
-  }
-  ASSERT_GT(hits, n / 8) << "the stream must exercise both verdicts";
-  ASSERT_LT(hits, n - n / 8);
+  const std::vector<char> want = cpu_verdicts(cpu.filter, keys, now, on_miss);
+  ASSERT_FALSE(::testing::Test::HasFailure());
 
   std::mt19937_64 rng(7);
   for (uint32_t max_epochs : {shape->segments, 2u, 1u}) {
@@ -200,7 +213,9 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
       if (on_miss) std::printf("%s, max_epochs %u, chunk %zu: at most %u rounds per batch\n", what.c_str(),
                                max_epochs, chunk, rounds);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "packet " << i;
-      if (now == nullptr) EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
+      if (now == nullptr) {
+        EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
+      }
       // The state a download() hands back: header, then the words.
       std::memcpy(gpu.image, &gpu.state, sizeof gpu.state);
       const std::vector<unsigned char> cpu_state = cpu.state();
@@ -224,7 +239,9 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   // Bulk insert (no verdicts): the same state as the CPU's inserts.
   OwnedFilter<Filter> cpu_ins(cfg);
   for (size_t i = 0; i < n; ++i) {
-    if (now != nullptr) ASSERT_TRUE(cpu_ins->advance(now[i]).ok());
+    if (now != nullptr) {
+      ASSERT_TRUE(cpu_ins->advance(now[i]).ok());
+    }
     cpu_ins->insert(keys[i]);
   }
   Emulated ins(*shape);
@@ -336,20 +353,8 @@ void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::str
   OwnedFilter<ApbfFilter> cpu(cfg);
   const size_t used = gpu::kWordsOffset + shape->words_bytes();
   ASSERT_EQ(cpu.used, (used + 63) / 64 * 64) << "the shape's layout is the filter's";
-  std::vector<char> want(n);
-  size_t hits = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (now != nullptr) ASSERT_TRUE(cpu->advance(now[i]).ok());
-    if (on_miss) {
-      want[i] = cpu->contains(keys[i]);
-      if (!want[i]) cpu->insert(keys[i]);
-    } else {
-      want[i] = cpu->test_and_insert(keys[i]);
-    }
-    hits += want[i];
-  }
-  ASSERT_GT(hits, n / 8);
-  ASSERT_LT(hits, n - n / 8);
+  const std::vector<char> want = cpu_verdicts(cpu.filter, keys, now, on_miss);
+  ASSERT_FALSE(::testing::Test::HasFailure());
 
   std::mt19937_64 rng(9);
   for (size_t chunk : {n, size_t{4096}, size_t{777}}) {
