@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/dedup/spec_options.hpp"
 
 namespace dedup_fwd {
 
@@ -67,13 +68,13 @@ void usage(FILE* out) {
   std::exit(2);
 }
 
-bool parse_u64(const char* s, uint64_t& out, int base = 10) {
-  if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(s, &end, base);
-  return errno == 0 && end && *end == '\0';
+// A shared option parser's answer (agebloom/dedup/spec_options.hpp): fine, or
+// the message to exit with.
+void must(const std::string& error) {
+  if (!error.empty()) bad(error);
 }
+
+using ab::dedup::parse_u64;
 
 void parse_click_ports(const std::string& arg, ab::packet::ClickOptions& click) {
   if (arg == "any") {
@@ -152,32 +153,19 @@ Options parse_options(int argc, char** argv) {
       case kClickHost: o.click.include_host = true; have_click_opt = true; break;
       case kClickPorts: parse_click_ports(arg, o.click); have_click_opt = true; break;
       case kFilter: o.spec.name = arg; break;
-      case kWindow: {
-        uint64_t w;
-        if (!parse_u64(optarg, w) || w == 0) bad("--window needs a positive count, not '" + arg + "'");
-        o.spec.window = ab::Window::count(w);
+      case kWindow:
+        must(ab::dedup::parse_window_option(arg, o.spec.window));
         have_window = true;
         break;
-      }
-      case kTtl: {
-        uint64_t ns;
-        if (!ab::dedup::parse_duration_ns(arg, ns) || ns == 0)
-          bad("--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'");
-        o.spec.window = ab::Window::time(ns);
+      case kTtl:
+        must(ab::dedup::parse_ttl_option(arg, o.spec.window));
         have_ttl = true;
         break;
-      }
       case kCapacity:
-        if (!parse_u64(optarg, capacity) || capacity == 0) bad("--capacity needs a positive count, not '" + arg + "'");
+        must(ab::dedup::parse_capacity_option(arg, capacity));
         have_capacity = true;
         break;
-      case kFpr: {
-        char* end = nullptr;
-        o.spec.fpr = std::strtod(optarg, &end);
-        if (!end || *end || !(o.spec.fpr > 0 && o.spec.fpr < 1))
-          bad("--fpr must lie strictly between 0 and 1, not '" + arg + "'");
-        break;
-      }
+      case kFpr: must(ab::dedup::parse_fpr_option(arg, o.spec.fpr)); break;
       case kMem: {
         uint64_t mb;
         if (!parse_u64(optarg, mb) || mb == 0 || mb > (uint64_t{1} << 30))
@@ -219,7 +207,7 @@ Options parse_options(int argc, char** argv) {
         o.stats_json = arg;
         break;
       case kSeed:
-        if (!parse_u64(optarg, o.seed, 16)) bad("--seed needs a hexadecimal number, not '" + arg + "'");
+        must(ab::dedup::parse_seed_option(arg, o.seed));
         o.seed_set = true;
         break;
       case kMaxPackets:

@@ -27,6 +27,7 @@
 #include "agebloom/agebloom.hpp"
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/dedup/spec_options.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "replay.hpp"  // gpu/: the CUDA backend (a stub when built without nvcc)
@@ -81,13 +82,12 @@ void usage(FILE* out) {
   std::exit(2);
 }
 
-bool parse_u64(const char* s, uint64_t& out, int base = 10) {
-  if (!s || !*s || *s == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(s, &end, base);
-  return errno == 0 && end && *end == '\0';
+// A shared option parser's answer (agebloom/dedup/spec_options.hpp): fine, or
+// the message to exit with.
+void must(const std::string& error) {
+  if (!error.empty()) bad(error);
 }
+
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -114,35 +114,22 @@ Options parse(int argc, char** argv) {
         if (!dedup::parse_key_mode(arg, o.mode)) bad("--key must be src-ip, dst-ip, flow or click, not '" + arg + "'");
         break;
       case kFilter: o.spec.name = arg; break;
-      case kWindow: {
-        uint64_t w;
-        if (!parse_u64(optarg, w) || w == 0) bad("--window needs a positive count, not '" + arg + "'");
-        o.spec.window = Window::count(w);
+      case kWindow:
+        must(dedup::parse_window_option(arg, o.spec.window));
         have_window = true;
         break;
-      }
-      case kTtl: {
-        uint64_t ns;
-        if (!dedup::parse_duration_ns(arg, ns)) bad("--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'");
-        o.spec.window = Window::time(ns);
+      case kTtl:
+        must(dedup::parse_ttl_option(arg, o.spec.window));
         have_ttl = true;
         break;
-      }
-      case kCapacity:
-        if (!parse_u64(optarg, capacity) || capacity == 0) bad("--capacity needs a positive count");
-        break;
-      case kFpr: {
-        char* end = nullptr;
-        o.spec.fpr = std::strtod(optarg, &end);
-        if (!end || *end || !(o.spec.fpr > 0 && o.spec.fpr < 1)) bad("--fpr must lie strictly between 0 and 1");
-        break;
-      }
+      case kCapacity: must(dedup::parse_capacity_option(arg, capacity)); break;
+      case kFpr: must(dedup::parse_fpr_option(arg, o.spec.fpr)); break;
       case kPolicy:
         if (!dedup::parse_policy(arg, o.policy)) bad("--policy must be insert-always or insert-on-miss");
         o.policy_set = true;
         break;
       case kSeed:
-        if (!parse_u64(optarg, o.seed, 16)) bad("--seed needs a hexadecimal number, not '" + arg + "'");
+        must(dedup::parse_seed_option(arg, o.seed));
         o.seed_set = true;
         break;
       case kTruth: o.truth = true; break;
