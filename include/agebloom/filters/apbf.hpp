@@ -60,6 +60,17 @@ constexpr bool jump_back_scan(uint32_t k, uint32_t l, Hit&& hit) noexcept {
   return false;
 }
 
+// A generation of an age-partitioned filter (one-line or not) over `window`
+// with l generations per window: its length, insertions (count windows, g)
+// or ticks (time windows, ⌈T/l⌉), and its expected load, for the models.
+constexpr uint64_t generation_length(Window window, uint32_t l, uint64_t generation) noexcept {
+  return window.is_time() ? math::ceil_div(window.span, l ? l : 1) : generation;
+}
+constexpr double generation_load(Window window, uint32_t l, uint64_t generation, uint64_t capacity) noexcept {
+  if (!window.is_time()) return static_cast<double>(generation);
+  return l ? static_cast<double>(capacity) / l : 0.0;
+}
+
 struct ApbfConfig {
   Window window = Window::count(0);
   uint32_t k = 0;           // slices each insertion writes
@@ -76,13 +87,10 @@ struct ApbfConfig {
   constexpr uint32_t slices() const noexcept { return k + l; }
 
   // Insertions (count) or ticks (time) per generation.
-  constexpr uint64_t generation_length() const noexcept {
-    return window.is_time() ? math::ceil_div(window.span, l ? l : 1) : generation;
-  }
+  constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }
   // Expected insertions per generation, for the model.
   constexpr double generation_load() const noexcept {
-    if (!window.is_time()) return static_cast<double>(generation);
-    return l ? static_cast<double>(capacity) / l : 0.0;
+    return agebloom::generation_load(window, l, generation, capacity);
   }
 
   constexpr Status validate() const noexcept {

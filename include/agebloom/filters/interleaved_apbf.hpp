@@ -56,12 +56,9 @@ struct InterleavedApbfConfig {
   constexpr uint32_t log2_part_bits() const noexcept {
     return b && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / b)) : 0;
   }
-  constexpr uint64_t generation_length() const noexcept {
-    return window.is_time() ? math::ceil_div(window.span, l ? l : 1) : generation;
-  }
+  constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }
   constexpr double generation_load() const noexcept {
-    if (!window.is_time()) return static_cast<double>(generation);
-    return l ? static_cast<double>(capacity) / l : 0.0;
+    return agebloom::generation_load(window, l, generation, capacity);
   }
 
   constexpr Status validate() const noexcept {
