@@ -291,9 +291,11 @@ void report(benchmark::State& st, const Totals& t) {
   st.counters["pkts_per_s"] = t.cpu_ns ? static_cast<double>(t.packets) * 1e9 / t.cpu_ns : 0.0;
 }
 
-void run_5tswap(benchmark::State& st) {
-  Rig& r = rig("");
-  if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
+// The timed loop of every pipeline case: per iteration, rewrite the frames
+// with the timer paused, then time `burst(b)` over all kBursts bursts, in
+// thread CPU time and TSC ticks.
+template <class Burst>
+Totals time_bursts(benchmark::State& st, Rig& r, Burst&& burst) {
   Totals t;
   for (auto _ : st) {
     st.PauseTiming();
@@ -301,11 +303,18 @@ void run_5tswap(benchmark::State& st) {
     st.ResumeTiming();
     const uint64_t c0 = thread_cpu_ns();
     const uint64_t t0 = ticks();
-    for (unsigned b = 0; b < kBursts; ++b) r.swap(b);
+    for (unsigned b = 0; b < kBursts; ++b) burst(b);
     t.cycles += ticks() - t0;
     t.cpu_ns += thread_cpu_ns() - c0;
     t.packets += kPackets;
   }
+  return t;
+}
+
+void run_5tswap(benchmark::State& st) {
+  Rig& r = rig("");
+  if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
+  const Totals t = time_bursts(st, r, [&](unsigned b) { r.swap(b); });
   report(st, t);
   g_swap.cycles += t.cycles;
   g_swap.cpu_ns += t.cpu_ns;
@@ -318,19 +327,8 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
   const df::LcoreStats& s = r.stats();
   const uint64_t rx0 = s.rx.get(), keyed0 = s.keyed.get(), dup0 = s.duplicates.get();
-  Totals t;
   uint64_t placed = 0;
-  for (auto _ : st) {
-    st.PauseTiming();
-    r.refill();
-    st.ResumeTiming();
-    const uint64_t c0 = thread_cpu_ns();
-    const uint64_t t0 = ticks();
-    for (unsigned b = 0; b < kBursts; ++b) placed += r.decide(b);
-    t.cycles += ticks() - t0;
-    t.cpu_ns += thread_cpu_ns() - c0;
-    t.packets += kPackets;
-  }
+  const Totals t = time_bursts(st, r, [&](unsigned b) { placed += r.decide(b); });
   // The accounting dedup_fwd relies on: every packet split into exactly one
   // list, counted once as received, and (these frames all parse) keyed.
   const uint64_t rx = s.rx.get() - rx0, keyed = s.keyed.get() - keyed0;
