@@ -171,8 +171,7 @@ GpuStatus EpochDevice<Family>::run_batches(const KeyHash* keys, size_t n, uint32
   if (n > (uint64_t{1} << 31)) return gpu_error(GpuErrc::bad_argument);
   if (n == 0) return {};
   if (keys == nullptr) return gpu_error(GpuErrc::bad_argument);
-  // Bulk inserts stamp nothing, but APBF's stamps are per slice: allocate for
-  // both, the planner needs none.
+  // Only a replay stamps first setters; a bulk insert needs none.
   if (out != nullptr) AGEBLOOM_GPU_TRY(ensure_first_setters(n));
   const uint64_t fbits = shape_.segment_bits();
   const uint32_t max_epochs = out != nullptr && Family::kStampsPerEpoch ? first_arrays_ : slots();

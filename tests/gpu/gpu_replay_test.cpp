@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "cpu_reference.hpp"
 #include "replay.hpp"
 
 namespace {
@@ -67,40 +68,21 @@ gpu::GpuStatus replay(const ApbfConfig& c, const KeyHash* k, size_t n, const gpu
   return gpu::replay_apbf(c, k, n, o, bits, image, bytes, stats);
 }
 
-// now != nullptr: a time window, advanced to now[i] before key i. on_miss:
-// the insert-on-miss policy (contains, and insert only if not seen).
+// The CPU's verdicts as a bit array (cpu_reference.hpp): now != nullptr, a
+// time window, advanced to now[i] before key i; on_miss, insert-on-miss.
 template <class Filter>
 std::vector<uint8_t> cpu_verdicts(Filter& f, const KeyHash* k, size_t n, const uint64_t* now = nullptr,
                                   bool on_miss = false) {
   std::vector<uint8_t> bits((n + 7) / 8, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (now != nullptr) {
-      EXPECT_TRUE(f.advance(now[i]).ok());
-    }
-    bool seen;
-    if (on_miss) {
-      seen = f.contains(k[i]);
-      if (!seen) f.insert(k[i]);
-    } else {
-      seen = f.test_and_insert(k[i]);
-    }
-    if (seen) bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-  }
+  for (size_t i = 0; i < n; ++i)
+    if (gpu_test::cpu_decide(f, k[i], now != nullptr ? now + i : nullptr, on_miss))
+      bits[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
   return bits;
 }
 
-// Clocks for a time window of `span` ticks: steps of 0-3 ticks, and now and
-// then an idle gap of half the span or of more than all of it.
+// 10M-key streams: an idle gap every ~200K keys, a half-span one every ~4K.
 std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
-  std::vector<uint64_t> t(n);
-  uint64_t x = seed | 1, now = 1'000'000;
-  for (size_t i = 0; i < n; ++i) {
-    x = mix64(x + 0x9e3779b97f4a7c15ULL);
-    const uint64_t r = x % 200'000;
-    now += r == 0 ? 2 * span + (x >> 32) % span : r < 50 ? span / 2 : (x >> 20) % 4;
-    t[i] = now;
-  }
-  return t;
+  return gpu_test::clocks(n, span, seed, 200'000, 49);
 }
 
 // Replays n keys on both, from a fresh filter; GPU in chunks of `chunk`:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../core/owned_filter.hpp"
+#include "cpu_reference.hpp"
 #include "agebloom/agebloom.hpp"
 #include "apbf_replay.hpp"
 #include "epoch_plan.hpp"
@@ -46,26 +47,14 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
   return out;
 }
 
-// The CPU reference: the filter's sequential verdicts, as dedup_fwd and
-// agebloom-replay run it (time windows: advance to each packet's clock first;
-// insert-on-miss: contains, and insert only what was not seen). Checks that
-// the stream exercises both verdicts.
+// The CPU reference: the filter's sequential verdicts (cpu_reference.hpp).
+// Checks that the stream exercises both verdicts.
 template <class Filter>
 std::vector<char> cpu_verdicts(Filter& f, const std::vector<KeyHash>& keys, const uint64_t* now, bool on_miss) {
   std::vector<char> want(keys.size());
   size_t hits = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (now != nullptr) {
-      EXPECT_TRUE(f.advance(now[i]).ok());
-    }
-    if (on_miss) {  // dedup::Policy::insert_on_miss
-      want[i] = f.contains(keys[i]);
-      if (!want[i]) f.insert(keys[i]);
-    } else {
-      want[i] = f.test_and_insert(keys[i]);
-    }
-    hits += want[i];
-  }
+  for (size_t i = 0; i < keys.size(); ++i)
+    hits += want[i] = gpu_test::cpu_decide(f, keys[i], now != nullptr ? now + i : nullptr, on_miss);
   EXPECT_GT(hits, keys.size() / 8) << "the stream must exercise both verdicts";
   EXPECT_LT(hits, keys.size() - keys.size() / 8);
   return want;
@@ -285,19 +274,9 @@ TEST(GpuReplayEmulation, InterleavedEpoch) {
   check_replay<InterleavedEpochFilter<uint64_t>>(r3, 60000, 3000, "interleaved64 r=3");
 }
 
-// Clocks for a time window of `span` ticks: mostly steps of 0-3 ticks (so
-// several packets share a tick), and now and then an idle gap of half the
-// span, or of more than the whole span (everything expires: catch-up).
+// ~60K packets per stream: an idle gap every ~20K, a half-span one every ~5K.
 std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
-  std::vector<uint64_t> t(n);
-  std::mt19937_64 rng(seed);
-  uint64_t now = 1'000'000;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = rng() % 20000;
-    now += r == 0 ? span * 2 + rng() % span : r < 5 ? span / 2 : rng() % 4;
-    t[i] = now;
-  }
-  return t;
+  return gpu_test::clocks(n, span, seed, 20000, 4);
 }
 
 TEST(GpuReplayEmulation, TimeWindows) {
