@@ -6,9 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "agebloom/dedup/key_mode.hpp"
-#include "agebloom/dedup/spec_options.hpp"
+#include "agebloom/dedup/filter_options.hpp"
 
 namespace dedup_fwd {
 
@@ -30,19 +31,9 @@ void usage(FILE* out) {
       "usage: dedup_fwd [EAL options] -- [options]\n"
       "Forwards unique packets and suppresses recent duplicates of a key.\n"
       "\n"
-      "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
-      "                                  flow = 5-tuple, click = client IP + HTTP request\n"
-      "  --click-param NAME              click: key on this query parameter's value only\n"
-      "  --click-host                    click: include the Host header in the key\n"
+      "%s"
       "  --click-ports P[,P...]|any      click: TCP ports carrying HTTP (default 80,8080)\n"
-      "  --filter NAME                   %s (default auto)\n"
-      "  --window N                      count window: the last N insertions (default 1000000)\n"
-      "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
-      "  --capacity N                    expected insertions per --ttl (default 1000000)\n"
-      "  --fpr P                         target false-positive rate (default 0.01)\n"
       "  --mem MB                        memory budget for each worker lcore's filter\n"
-      "  --policy insert-always|insert-on-miss\n"
-      "                                  default: insert-on-miss for click, else insert-always\n"
       "  --action drop|mirror:PORT|count duplicates: free them (default), send them out of\n"
       "                                  PORT, or forward them and only count\n"
       "  --portmask HEX                  ports to use (default: all); paired 0<->1, 2<->3...\n"
@@ -50,7 +41,6 @@ void usage(FILE* out) {
       "                                  (the default when only one port is used)\n"
       "  --stats-interval S              seconds between stats lines, 0 = none (default 10)\n"
       "  --stats-json FILE               write totals, per-lcore figures and the filter at exit\n"
-      "  --seed HEX                      hash secret (default: random)\n"
       "  --max-packets N                 stop after receiving N packets\n"
       "  --exit-on-idle MS               stop once no packet arrived for MS milliseconds\n"
       "  --mbufs N                       size of the mbuf pool (default: what the rings and\n"
@@ -60,18 +50,12 @@ void usage(FILE* out) {
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
       "  --help\n"
       "Exit codes: 0 done, 1 run-time failure, 2 bad options.\n",
-      ab::dedup::filter_names());
+      ab::dedup::FilterOptions::help());
 }
 
 [[noreturn]] void bad(const std::string& msg) {
   std::fprintf(stderr, "dedup_fwd: %s\ntry 'dedup_fwd [EAL options] -- --help'\n", msg.c_str());
   std::exit(2);
-}
-
-// A shared option parser's answer (agebloom/dedup/spec_options.hpp): fine, or
-// the message to exit with.
-void must(const std::string& error) {
-  if (!error.empty()) bad(error);
 }
 
 using ab::dedup::parse_u64;
@@ -101,71 +85,41 @@ void parse_click_ports(const std::string& arg, ab::packet::ClickOptions& click) 
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  uint64_t capacity = 1'000'000;
-  bool have_window = false, have_ttl = false, have_capacity = false, policy_set = false;
-  bool have_time_source = false, have_click_opt = false;
+  ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
+  bool have_time_source = false, have_click_ports = false;
   enum {
-    kKey = 256, kClickParam, kClickHost, kClickPorts, kFilter, kWindow, kTtl, kCapacity, kFpr, kMem,
-    kPolicy, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kSeed, kMaxPackets,
+    kClickPorts = 256, kMem, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
     kExitOnIdle, kMbufs, kTimeSource, kHelp
   };
-  static const option longopts[] = {
-      {"key", required_argument, nullptr, kKey},
-      {"click-param", required_argument, nullptr, kClickParam},
-      {"click-host", no_argument, nullptr, kClickHost},
+  std::vector<option> longopts = {
       {"click-ports", required_argument, nullptr, kClickPorts},
-      {"filter", required_argument, nullptr, kFilter},
-      {"window", required_argument, nullptr, kWindow},
-      {"ttl", required_argument, nullptr, kTtl},
-      {"capacity", required_argument, nullptr, kCapacity},
-      {"fpr", required_argument, nullptr, kFpr},
       {"mem", required_argument, nullptr, kMem},
-      {"policy", required_argument, nullptr, kPolicy},
       {"action", required_argument, nullptr, kAction},
       {"portmask", required_argument, nullptr, kPortmask},
       {"same-port", no_argument, nullptr, kSamePort},
       {"stats-interval", required_argument, nullptr, kStatsInterval},
       {"stats-json", required_argument, nullptr, kStatsJson},
-      {"seed", required_argument, nullptr, kSeed},
       {"max-packets", required_argument, nullptr, kMaxPackets},
       {"exit-on-idle", required_argument, nullptr, kExitOnIdle},
       {"mbufs", required_argument, nullptr, kMbufs},
       {"time-source", required_argument, nullptr, kTimeSource},
-      {"help", no_argument, nullptr, kHelp},
-      {nullptr, 0, nullptr, 0}};
+      {"help", no_argument, nullptr, kHelp}};
+  ab::dedup::FilterOptions::append_to(longopts);
+  longopts.push_back({nullptr, 0, nullptr, 0});
 
   // rte_eal_init already ran getopt over the EAL part: start afresh.
   optind = 1;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "", longopts.data(), nullptr)) != -1) {
     const std::string arg = optarg ? optarg : "";
+    std::string error;
+    if (shared.take(c, optarg, error)) {
+      if (!error.empty()) bad(error);
+      continue;
+    }
     switch (c) {
-      case kKey:
-        if (!ab::dedup::parse_key_mode(arg, o.mode))
-          bad("--key must be src-ip, dst-ip, flow or click, not '" + arg + "'");
-        break;
-      case kClickParam:
-        if (arg.empty()) bad("--click-param needs a parameter name");
-        o.click_param = arg;
-        have_click_opt = true;
-        break;
-      case kClickHost: o.click.include_host = true; have_click_opt = true; break;
-      case kClickPorts: parse_click_ports(arg, o.click); have_click_opt = true; break;
-      case kFilter: o.spec.name = arg; break;
-      case kWindow:
-        must(ab::dedup::parse_window_option(arg, o.spec.window));
-        have_window = true;
-        break;
-      case kTtl:
-        must(ab::dedup::parse_ttl_option(arg, o.spec.window));
-        have_ttl = true;
-        break;
-      case kCapacity:
-        must(ab::dedup::parse_capacity_option(arg, capacity));
-        have_capacity = true;
-        break;
-      case kFpr: must(ab::dedup::parse_fpr_option(arg, o.spec.fpr)); break;
+      case kClickPorts: parse_click_ports(arg, o.click); have_click_ports = true; break;
       case kMem: {
         uint64_t mb;
         if (!parse_u64(optarg, mb) || mb == 0 || mb > (uint64_t{1} << 30))
@@ -173,10 +127,6 @@ Options parse_options(int argc, char** argv) {
         o.mem_bytes = mb << 20;
         break;
       }
-      case kPolicy:
-        if (!ab::dedup::parse_policy(arg, o.policy)) bad("--policy must be insert-always or insert-on-miss");
-        policy_set = true;
-        break;
       case kAction:
         if (arg == "drop") {
           o.action = Action::drop;
@@ -206,10 +156,6 @@ Options parse_options(int argc, char** argv) {
         if (arg.empty()) bad("--stats-json needs a file name");
         o.stats_json = arg;
         break;
-      case kSeed:
-        must(ab::dedup::parse_seed_option(arg, o.seed));
-        o.seed_set = true;
-        break;
       case kMaxPackets:
         if (!parse_u64(optarg, o.max_packets) || o.max_packets == 0)
           bad("--max-packets needs a positive count, not '" + arg + "'");
@@ -237,22 +183,28 @@ Options parse_options(int argc, char** argv) {
     }
   }
   if (optind != argc) bad(std::string("unexpected argument '") + argv[optind] + "'");
+  if (shared.list_filters) {
+    ab::dedup::print_filter_list(stdout);
+    std::exit(0);
+  }
+  if (std::string e = shared.finish(); !e.empty()) bad(e);
+  o.mode = shared.mode;
+  o.spec = shared.spec;
+  o.policy = shared.policy;
+  o.seed = shared.seed;
+  o.seed_set = shared.seed_set;
+  o.click_param = shared.click_param;
+  o.click.include_host = shared.click_host;
 
   // Conflicts: each names both options so the user knows which to drop.
-  if (have_window && have_ttl) bad("--window and --ttl exclude each other");
-  if (have_capacity && !have_ttl) bad("--capacity applies to --ttl windows only");
-  if (have_time_source && !have_ttl) bad("--time-source applies to --ttl windows only");
-  if (have_click_opt && o.mode != ab::packet::KeyMode::click)
-    bad("--click-param, --click-host and --click-ports need --key click");
+  if (have_time_source && !shared.time_window()) bad("--time-source applies to --ttl windows only");
+  if (have_click_ports && o.mode != ab::packet::KeyMode::click) bad("--click-ports needs --key click");
   if (o.action == Action::mirror && o.same_port) {
     // Allowed: forward back out of the Rx port, mirror duplicates elsewhere.
   }
   if (o.action == Action::mirror && o.portmask && !(o.portmask >> o.mirror_port & 1))
     bad("--action mirror:" + std::to_string(o.mirror_port) + " names a port outside --portmask");
 
-  if (!have_window && !have_ttl) o.spec.window = ab::Window::count(1'000'000);
-  if (have_ttl) o.spec.capacity = capacity;
-  if (!policy_set) o.policy = ab::dedup::default_policy(o.mode);
   return o;
 }
 

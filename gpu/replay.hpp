@@ -46,6 +46,7 @@
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
+#include "agebloom/registry/filter_config.hpp"
 
 namespace agebloom::gpu {
 
@@ -121,6 +122,14 @@ GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHas
                                    size_t arena_bytes, ReplayStats* stats = nullptr);
 GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
                       uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats = nullptr);
+
+// The registry's entry points (gpu/dispatch.cpp): empty when the backend
+// replays `config` (the registry row's gpu flag, and this backend's limits),
+// else why not; and replay() for any registered structure, which calls the
+// typed function above for its config (unsupported otherwise).
+std::string unsupported_reason(const FilterConfig& config);
+GpuStatus replay(const FilterConfig& config, const KeyHash* keys, size_t n, const ReplayOptions& opt,
+                 uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats = nullptr);
 
 // Bulk query over the state in arena_image (not modified): verdict bits as above.
 GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,

@@ -33,6 +33,8 @@
 #include <rte_udp.h>
 
 #include <cstring>
+
+#include "agebloom/dedup/filter_options.hpp"
 #include <memory>
 #include <string>
 #include <vector>
@@ -181,7 +183,10 @@ class Rig final : public Live {
     o.policy = dedup::Policy::insert_always;
     o.action = df::Action::drop;
     o.time_source = df::TimeSource::tsc;
-    o.spec.name = filter;
+    if (std::string err = dedup::parse_filter_option(filter, o.spec); !err.empty()) {
+      error_ = err;
+      return;
+    }
     o.spec.window = Window::count(kWindow);
     o.spec.fpr = 0.01;
     click_ = o.click_options();

@@ -1,7 +1,13 @@
 // agebloom-plan: choose a sliding-window filter for a window and target FP,
 // or print the model's reproduction of the APBF paper's Table 2.
 //
-// Exit codes: 0 success, 1 no plan satisfies the request, 2 usage error.
+// --filter, --window, --ttl, --capacity, --fpr and --list-filters are the
+// options dedup_fwd and agebloom-replay take (filter_options.hpp), with the
+// same checks and messages.
+//
+// Exit codes: 0 success, 1 no plan satisfies the limits, 2 usage error (an
+// FPR out of reach of every structure included).
+#include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/models.hpp"
 #include "agebloom/model/planner.hpp"
 
@@ -16,6 +22,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -26,21 +33,24 @@ constexpr int kExitUsage = 2;
 
 void print_usage(std::FILE* to) {
     std::fprintf(to,
-        "usage: agebloom-plan --window W --fpr P [options]\n"
+        "usage: agebloom-plan (--window W | --ttl D --capacity N) --fpr P [options]\n"
         "       agebloom-plan --table apbf2 [--json]\n"
+        "       agebloom-plan --list-filters\n"
         "\n"
-        "  --window W             window: insertions that must always be reported\n"
+        "  --window W             count window: insertions that must always be reported\n"
+        "  --ttl D --capacity N   time window (500ms, 60s, 10m) holding N insertions\n"
         "  --fpr P                target false-positive rate, 0 < P < 1\n"
+        "  --filter NAME          plan one structure (--list-filters; --structure is the same)\n"
+        "  --list-filters         list the structures, and exit\n"
         "  --max-npws X           limit on peak normalised probability-weighted slack\n"
         "  --max-bits-per-item X  limit on memory per window item\n"
         "  --max-accesses N       limit on expected memory accesses per query\n"
-        "  --block-bits B         block size of the blocked structures (default 512)\n"
-        "  --structure S          guarded_epoch | guarded_epoch_blocked | apbf | apbbf | ring\n"
+        "  --block-bits B         block size of the blocked structures: 64, 128, 256, 512 (default 512)\n"
         "  --table apbf2          print Table 2 of the APBF paper as computed by the model\n"
         "  --json                 print JSON instead of a table\n"
         "  --help                 this text\n"
         "\n"
-        "exit status: 0 ok, 1 no plan meets the request, 2 usage error\n");
+        "exit status: 0 ok, 1 no plan meets the limits, 2 usage error or an FPR out of reach\n");
 }
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -67,7 +77,7 @@ std::uint64_t parse_u64(const char* opt, const char* text) {
 }
 
 nlohmann::json to_json(const m::Plan& p) {
-    return {{"structure", p.structure},
+    return {{"structure", agebloom::name(p.structure)},
             {"k", p.k},
             {"l_or_r", p.l_or_r},
             {"block_bits", p.block_bits},
@@ -96,8 +106,10 @@ nlohmann::json to_json(const m::Table2Row& r) {
 }
 
 void print_plan_text(const m::Plan& p) {
-    const char* l_name = p.structure.starts_with("apb") ? "l" : p.structure == "ring" ? "N" : "r";
-    std::printf("structure             %s\n", p.structure.c_str());
+    const bool aged = std::holds_alternative<agebloom::ApbfConfig>(p.config.config) ||
+                      std::holds_alternative<agebloom::InterleavedApbfConfig>(p.config.config);
+    const char* l_name = aged ? "l" : p.structure == agebloom::Structure::ring ? "N" : "r";
+    std::printf("structure             %s\n", agebloom::name(p.structure));
     std::printf("k                     %u\n", p.k);
     std::printf("%-21s %u\n", l_name, p.l_or_r);
     if (p.block_bits) {
@@ -134,29 +146,35 @@ void print_table2(bool json) {
 } // namespace
 
 int main(int argc, char** argv) {
-    enum Opt { kWindow = 256, kFpr, kMaxNpws, kMaxBits, kMaxAcc, kBlock, kStructure, kTable, kJson, kHelp };
-    static const option long_opts[] = {
-        {"window", required_argument, nullptr, kWindow},
-        {"fpr", required_argument, nullptr, kFpr},
+    namespace dd = agebloom::dedup;
+    enum Opt { kMaxNpws = 256, kMaxBits, kMaxAcc, kBlock, kTable, kJson, kHelp };
+    std::vector<option> long_opts = {
         {"max-npws", required_argument, nullptr, kMaxNpws},
         {"max-bits-per-item", required_argument, nullptr, kMaxBits},
         {"max-accesses", required_argument, nullptr, kMaxAcc},
         {"block-bits", required_argument, nullptr, kBlock},
-        {"structure", required_argument, nullptr, kStructure},
+        {"structure", required_argument, nullptr, dd::FilterOptions::kFilter},
         {"table", required_argument, nullptr, kTable},
         {"json", no_argument, nullptr, kJson},
-        {"help", no_argument, nullptr, kHelp},
-        {nullptr, 0, nullptr, 0}};
+        {"help", no_argument, nullptr, kHelp}};
+    dd::FilterOptions::append_to(long_opts, /*sizing_only=*/true);
+    long_opts.push_back({nullptr, 0, nullptr, 0});
 
+    dd::FilterOptions shared;
     m::PlanRequest req;
     bool have_window = false, have_fpr = false, json = false;
     std::optional<std::string> table;
     opterr = 0; // we print our own messages
     int c;
-    while ((c = getopt_long(argc, argv, "", long_opts, nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "", long_opts.data(), nullptr)) != -1) {
+        have_window |= c == dd::FilterOptions::kWindow || c == dd::FilterOptions::kTtl;
+        have_fpr |= c == dd::FilterOptions::kFpr;
+        std::string error;
+        if (shared.take(c, optarg, error)) {
+            if (!error.empty()) usage_error(error);
+            continue;
+        }
         switch (c) {
-        case kWindow: req.window = parse_u64("window", optarg); have_window = true; break;
-        case kFpr: req.fpr = parse_double("fpr", optarg); have_fpr = true; break;
         case kMaxNpws: req.max_npws = parse_double("max-npws", optarg); break;
         case kMaxBits: req.max_bits_per_item = parse_double("max-bits-per-item", optarg); break;
         case kMaxAcc: req.max_accesses_per_query = parse_double("max-accesses", optarg); break;
@@ -166,31 +184,38 @@ int main(int argc, char** argv) {
             req.block_bits = static_cast<unsigned>(b);
             break;
         }
-        case kStructure: req.structure = optarg; break;
         case kTable: table = optarg; break;
         case kJson: json = true; break;
         case kHelp: print_usage(stdout); return 0;
         default:
+            if (optopt > ' ' && optopt < 127) usage_error(std::string("unknown option: -") + char(optopt));
             usage_error(std::string("unknown option or missing value: ") + argv[optind - 1]);
         }
     }
     if (optind < argc) usage_error(std::string("unexpected argument: ") + argv[optind]);
+    if (shared.list_filters) {
+        dd::print_filter_list(stdout);
+        return 0;
+    }
 
     if (table) {
         if (*table != "apbf2") usage_error("unknown table '" + *table + "' (known: apbf2)");
         print_table2(json);
         return 0;
     }
-    if (!have_window || !have_fpr) usage_error("--window and --fpr are required");
+    if (!have_window || !have_fpr) usage_error("--window (or --ttl) and --fpr are required");
+    if (std::string e = shared.finish(); !e.empty()) usage_error(e);
+    req.window = shared.spec.window;
+    req.capacity = shared.spec.capacity;
+    req.fpr = shared.spec.fpr;
+    req.structure = shared.spec.structure;
 
     const auto result = m::plan(req);
     if (const auto* err = std::get_if<m::PlanError>(&result)) {
-        // Values the planner rejects outright (window 0, fpr outside (0,1),
-        // unknown structure, bad block size) are usage errors; an
-        // unsatisfiable request is not.
-        const bool unsatisfiable = err->message.starts_with("no configuration");
+        // Values out of range and an FPR no structure can reach are usage
+        // errors; limits that no plan meets are not.
         std::fprintf(stderr, "agebloom-plan: %s\n", err->message.c_str());
-        return unsatisfiable ? kExitNoPlan : kExitUsage;
+        return err->code == m::PlanErrc::over_limits ? kExitNoPlan : kExitUsage;
     }
     const auto& p = std::get<m::Plan>(result);
     if (json) std::cout << to_json(p).dump(2) << '\n';

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/planner.hpp"
 
 namespace ab = agebloom;
@@ -15,7 +16,7 @@ namespace dd = agebloom::dedup;
 namespace {
 dd::DedupFilter make(const dd::FilterSpec& spec, std::vector<unsigned char>& memory) {
   auto planned = dd::DedupFilter::plan(spec);
-  if (auto* err = std::get_if<std::string>(&planned)) ADD_FAILURE() << spec.name << ": " << *err;
+  if (auto* err = std::get_if<std::string>(&planned)) ADD_FAILURE() << dd::spec_name(spec) << ": " << *err;
   auto d = std::get<dd::DedupFilter>(planned);
   memory.assign(d.bytes_needed(), 0);
   ab::Arena arena(memory.data(), memory.size());
@@ -26,10 +27,12 @@ ab::KeyHash key(uint64_t i) { return ab::Hasher(5)(&i, sizeof i); }
 }  // namespace
 
 TEST(DedupFilter, EveryNameKeepsTheWindowUnderBothPolicies) {
-  for (const char* name : {"auto", "guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved"})
+  std::vector<std::string> names = {"auto"};
+  for (const ab::StructureInfo& s : ab::kStructures) names.push_back(s.name);
+  for (const std::string& name : names)
     for (auto policy : {dd::Policy::insert_always, dd::Policy::insert_on_miss}) {
       dd::FilterSpec spec;
-      spec.name = name;
+      ASSERT_EQ(dd::parse_filter_option(name, spec), "");
       spec.window = ab::Window::count(5000);
       spec.fpr = 0.01;
       std::vector<unsigned char> mem;
@@ -54,23 +57,23 @@ TEST(DedupFilter, AutoIsThePlannersChoice) {
   spec.fpr = 0.01;
   auto d = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
   ab::model::PlanRequest req;
-  req.window = 1'000'000;
+  req.window = ab::Window::count(1'000'000);
   req.fpr = 0.01;
   req.max_accesses_per_query = 1;  // the dataplane's rule: one line per query
   auto p = std::get<ab::model::Plan>(ab::model::plan(req));
-  std::string expected = p.structure;
-  for (char& c : expected)
-    if (c == '_') c = '-';
-  EXPECT_EQ(d.name(), expected);
+  EXPECT_EQ(d.structure(), p.structure);
+  EXPECT_TRUE(d.config().config == p.config.config);  // planned is built, bit for bit
+  EXPECT_TRUE(ab::info(d.structure()).one_line);
 }
 
 TEST(DedupFilter, TimeWindowsNeedACapacityAndHonourTheTtl) {
   dd::FilterSpec spec;
-  spec.name = "guarded-epoch-blocked";
+  spec.structure = ab::Structure::guarded_epoch_blocked;
   spec.window = ab::Window::time(1'000'000'000);  // 1 s in ns
   auto no_cap = dd::DedupFilter::plan(spec);
   ASSERT_TRUE(std::holds_alternative<std::string>(no_cap));
-  EXPECT_NE(std::get<std::string>(no_cap).find("expected insertions"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(no_cap).find("expected insertions"), std::string::npos)
+      << std::get<std::string>(no_cap);
   spec.capacity = 10000;
   std::vector<unsigned char> mem;
   dd::DedupFilter d = make(spec, mem);
@@ -86,11 +89,8 @@ TEST(DedupFilter, TimeWindowsNeedACapacityAndHonourTheTtl) {
 TEST(DedupFilter, BadSpecsAreMessages) {
   dd::FilterSpec spec;
   spec.window = ab::Window::count(1000);
-  spec.name = "cuckoo";
-  auto r = dd::DedupFilter::plan(spec);
-  ASSERT_TRUE(std::holds_alternative<std::string>(r));
-  EXPECT_NE(std::get<std::string>(r).find("choose from"), std::string::npos);
-  spec.name = "auto";
+  EXPECT_NE(dd::parse_filter_option("cuckoo", spec).find("choose from"), std::string::npos);
+  spec.structure.reset();
   spec.fpr = 1.5;
   EXPECT_TRUE(std::holds_alternative<std::string>(dd::DedupFilter::plan(spec)));
   spec.fpr = 0.01;

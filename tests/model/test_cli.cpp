@@ -69,7 +69,7 @@ TEST(Cli, PlanJson) {
 }
 
 TEST(Cli, PlanStructureAndText) {
-    const auto r = run("--window 1e6 --fpr 0.001 --structure apbbf --block-bits 512 --json");
+    const auto r = run("--window 1000000 --fpr 0.001 --structure apbbf --block-bits 512 --json");
     ASSERT_EQ(r.status, 0);
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["structure"], "apbbf");
@@ -93,4 +93,30 @@ TEST(Cli, HelpAndExitCodes) {
     EXPECT_EQ(run("--window 1000 --fpr 0.01 extra").status, 2);
     // Well-formed but unsatisfiable: exit 1.
     EXPECT_EQ(run("--window 1000000 --fpr 0.01 --max-bits-per-item 3").status, 1);
+    // The shared options' rules: the same refusals as dedup_fwd and agebloom-replay.
+    EXPECT_EQ(run("--window 1e6 --fpr 0.01").status, 2);               // whole counts only
+    EXPECT_EQ(run("--window 1000 --capacity 5 --fpr 0.01").status, 2);  // --capacity needs --ttl
+    EXPECT_EQ(run("--window 1000 --ttl 1s --fpr 0.01").status, 2);
+    EXPECT_EQ(run("--ttl 60s --capacity 100000 --fpr 0.01").status, 0);
+}
+
+// An FPR no structure can build is a usage error naming --fpr, answered at
+// once (every sizing search is bounded), never a hang or an abort.
+TEST(Cli, FprOutOfReachIsExit2) {
+    // APBF's k = log2(1/fpr) slices per key stops at 32; 1e-30 still has
+    // plans (APBBF, ~204 bits per item), 1e-200 has none.
+    EXPECT_EQ(run("--window 1000 --fpr 1e-30 --structure apbf").status, 2);
+    EXPECT_EQ(run("--window 1000000 --fpr 1e-30").status, 0);
+    EXPECT_EQ(run("--window 1000000 --fpr 1e-200").status, 2);
+    EXPECT_EQ(run("--window 1000 --fpr 1e-50 --structure apbf").status, 2);
+    // Small but buildable: a plan, not an overflow.
+    EXPECT_EQ(run("--window 1000 --fpr 1e-16 --structure guarded-epoch").status, 0);
+}
+
+TEST(Cli, ListFiltersIsTheRegistry) {
+    const auto r = run("--list-filters");
+    ASSERT_EQ(r.status, 0);
+    for (const char* name : {"guarded-epoch ", "guarded-epoch-blocked", "apbf ", "apbbf", "ring", "interleaved ",
+                             "interleaved-apbf"})
+        EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }

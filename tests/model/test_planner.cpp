@@ -7,14 +7,17 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace m = agebloom::model;
+namespace ab = agebloom;
+using ab::Structure;
 
 namespace {
 
 m::PlanRequest request(std::uint64_t window, double fpr) {
     m::PlanRequest r;
-    r.window = window;
+    r.window = ab::Window::count(window);
     r.fpr = fpr;
     return r;
 }
@@ -32,41 +35,26 @@ bool is_error(const m::PlanRequest& r) {
     return std::holds_alternative<m::PlanError>(m::plan(r));
 }
 
-// Recompute the plan's FP from its own parameters with the model it names.
-double model_fpr(const m::Plan& p, std::uint64_t window) {
-    const double total = double(p.bits_per_segment) * double(p.segments);
-    if (p.structure == "guarded_epoch") return m::guarded_epoch_fpr(total, window, p.l_or_r, p.k);
-    if (p.structure == "guarded_epoch_blocked")
-        return m::guarded_epoch_blocked_fpr(total, window, p.l_or_r, p.k, p.block_bits);
-    if (p.structure == "apbf") return m::apbf_fpr(p.k, p.l_or_r);
-    if (p.structure == "apbbf") return m::apbbf_fpr(p.k, p.l_or_r, p.block_bits, p.bits_per_block);
-    if (p.structure == "ring") {
-        const double single = std::pow(
-            1 - std::exp(-double(p.k) * p.generation_or_epoch / double(p.bits_per_segment)), p.k);
-        return 1 - std::pow(1 - single, double(p.segments));
-    }
-    if (p.structure == "interleaved") {
-        // Prop. 2 over segments that are blocked filters of lane-wide blocks
-        // with k partitioned bits (the library's InterleavedEpochConfig model).
-        const double lines = double(p.bits_per_segment) / p.block_bits;
-        const double load = double(window) / p.l_or_r;
-        const double single = m::partitioned_block_bloom_fpr(load / lines, p.block_bits, p.k);
-        return 1 - std::pow(1 - single, double(p.segments));
-    }
-    return std::numeric_limits<double>::quiet_NaN();
+bool aged(const m::Plan& p) {
+    return std::holds_alternative<ab::ApbfConfig>(p.config.config) ||
+           std::holds_alternative<ab::InterleavedApbfConfig>(p.config.config);
 }
 
+// The plan's figures are its config's: one model per structure.
 void check_consistent(const m::Plan& p, std::uint64_t window, double fpr) {
-    SCOPED_TRACE(p.structure);
+    SCOPED_TRACE(ab::name(p.structure));
+    EXPECT_EQ(p.config.structure, p.structure);
     EXPECT_LE(p.expected_fpr, fpr);
-    EXPECT_NEAR(model_fpr(p, window), p.expected_fpr, 1e-9 * p.expected_fpr + 1e-15);
-    EXPECT_NEAR(p.bits_per_item, double(p.bits_per_segment) * p.segments / window, 1e-9);
-    EXPECT_EQ(p.total_bytes, (p.bits_per_segment * p.segments + 7) / 8);
+    EXPECT_EQ(p.expected_fpr, p.config.model_fpr());
+    EXPECT_EQ(p.bits_per_item, p.config.bits_per_item());
+    EXPECT_NEAR(p.bits_per_item, double(p.bits_per_segment) * p.segments / window, 1e-9 * p.bits_per_item);
+    EXPECT_EQ(p.total_bytes, p.config.bytes_needed());
+    EXPECT_GE(p.total_bytes * 8, p.bits_per_segment * p.segments);
     // Information-theoretic floor for a static filter: log2(1/fpr) bits.
     EXPECT_GT(p.bits_per_item, std::log2(1 / fpr));
     EXPECT_GT(p.accesses_per_query, 0.0);
     EXPECT_GT(p.accesses_per_insert, 0.0);
-    if (p.structure == "apbf" || p.structure == "apbbf") {
+    if (aged(p)) {
         EXPECT_EQ(p.segments, p.k + p.l_or_r);
         EXPECT_GE(p.l_or_r * p.generation_or_epoch, window); // no false negatives in W
         EXPECT_DOUBLE_EQ(p.slack_items, double(p.k) * p.generation_or_epoch);
@@ -79,32 +67,80 @@ void check_consistent(const m::Plan& p, std::uint64_t window, double fpr) {
 
 } // namespace
 
+// What the planner plans is what gets built, bit for bit: the filter created
+// from the plan's config carries that config, needs the bytes the plan
+// reports, and its model is the plan's.
+TEST(Planner, PlanIsWhatIsBuilt) {
+    for (const ab::StructureInfo& s : ab::kStructures) {
+        SCOPED_TRACE(s.name);
+        for (ab::Window w : {ab::Window::count(100'000), ab::Window::time(1'000'000'000)}) {
+            auto r = request(0, 0.01);
+            r.window = w;
+            r.capacity = w.is_time() ? 100'000 : 0;
+            r.structure = s.id;
+            const m::Plan p = must_plan(r);
+            std::vector<unsigned char> mem(p.total_bytes + 64);
+            p.config.visit([&](const auto& c) {
+                ab::Arena arena(mem.data(), mem.size());
+                auto f = ab::FilterFor<std::decay_t<decltype(c)>>::create(c, arena);
+                ASSERT_TRUE(f) << f.what();
+                EXPECT_TRUE(f->config() == c);
+                EXPECT_EQ(*ab::FilterFor<std::decay_t<decltype(c)>>::bytes_needed(f->config()), p.total_bytes);
+                EXPECT_EQ(f->config().model_fpr(), p.expected_fpr);
+            });
+        }
+    }
+}
+
+// The ring differs from the guarded epoch filter exactly by paper 004's
+// capacity trigger: over a time window its epochs also end after
+// capacity/N insertions; over a count window the two are the same plan.
+TEST(Planner, RingCarriesItsCapacityTrigger) {
+    auto r = request(0, 0.01);
+    r.window = ab::Window::time(60'000'000'000);
+    r.capacity = 1'000'000;
+    r.structure = Structure::ring;
+    const auto ring = std::get<ab::GuardedEpochConfig>(must_plan(r).config.config);
+    EXPECT_EQ(ring.epoch_capacity, (1'000'000 + ring.r - 1) / ring.r);
+    r.structure = Structure::guarded_epoch;
+    EXPECT_EQ(std::get<ab::GuardedEpochConfig>(must_plan(r).config.config).epoch_capacity, 0u);
+    auto c = request(100'000, 0.01);
+    c.structure = Structure::ring;
+    const auto count_ring = must_plan(c);
+    c.structure = Structure::guarded_epoch;
+    EXPECT_TRUE(count_ring.config.config == must_plan(c).config.config);
+}
+
 TEST(Planner, MillionWindowOnePercent) {
     const auto p = must_plan(request(1000000, 0.01));
     check_consistent(p, 1000000, 0.01);
     EXPECT_LT(p.bits_per_item, 20.0);
     // The winner is no worse than the best plan of every single structure.
-    for (const auto& name : m::planner_structures()) {
+    for (const ab::StructureInfo& s : ab::kStructures) {
         auto r = request(1000000, 0.01);
-        r.structure = name;
+        r.structure = s.id;
         const auto q = must_plan(r);
         check_consistent(q, 1000000, 0.01);
-        EXPECT_EQ(q.structure, name);
-        EXPECT_LE(p.bits_per_item, q.bits_per_item) << name;
+        EXPECT_EQ(q.structure, s.id);
+        EXPECT_LE(p.bits_per_item, q.bits_per_item) << s.name;
     }
 }
 
-TEST(Planner, ApbfAtPublishedK) {
+// The APBF plan searches k around the published ⌈log2 1/fpr⌉ and every l,
+// each shape sized by the filter's own model: it is never worse than the
+// published parameterisation sized the same way.
+TEST(Planner, ApbfNoWorseThanPublished) {
     auto r = request(1000000, 0.01);
-    r.structure = "apbf";
+    r.structure = Structure::apbf;
     const auto p = must_plan(r);
-    // Fewest bits: the largest l for its k, and no other k in range does better.
-    EXPECT_EQ(p.l_or_r, m::apbf_largest_l(p.k, 0.01));
-    for (unsigned k = 5; k <= 13; ++k) {
-        const unsigned l = m::apbf_largest_l(k, 0.01);
-        if (l == 0) continue;
-        EXPECT_GE(m::apbf_bits_per_item(k, l), m::apbf_bits_per_item(p.k, p.l_or_r) - 1e-9) << k;
-    }
+    check_consistent(p, 1000000, 0.01);
+    const auto published = ab::ApbfConfig::for_fpr(ab::Window::count(1000000), 0.01);
+    ASSERT_TRUE(published);
+    const auto sized = ab::ApbfConfig::sized(ab::Window::count(1000000), 0.01, published->k, published->l);
+    ASSERT_TRUE(sized);
+    EXPECT_LE(p.bits_per_item, sized->bits_per_item() + 1e-9);
+    EXPECT_GE(p.k, 5u);
+    EXPECT_LE(p.k, 13u);
 }
 
 TEST(Planner, MaxNpwsRespected) {
@@ -113,11 +149,11 @@ TEST(Planner, MaxNpwsRespected) {
         r.max_npws = limit;
         const auto p = must_plan(r);
         check_consistent(p, 1000000, 0.01);
-        EXPECT_LE(p.peak_npws, limit) << p.structure;
+        EXPECT_LE(p.peak_npws, limit) << ab::name(p.structure);
     }
     auto r = request(1000000, 0.001);
     r.max_npws = 0.05;
-    r.structure = "apbf";
+    r.structure = Structure::apbf;
     const auto p = must_plan(r);
     EXPECT_LE(p.peak_npws, 0.05);
 }
@@ -125,7 +161,7 @@ TEST(Planner, MaxNpwsRespected) {
 TEST(Planner, MaxAccessesRespected) {
     auto r = request(1000000, 0.01);
     r.max_accesses_per_query = 12;
-    r.structure = "apbf";
+    r.structure = Structure::apbf;
     const auto p = must_plan(r);
     EXPECT_LE(p.accesses_per_query, 12.0);
     // The unconstrained APBF plan needs more accesses than that.
@@ -138,7 +174,7 @@ TEST(Planner, MaxBitsRespectedAndBlockedSizes) {
     r.max_bits_per_item = 30;
     const auto p = must_plan(r);
     EXPECT_LE(p.bits_per_item, 30.0);
-    r.structure = "apbbf";
+    r.structure = Structure::apbbf;
     r.block_bits = 64;
     const auto q = must_plan(r);
     EXPECT_EQ(q.block_bits, 64u);
@@ -146,7 +182,7 @@ TEST(Planner, MaxBitsRespectedAndBlockedSizes) {
     check_consistent(q, 100000, 0.001);
     // 64-bit blocks cost the guarded epoch filter ~45 bits/item at 1e-3
     // (the block load varies too much): infeasible under 30, fine without.
-    r.structure = "guarded_epoch_blocked";
+    r.structure = Structure::guarded_epoch_blocked;
     EXPECT_TRUE(is_error(r));
     r.max_bits_per_item.reset();
     const auto g = must_plan(r);
@@ -163,10 +199,18 @@ TEST(Planner, Errors) {
     EXPECT_TRUE(is_error(request(1000, -0.5)));
     EXPECT_TRUE(is_error(request(1000, std::nan(""))));
     EXPECT_TRUE(is_error(request((std::uint64_t(1) << 48) + 1, 0.01)));
+    // A time window without its capacity, and an FPR out of reach (answered
+    // fpr_unreachable, not a hang or an overflow).
+    auto t = request(0, 0.01);
+    t.window = ab::Window::time(1000);
+    EXPECT_TRUE(is_error(t));
+    for (double tiny : {1e-200, 1e-300}) {
+        const auto res = m::plan(request(1000000, tiny));
+        ASSERT_TRUE(std::holds_alternative<m::PlanError>(res)) << tiny;
+        EXPECT_EQ(std::get<m::PlanError>(res).code, m::PlanErrc::fpr_unreachable);
+        EXPECT_NE(std::get<m::PlanError>(res).message.find("fpr"), std::string::npos);
+    }
     auto r = request(1000, 0.01);
-    r.structure = "cuckoo";
-    EXPECT_TRUE(is_error(r));
-    r = request(1000, 0.01);
     r.block_bits = 100;
     EXPECT_TRUE(is_error(r));
     r = request(1000, 0.01);
@@ -179,7 +223,7 @@ TEST(Planner, Errors) {
     ASSERT_TRUE(std::holds_alternative<m::PlanError>(res));
     EXPECT_NE(std::get<m::PlanError>(res).message.find("no configuration"), std::string::npos);
     r = request(1000000, 0.01);
-    r.structure = "apbf";
+    r.structure = Structure::apbf;
     r.max_accesses_per_query = 2; // a window query costs at least k >= 5
     EXPECT_TRUE(is_error(r));
 }
@@ -196,7 +240,7 @@ TEST(Planner, SmallAndTinyTargets) {
 // insert, its FP from its own model, and the only plan under a one-access limit.
 TEST(Planner, InterleavedOneLineLayout) {
     auto r = request(1'000'000, 0.01);
-    r.structure = "interleaved";
+    r.structure = Structure::interleaved;
     const m::Plan p = must_plan(r);
     check_consistent(p, 1'000'000, 0.01);
     EXPECT_EQ(p.accesses_per_query, 1.0);
@@ -204,7 +248,7 @@ TEST(Planner, InterleavedOneLineLayout) {
     EXPECT_EQ(p.segments * p.block_bits, 512u);  // every lane of the line is a segment
     auto one = request(1'000'000, 0.01);
     one.max_accesses_per_query = 1;
-    EXPECT_EQ(must_plan(one).structure, "interleaved");
+    EXPECT_EQ(ab::info(must_plan(one).structure).one_line, true);
     // Unconstrained, it costs more bits than the paper layouts and is not chosen.
-    EXPECT_NE(must_plan(request(1'000'000, 0.01)).structure, "interleaved");
+    EXPECT_NE(must_plan(request(1'000'000, 0.01)).structure, Structure::interleaved);
 }

@@ -15,6 +15,11 @@ namespace agebloom {
 // structure (or two lcores' structures) share a line.
 inline constexpr size_t kCacheLine = 64;
 
+// The largest structure the core builds: 2^50 bits (128 TiB). Every sizing
+// function refuses more (Errc::too_large), so no size computation overflows
+// uint64_t or size_t (a segment count of at most 1088 times this stays below 2^61).
+inline constexpr uint64_t kMaxStructureBits = uint64_t{1} << 50;
+
 constexpr bool is_pow2(uint64_t x) noexcept { return x != 0 && (x & (x - 1)) == 0; }
 constexpr uint64_t align_up(uint64_t x, uint64_t align) noexcept {
   return (x + align - 1) & ~(align - 1);

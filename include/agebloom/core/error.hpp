@@ -28,6 +28,7 @@ enum class Errc : uint8_t {
   arena_too_small,              // the caller's arena cannot hold the structure
   arena_misaligned,             // alignment not a power of two
   time_went_backwards,          // now < the last time the filter saw
+  too_large,                    // sizes beyond kMaxStructureBits (an FPR too small to build)
 };
 
 constexpr const char* message(Errc code) noexcept {
@@ -49,6 +50,9 @@ constexpr const char* message(Errc code) noexcept {
     case Errc::arena_too_small: return "arena is too small for the structure";
     case Errc::arena_misaligned: return "alignment must be a power of two";
     case Errc::time_went_backwards: return "time went backwards";
+    case Errc::too_large:
+      return "the structure would exceed 2^50 bits: the false-positive rate is too small (or the window too "
+             "large) to build";
   }
   return "unknown error";
 }

@@ -72,9 +72,33 @@ constexpr double pow(double b, double e) noexcept {
   return exp(e * ln(b));
 }
 
-// 1 - (1 - p)^(1/n) without cancellation: -expm1(log1p(-p)/n).
+// 1 - (1 - p)^(1/n). For tiny p, 1 - p rounds to 1 and the direct form
+// returns 0 (and the sizes derived from it, infinity): there the series
+// p/n + (n-1)p^2/(2n^2) is exact to double precision.
 constexpr double root_complement(double p, double n) noexcept {
+  if (p < 1e-9) return p / n + (n - 1.0) * p * p / (2.0 * n * n);
   return 1.0 - exp(ln(1.0 - p) / n);
+}
+
+// 1 - (1 - x)^n, the chance that one of n independent trials of
+// probability x succeeds (Prop. 2's union over segments). For tiny x, 1 - x
+// rounds to 1 and the direct form returns 0: there n·x - C(n,2)·x² is exact
+// to double precision.
+constexpr double any_of(double x, double n) noexcept {
+  if (x < 1e-9) return n * x - n * (n - 1.0) * 0.5 * x * x;
+  return 1.0 - pow(1.0 - x, n);
+}
+
+// The smallest u in (lo, hi] with pass(u), given pass(hi) and not pass(lo),
+// for a pass() that is monotone in u: a bisection, log2(hi - lo) calls.
+template <class Pass>
+constexpr uint64_t bisect_smallest(uint64_t lo, uint64_t hi, Pass&& pass) noexcept {
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (pass(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 constexpr uint64_t ceil_div(uint64_t a, uint64_t b) noexcept { return a / b + (a % b != 0); }

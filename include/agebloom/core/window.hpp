@@ -22,6 +22,7 @@ struct Window {
   static constexpr Window count(uint64_t insertions) noexcept { return {WindowKind::count, insertions}; }
   static constexpr Window time(uint64_t ticks) noexcept { return {WindowKind::time, ticks}; }
   constexpr bool is_time() const noexcept { return kind == WindowKind::time; }
+  constexpr bool operator==(const Window&) const = default;
 
   constexpr Status validate() const noexcept {
     if (span == 0) return kind == WindowKind::time ? Errc::time_span_zero : Errc::window_zero;

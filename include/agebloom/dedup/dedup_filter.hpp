@@ -8,16 +8,18 @@
 //   insert-on-miss: only packets that pass are inserted ("pass at most one
 //                   per window", the click-fraud default).
 //
-// Hosted code (lib/): it names filters with strings and reports with them, but
-// the filter itself lives in the caller's arena as everywhere else.
+// Hosted code (lib/): it holds any registered structure (registry/) by value,
+// and the filter itself lives in the caller's arena as everywhere else.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include "agebloom/agebloom.hpp"
+#include "agebloom/registry/filter_config.hpp"
 
 namespace agebloom::dedup {
 
@@ -26,32 +28,37 @@ enum class Policy : uint8_t { insert_always, insert_on_miss };
 const char* policy_name(Policy p) noexcept;
 bool parse_policy(std::string_view s, Policy& out) noexcept;
 
-// What the user asks for. `name` is one of filter_names(); "auto" asks the
-// planner (lib/model) for the structure with the fewest bits per item that
-// meets `fpr` over the window (for a time window: over `capacity` insertions)
-// among those that read one cache line per query: a dataplane's cost.
+// What the user asks for, parsed at the edge (filter_options.hpp):
+// `structure` empty asks the planner (lib/model) for the structure with the
+// fewest bits per item that meets `fpr` over the window (for a time window:
+// over `capacity` insertions) among those that read one cache line per
+// query: a dataplane's cost. A structure named asks for its best shape.
 struct FilterSpec {
-  std::string name = "auto";
+  std::optional<Structure> structure;  // nullopt: "auto"
   Window window = Window::count(0);
   double fpr = 0.01;
   uint64_t capacity = 0;  // expected insertions per time window (required for --ttl)
-  uint32_t segments = 0;  // r for the guarded epoch filter; 0 = the structure's default
 };
 
-// Comma-separated list of accepted names, for --help and error messages.
-const char* filter_names() noexcept;
+// The name --filter takes for `spec.structure` ("auto" when empty).
+const char* spec_name(const FilterSpec& spec) noexcept;
 
 class DedupFilter {
  public:
-  // Chooses parameters for `spec`; on error returns a message naming the problem.
+  // Plans `spec`; on error returns a message naming the problem.
   static std::variant<DedupFilter, std::string> plan(const FilterSpec& spec);
+  // The filter of a ready configuration (a planner's Plan::config).
+  explicit DedupFilter(const FilterConfig& config) : config_(config) {}
+  DedupFilter() = default;  // an empty slot (a worker before its filter is made)
 
-  size_t bytes_needed() const noexcept;
+  size_t bytes_needed() const noexcept { return config_.bytes_needed(); }
   // Creates the filter in `arena` (at least bytes_needed()). Message on error.
   std::string create(Arena& arena);
 
   // Time windows: expire what ended by `now`. Count windows: no-op.
-  Status advance(uint64_t now) noexcept;
+  Status advance(uint64_t now) noexcept {
+    return std::visit([&](auto& f) { return f.advance(now); }, filter_);
+  }
 
   // The verdict for one keyed packet: true = duplicate (suppress).
   bool is_duplicate(KeyHash h, Policy policy) noexcept {
@@ -74,29 +81,24 @@ class DedupFilter {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
   }
 
-  // The guarded epoch configuration when that is the structure (the GPU
-  // backend replays it), else nullptr.
-  const GuardedEpochConfig* guarded_epoch_config() const noexcept {
-    return std::get_if<GuardedEpochConfig>(&config_);
-  }
-  // The APBF / APBBF configuration when that is the structure, else nullptr.
-  const ApbfConfig* apbf_config() const noexcept { return std::get_if<ApbfConfig>(&config_); }
-  // The one-line guarded epoch configuration when that is the structure, else nullptr.
-  const InterleavedEpochConfig* interleaved_epoch_config() const noexcept {
-    return std::get_if<InterleavedEpochConfig>(&config_);
+  // The concrete filter, for code that wants its own loop over it.
+  template <class F>
+  decltype(auto) visit(F&& f) {
+    return std::visit(static_cast<F&&>(f), filter_);
   }
 
-  const std::string& name() const noexcept { return name_; }
+  const FilterConfig& config() const noexcept { return config_; }
+  Structure structure() const noexcept { return config_.structure; }
+  std::string name() const { return agebloom::name(config_.structure); }
   // One line of parameters, e.g. "r=8 k=10 segment_bits=1803999".
   std::string parameters() const;
-  double model_fpr() const noexcept;
-  double bits_per_item() const noexcept;
+  double model_fpr() const noexcept { return config_.model_fpr(); }
+  double bits_per_item() const noexcept { return config_.bits_per_item(); }
   double fill_ratio() const noexcept;
 
  private:
-  std::string name_;
-  std::variant<GuardedEpochConfig, ApbfConfig, InterleavedEpochConfig> config_;
-  std::variant<GuardedEpochFilter, ApbfFilter, InterleavedEpochFilter<uint64_t>> filter_;
+  FilterConfig config_;
+  AnyFilter filter_;
 };
 
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.

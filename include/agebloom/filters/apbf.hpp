@@ -85,6 +85,7 @@ struct ApbfConfig {
   static constexpr uint32_t kMaxL = 1024;
 
   constexpr uint32_t slices() const noexcept { return k + l; }
+  constexpr bool operator==(const ApbfConfig&) const = default;
 
   // Insertions (count) or ticks (time) per generation.
   constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }
@@ -112,6 +113,7 @@ struct ApbfConfig {
         return Errc::bits_per_block_invalid;
     }
     if (slice_bits < 64 || slice_bits < block_bits) return Errc::budget_too_small;
+    if (slice_bits > kMaxStructureBits / slices()) return Errc::too_large;
     return Errc::ok;
   }
 
@@ -129,14 +131,24 @@ struct ApbfConfig {
   // are 1 - 2^{-(i+1)/k}, which the paper linearises as (i+1)/(2k).
   constexpr double model_fpr() const noexcept {
     double fill[kMaxK + kMaxL];
+    match_probabilities(fill);
+    return scan_fpr(k, l, fill);
+  }
+
+  // The probability that logical slice i (0 = newest) matches a key it does
+  // not hold, at the end of a generation: fill[0 .. slices()).
+  constexpr void match_probabilities(double* fill) const noexcept {
     const double g = generation_load();
     const double m = static_cast<double>(usable_slice_bits());
     for (uint32_t i = 0; i < slices(); ++i) {
+      if (i > k) {  // every slice past the insertion window holds k·g keys
+        fill[i] = fill[k];
+        continue;
+      }
       const double keys = g * (i < k ? i + 1 : k);
       fill[i] = block_bits ? bloom_math::partitioned_block_fpr(m, keys, block_bits, bits_per_block)
                            : 1.0 - math::exp(-keys / m);
     }
-    return scan_fpr(k, l, fill);
   }
 
   // F(a, i) of §5.2: the probability that a scan from slice i, holding a
@@ -222,6 +234,47 @@ struct ApbfConfig {
     c->slice_bits = align_up(
         math::ceil_to_u64(static_cast<double>(k) * static_cast<double>(g) * b / math::kLn2), block_bits);
     if (Status s = c->validate(); !s) return s;
+    return c;
+  }
+
+  // The shape (k, l[, B, b]) sized by this structure's own model: the
+  // smallest slices (whole blocks for APBBF) whose model_fpr() is at most
+  // `fpr`. The search starts from the design point of with_shape()/blocked()
+  // and brackets by doubling (bounded by the size limit), then bisects: at
+  // most ~100 model evaluations.
+  static constexpr Expected<ApbfConfig> sized(Window window, double fpr, uint32_t k, uint32_t l,
+                                              uint32_t block_bits = 0, uint32_t b = 0,
+                                              uint64_t capacity = 0) noexcept {
+    if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
+    Expected<ApbfConfig> start =
+        block_bits ? blocked(window, k, l, block_bits, b, capacity) : with_shape(window, k, l, capacity);
+    if (!start) return start;
+    ApbfConfig c = *start;
+    const uint64_t unit = block_bits ? block_bits : 1;
+    const uint64_t max_units = kMaxStructureBits / c.slices() / unit;
+    auto meets = [&](uint64_t units) {
+      c.slice_bits = units * unit;
+      return c.model_fpr() <= fpr;
+    };
+    const uint64_t floor_units = block_bits ? 1 : 64;  // the smallest valid slice
+    uint64_t lo = 0, hi = c.slice_bits / unit;           // invariant: hi meets, lo does not
+    if (meets(hi)) {
+      lo = hi / 2;
+      while (lo >= floor_units && meets(lo)) hi = lo, lo /= 2;
+      if (lo < floor_units) lo = floor_units - 1;
+    } else {
+      do {
+        if (hi >= max_units) return Errc::too_large;
+        lo = hi;
+        hi = hi * 2 < max_units ? hi * 2 : max_units;
+      } while (!meets(hi));
+    }
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (meets(mid) ? hi : lo) = mid;
+    }
+    c.slice_bits = hi * unit;
+    if (Status s = c.validate(); !s) return s;
     return c;
   }
 

@@ -52,6 +52,7 @@ struct GuardedEpochConfig {
   static constexpr uint32_t kMaxSegments = 64;  // r + 1
 
   constexpr uint32_t segments() const noexcept { return r + 1; }
+  constexpr bool operator==(const GuardedEpochConfig&) const = default;
 
   // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
   constexpr uint64_t epoch_length() const noexcept {
@@ -74,6 +75,7 @@ struct GuardedEpochConfig {
       return Errc::block_size_invalid;
     if (k == 0 || k > kMaxK || (block_bits != 0 && k > block_bits)) return Errc::k_out_of_range;
     if (segment_bits < 64 || segment_bits < block_bits) return Errc::budget_too_small;
+    if (segment_bits > kMaxStructureBits / segments()) return Errc::too_large;
     return Errc::ok;
   }
 
@@ -89,7 +91,7 @@ struct GuardedEpochConfig {
     const double s = static_cast<double>(usable_segment_bits());
     const double seg = block_bits == 0 ? bloom_math::fpr(s, load, k)
                                        : bloom_math::blocked_fpr(s, load, k, block_bits);
-    return 1.0 - math::pow(1.0 - seg, segments());
+    return math::any_of(seg, segments());
   }
 
   constexpr double bits_per_item() const noexcept {
@@ -124,18 +126,37 @@ struct GuardedEpochConfig {
     GuardedEpochConfig c = base(window, r, block_bits, capacity);
     if (Status s = c.validate_shape(); !s) return s;
     const double load = c.epoch_load();
-    const double f = math::root_complement(fpr, c.segments());
-    double s = bloom_math::bits_for(load, f);
-    for (int step = 0; step < 400; ++step) {
-      c.segment_bits = math::ceil_to_u64(s);
-      if (c.segment_bits < 64) c.segment_bits = 64;
-      if (block_bits) c.segment_bits = align_up(c.segment_bits, block_bits);
+    const uint64_t unit = block_bits ? block_bits : 1;
+    const uint64_t min_units = block_bits ? 1 : 64;
+    const uint64_t max_units = kMaxStructureBits / c.segments() / unit;
+    // Segments of `units` units with the best k for them: meets the target?
+    auto meets = [&](uint64_t units) {
+      c.segment_bits = units * unit;
       c.k = bloom_math::optimal_k(static_cast<double>(c.segment_bits), load, kMaxK);
       if (block_bits != 0 && c.k > block_bits) c.k = block_bits;
-      if (c.model_fpr() <= fpr) return c;
-      s *= 1.02;
+      return c.model_fpr() <= fpr;
+    };
+    const double f = math::root_complement(fpr, c.segments());
+    double s = bloom_math::bits_for(load, f) / static_cast<double>(unit);
+    // Bounded: 2% steps up from the plain Bloom filter's size for the
+    // per-segment target (already within a few percent for flat segments),
+    // at most 400 of them (a factor 2750), then a bisection down to the
+    // smallest segment meeting the target.
+    uint64_t fails = min_units - 1;
+    for (int step = 0; step < 400; ++step, s *= 1.02) {
+      if (!(s <= static_cast<double>(max_units))) return Errc::too_large;
+      uint64_t units = math::ceil_to_u64(s);
+      if (units < min_units) units = min_units;
+      if (units <= fails) continue;
+      if (!meets(units)) {
+        fails = units;
+        continue;
+      }
+      while (units / 2 > fails && meets(units / 2)) units /= 2;  // the start was generous
+      meets(math::bisect_smallest(fails, units, meets));
+      return c;
     }
-    return Errc::fpr_out_of_range;  // unreachable for fpr in (0, 1) with k <= 32
+    return Errc::too_large;  // k <= 32 left the target out of reach below the size limit
   }
 
  private:

@@ -53,6 +53,7 @@ struct InterleavedApbfConfig {
 
   constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }
   constexpr uint32_t slices() const noexcept { return k + l; }
+  constexpr bool operator==(const InterleavedApbfConfig&) const = default;
   constexpr uint32_t log2_part_bits() const noexcept {
     return b && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / b)) : 0;
   }
@@ -70,6 +71,7 @@ struct InterleavedApbfConfig {
     if (!window.is_time() && (generation == 0 || generation * l < window.span))
       return Errc::window_smaller_than_segments;
     if (lines == 0) return Errc::budget_too_small;
+    if (lines > kMaxStructureBits / 512) return Errc::too_large;
     return Errc::ok;
   }
 
@@ -140,7 +142,7 @@ struct InterleavedApbfConfig {
     if (lane_bits != 32 && lane_bits != 64) return Errc::block_size_invalid;
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
     if (n == 0) return Errc::capacity_zero;
-    Expected<InterleavedApbfConfig> best = Errc::fpr_out_of_range;
+    Expected<InterleavedApbfConfig> best = Errc::too_large;
     for (uint32_t k = 1; k <= 512 / lane_bits / 2; ++k)
       for (uint32_t b = 1; b <= 8; b *= 2) {
         InterleavedApbfConfig c;

@@ -41,6 +41,7 @@ struct InterleavedEpochConfig {
   uint64_t capacity = 0;   // expected insertions per window (time windows)
 
   constexpr uint32_t segments() const noexcept { return r + 1; }
+  constexpr bool operator==(const InterleavedEpochConfig&) const = default;
   constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }
   constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
   constexpr double epoch_load() const noexcept {
@@ -55,6 +56,7 @@ struct InterleavedEpochConfig {
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
     if (!is_pow2(k) || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
     if (lines == 0) return Errc::budget_too_small;
+    if (lines > kMaxStructureBits / 512) return Errc::too_large;
     return Errc::ok;
   }
 
@@ -67,7 +69,7 @@ struct InterleavedEpochConfig {
   constexpr double model_fpr() const noexcept {
     const double seg =
         bloom_math::partitioned_block_fpr(static_cast<double>(lines) * lane_bits, epoch_load(), lane_bits, k);
-    return 1.0 - math::pow(1.0 - seg, segments());
+    return math::any_of(seg, segments());
   }
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
@@ -88,13 +90,9 @@ struct InterleavedEpochConfig {
     c.lines = 1;
     if (Status s = c.validate(); !s) return s;
     if (c.capacity == 0) return Errc::capacity_zero;
-    // Start from a flat filter's size for the per-segment target, then grow
-    // the line count until the best k meets the target.
-    const double f = math::root_complement(fpr, c.segments());
-    double lines = bloom_math::bits_for(c.epoch_load(), f) / lane_bits;
-    for (int step = 0; step < 600; ++step, lines *= 1.02) {
-      c.lines = math::ceil_to_u64(lines);
-      if (c.lines == 0) c.lines = 1;
+    // Lines of the best k for them (a power of two): meets the target?
+    auto meets = [&](uint64_t lines) {
+      c.lines = lines;
       uint32_t best_k = 1;
       double best = 2.0;
       for (uint32_t k = 1; k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
@@ -104,9 +102,28 @@ struct InterleavedEpochConfig {
         if (p < best) best = p, best_k = k;
       }
       c.k = best_k;
-      if (best <= fpr) return c;
+      return best <= fpr;
+    };
+    // Start from a flat filter's size for the per-segment target, grow 2% a
+    // step until the best k meets the target (bounded), then bisect down to
+    // the fewest lines that do.
+    const uint64_t max_lines = kMaxStructureBits / 512;
+    const double f = math::root_complement(fpr, c.segments());
+    double lines = bloom_math::bits_for(c.epoch_load(), f) / lane_bits;
+    uint64_t fails = 0;
+    for (int step = 0; step < 600; ++step, lines *= 1.02) {
+      if (!(lines <= static_cast<double>(max_lines))) return Errc::too_large;
+      uint64_t n = math::ceil_to_u64(lines);
+      if (n <= fails) continue;
+      if (!meets(n)) {
+        fails = n;
+        continue;
+      }
+      while (n / 2 > fails && meets(n / 2)) n /= 2;
+      meets(math::bisect_smallest(fails, n, meets));
+      return c;
     }
-    return Errc::fpr_out_of_range;
+    return Errc::too_large;
   }
 };
 

@@ -1,6 +1,6 @@
 // The filter options dedup_fwd and agebloom-replay share: what each accepts,
 // and the message for what it refuses.
-#include "agebloom/dedup/spec_options.hpp"
+#include "agebloom/dedup/filter_options.hpp"
 
 #include <gtest/gtest.h>
 

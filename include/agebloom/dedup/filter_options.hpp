@@ -1,0 +1,84 @@
+// The command-line options that choose keys, pick and size the filter and
+// set the dedup policy, declared and checked once for every tool that takes
+// them (dedup_fwd, agebloom-replay, agebloom-plan), with the same messages:
+//
+//   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P
+//   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
+//
+// A tool appends these to its own getopt_long table (append_to), offers each
+// option code to take(), and calls finish() once after the loop for the
+// checks across options and the defaults. Every refusal is a message naming
+// the option and echoing the value; the tools exit 2 with it.
+#pragma once
+
+#include <getopt.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "agebloom/core/window.hpp"
+#include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/packet/key_extract.hpp"
+
+namespace agebloom::dedup {
+
+// A whole unsigned number in `base`: no sign, no blanks, no trailing bytes,
+// no overflow.
+bool parse_u64(const std::string& s, uint64_t& out, int base = 10) noexcept;
+
+std::string parse_window_option(const std::string& arg, Window& window);    // --window N
+std::string parse_ttl_option(const std::string& arg, Window& window);       // --ttl 500ms
+std::string parse_capacity_option(const std::string& arg, uint64_t& capacity);  // --capacity N
+std::string parse_fpr_option(const std::string& arg, double& fpr);           // --fpr 0.01
+std::string parse_seed_option(const std::string& arg, uint64_t& seed);       // --seed HEX
+std::string parse_filter_option(const std::string& arg, FilterSpec& spec);   // --filter NAME|auto
+
+// "auto, guarded-epoch, ...": every name --filter takes, from the registry.
+std::string filter_names();
+
+// --list-filters: one line per registered structure, beginning with the name
+// --filter takes, then the paper, the window kinds, the cost per query and a
+// one-line summary.
+void print_filter_list(std::FILE* out);
+
+class FilterOptions {
+ public:
+  // Option codes: above any a tool uses for its own options.
+  enum Code : int {
+    kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters
+  };
+  // What the options set, defaults applied by finish().
+  packet::KeyMode mode = packet::KeyMode::src_ip;
+  FilterSpec spec;
+  Policy policy = Policy::insert_always;
+  uint64_t seed = 0;
+  bool seed_set = false;
+  std::string click_param;
+  bool click_host = false;
+  bool list_filters = false;
+
+  // Appends the shared options (not the terminating zero entry); with
+  // sizing_only, just those that size a filter (--filter, --window, --ttl,
+  // --capacity, --fpr, --list-filters), for agebloom-plan.
+  static void append_to(std::vector<option>& table, bool sizing_only = false);
+  // The --help lines of the shared options.
+  static const char* help();
+
+  // True when `code` is a shared option; a bad value sets `error`.
+  bool take(int code, const char* arg, std::string& error);
+  // Checks across options and fills the defaults: window 1,000,000
+  // insertions when neither --window nor --ttl is given, capacity 1,000,000
+  // for --ttl, the key mode's policy. Returns the message for a conflict, or "".
+  std::string finish();
+
+  bool time_window() const noexcept { return have_ttl_; }
+
+ private:
+  bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
+  bool have_click_opt_ = false;
+  uint64_t capacity_ = 1'000'000;
+};
+
+}  // namespace agebloom::dedup

@@ -1,0 +1,250 @@
+// The registry of structures: every filter the library builds, by name, in
+// one table, and for each the types and the sizing hook the rest of the
+// project needs. dedup_fwd, agebloom-replay, agebloom-plan, the planner, the
+// benchmarks and the GPU dispatch enumerate this table; none of them names a
+// structure (testpmd's fwd_engines[] is the model).
+//
+// Adding a structure (docs/ARCHITECTURE.md, "Adding a structure"): its header
+// in filters/, one enumerator, one row in kStructures, one StructureTraits
+// specialisation below, and its own tests. The property suite
+// (tests/core/structure_property_test.cpp) and the tools' golden tests pick it
+// up from here.
+//
+// Freestanding like the rest of the core: plain data and templates, no
+// strings, no allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/window.hpp"
+#include "agebloom/filters/apbf.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"
+#include "agebloom/filters/interleaved_apbf.hpp"
+#include "agebloom/filters/interleaved_epoch.hpp"
+#include "agebloom/filters/rotating_ring.hpp"
+
+namespace agebloom {
+
+enum class Structure : uint8_t {
+  guarded_epoch,
+  guarded_epoch_blocked,
+  apbf,
+  apbbf,
+  ring,
+  interleaved,
+  interleaved_apbf,
+};
+
+// Which windows a structure keeps.
+enum WindowKinds : uint8_t { kCountWindows = 1, kTimeWindows = 2, kBothWindows = 3 };
+
+struct StructureInfo {
+  Structure id;
+  const char* name;      // what --filter takes
+  const char* paper;     // title and section it comes from
+  uint8_t windows;       // WindowKinds
+  const char* cost;      // memory touched per query
+  const char* summary;   // one line
+  bool gpu;              // the CUDA replay backend replays it (gpu/)
+  bool false_negatives;  // inside the window, by design
+  bool one_line;         // one cache line per query and per insert: "auto"'s candidates
+};
+
+inline constexpr StructureInfo kStructures[] = {
+    {Structure::guarded_epoch, "guarded-epoch", "Guarded Epoch Bloom Filters, Sec. 2 and Prop. 2", kBothWindows,
+     "k probes x (r+1) segments", "r+1 segments, epochs of W/r, one guard epoch: the most compact", true, false,
+     false},
+    {Structure::guarded_epoch_blocked, "guarded-epoch-blocked", "Guarded Epoch Bloom Filters, Sec. 2 (blocked)",
+     kBothWindows, "one 512-bit block x (r+1) segments", "guarded epoch with a block per segment probe", true,
+     false, false},
+    {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 4-5 (Algorithm 1)", kBothWindows,
+     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false},
+    {Structure::apbbf, "apbbf", "Age-Partitioned Bloom Filters, Sec. 6", kBothWindows, "~2-4 blocks",
+     "APBF whose slices are blocked filters with b bits per block", true, false, false},
+    {Structure::ring, "ring", "Bloom filters for unbounded streams: rotating filters", kBothWindows,
+     "k probes x (N+1) filters",
+     "N+1 rotating filters; with --ttl and --capacity also rotates when the current one is full", true, false,
+     false},
+    {Structure::interleaved, "interleaved", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout)",
+     kBothWindows, "one cache line", "guarded epoch with every segment's word of an index in one 64-byte line",
+     true, false, true},
+    {Structure::interleaved_apbf, "interleaved-apbf", "Age-Partitioned Bloom Filters, Sec. 5-6 (one-line layout)",
+     kBothWindows, "one cache line", "APBF's k+l <= 16 slices as the lanes of one 64-byte line", false, false,
+     true},
+};
+inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
+
+constexpr bool registry_in_order() noexcept {
+  for (size_t i = 0; i < kStructureCount; ++i)
+    if (static_cast<size_t>(kStructures[i].id) != i) return false;
+  return true;
+}
+static_assert(registry_in_order(), "kStructures lists the structures in enumerator order");
+
+constexpr const StructureInfo& info(Structure s) noexcept { return kStructures[static_cast<size_t>(s)]; }
+constexpr const char* name(Structure s) noexcept { return info(s).name; }
+
+// The structure whose name is s[0..n), or nullptr.
+constexpr const StructureInfo* find_structure(const char* s, size_t n) noexcept {
+  for (const StructureInfo& row : kStructures) {
+    size_t i = 0;
+    while (i < n && row.name[i] != '\0' && row.name[i] == s[i]) ++i;
+    if (i == n && row.name[i] == '\0') return &row;
+  }
+  return nullptr;
+}
+
+// What the sizing hooks are asked: keep `window` with a model FPR of at most
+// `fpr`. `capacity` is the insertions expected per window (required for time
+// windows; count windows default to the span). `block_bits` is B for the
+// blocked structures.
+struct SizingRequest {
+  Window window = Window::count(0);
+  double fpr = 0.01;
+  uint64_t capacity = 0;
+  uint32_t block_bits = 512;
+
+  constexpr uint64_t items() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
+};
+
+// StructureTraits<S>: Config and Filter, and plan(request, emit), which calls
+// emit(config) for each shape of the structure (r, (k, l), lanes, ...) sized
+// by the structure's own model to meet request.fpr: ready configurations,
+// built bit for bit as emitted. The planner (lib/model) ranks them.
+template <Structure S>
+struct StructureTraits;
+
+namespace registry_detail {
+// The guarded epoch shapes: r (or N) from 1 to the segment limit.
+template <class Emit>
+constexpr void plan_epochs(const SizingRequest& r, uint32_t block_bits, bool ring, Emit&& emit) {
+  for (uint32_t n = 1; n < GuardedEpochConfig::kMaxSegments; ++n) {
+    if (!r.window.is_time() && r.window.span < n) break;
+    auto c = ring ? RotatingRing::config(r.window, n, r.fpr, block_bits, r.capacity, /*rotate_at_capacity=*/true)
+                  : GuardedEpochConfig::for_fpr(r.window, r.fpr, n, block_bits, r.capacity);
+    if (c) emit(*c);
+  }
+}
+
+// The APBF shapes: k around the published ⌈log2 1/fpr⌉ (k0 - 2 .. k0 + 6,
+// paper 001 Sec. 5.3), every l from 1 while the memory still falls (it is
+// unimodal in l: more generations shorten each, until the scan's FP over
+// more slices costs more bits than it saves; four steps past the best stop).
+template <class Emit>
+constexpr void plan_apbf(const SizingRequest& r, uint32_t k_from, uint32_t k_to, uint32_t block_bits, uint32_t b,
+                         Emit&& emit) {
+  for (uint32_t k = k_from; k <= k_to && k <= ApbfConfig::kMaxK; ++k) {
+    double best = 0;
+    uint32_t since_best = 0;
+    for (uint32_t l = 1; l <= 100 && since_best < 4; ++l) {
+      if (!r.window.is_time() && r.window.span < l) break;
+      auto c = ApbfConfig::sized(r.window, r.fpr, k, l, block_bits, b, r.capacity);
+      if (!c) {
+        ++since_best;
+        continue;
+      }
+      emit(*c);
+      const double bits = c->bits_per_item();
+      if (best == 0 || bits < best) best = bits, since_best = 0;
+      else ++since_best;
+    }
+  }
+}
+
+constexpr uint32_t published_k(double fpr) noexcept {
+  const uint64_t k0 = math::ceil_to_u64(-math::ln(fpr) / math::kLn2);
+  return k0 < 1 ? 1 : (k0 > 64 ? 64 : static_cast<uint32_t>(k0));
+}
+}  // namespace registry_detail
+
+template <>
+struct StructureTraits<Structure::guarded_epoch> {
+  using Config = GuardedEpochConfig;
+  using Filter = GuardedEpochFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    registry_detail::plan_epochs(r, 0, false, emit);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::guarded_epoch_blocked> {
+  using Config = GuardedEpochConfig;
+  using Filter = GuardedEpochFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    registry_detail::plan_epochs(r, r.block_bits, false, emit);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::apbf> {
+  using Config = ApbfConfig;
+  using Filter = ApbfFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    const uint32_t k0 = registry_detail::published_k(r.fpr);
+    registry_detail::plan_apbf(r, k0 > 2 ? k0 - 2 : 1, k0 + 6, 0, 0, emit);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::apbbf> {
+  using Config = ApbfConfig;
+  using Filter = ApbfFilter;
+  // k in 1..8 and b in 1, 2, 4, ... (paper 001 Sec. 6 explores k <= 8).
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    for (uint32_t b = 1; b < r.block_bits && b <= 32; b *= 2) {
+      ApbfConfig shape;
+      shape.block_bits = r.block_bits;
+      shape.bits_per_block = b;
+      if (b * shape.log2_part_bits() > 64) break;
+      registry_detail::plan_apbf(r, 1, 8, r.block_bits, b, emit);
+    }
+  }
+};
+
+template <>
+struct StructureTraits<Structure::ring> {
+  using Config = GuardedEpochConfig;
+  using Filter = GuardedEpochFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    registry_detail::plan_epochs(r, 0, true, emit);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::interleaved> {
+  using Config = InterleavedEpochConfig;
+  using Filter = InterleavedEpochFilter<uint64_t>;
+  // 64-bit lanes (8 segments): the dataplane's and the GPU's layout.
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = InterleavedEpochConfig::for_fpr(r.window, r.fpr, 64, 0, r.capacity)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::interleaved_apbf> {
+  using Config = InterleavedApbfConfig;
+  using Filter = InterleavedApbfFilter<uint32_t>;
+  // 32-bit lanes: 16 slices, room for the scan's k + l.
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = InterleavedApbfConfig::for_fpr(r.window, r.fpr, 32, r.capacity)) emit(*c);
+  }
+};
+
+// Calls f.template operator()<S>() for every registered structure, in table order.
+template <size_t I = 0, class F>
+constexpr void for_each_structure(F&& f) {
+  if constexpr (I < kStructureCount) {
+    f.template operator()<static_cast<Structure>(I)>();
+    for_each_structure<I + 1>(f);
+  }
+}
+
+}  // namespace agebloom

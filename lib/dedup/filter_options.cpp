@@ -1,0 +1,168 @@
+// The options every dedup tool shares (filter_options.hpp).
+#include "agebloom/dedup/filter_options.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/registry/structure.hpp"
+
+namespace agebloom::dedup {
+
+bool parse_u64(const std::string& s, uint64_t& out, int base) noexcept {
+  if (s.empty() || s[0] == '-' || s[0] == '+' || s[0] == ' ') return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoull(s.c_str(), &end, base);
+  return errno == 0 && end != nullptr && *end == '\0';
+}
+
+std::string parse_window_option(const std::string& arg, Window& window) {
+  uint64_t w;
+  if (!parse_u64(arg, w) || w == 0) return "--window needs a positive count, not '" + arg + "'";
+  window = Window::count(w);
+  return {};
+}
+
+std::string parse_ttl_option(const std::string& arg, Window& window) {
+  uint64_t ns;
+  if (!parse_duration_ns(arg, ns) || ns == 0) return "--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'";
+  window = Window::time(ns);
+  return {};
+}
+
+std::string parse_capacity_option(const std::string& arg, uint64_t& capacity) {
+  if (!parse_u64(arg, capacity) || capacity == 0) return "--capacity needs a positive count, not '" + arg + "'";
+  return {};
+}
+
+std::string parse_fpr_option(const std::string& arg, double& fpr) {
+  char* end = nullptr;
+  fpr = std::strtod(arg.c_str(), &end);
+  if (arg.empty() || end == nullptr || *end != '\0' || !(fpr > 0 && fpr < 1))
+    return "--fpr must lie strictly between 0 and 1, not '" + arg + "'";
+  return {};
+}
+
+std::string parse_seed_option(const std::string& arg, uint64_t& seed) {
+  if (!parse_u64(arg, seed, 16)) return "--seed needs a hexadecimal number, not '" + arg + "'";
+  return {};
+}
+
+std::string filter_names() {
+  std::string names = "auto";
+  for (const StructureInfo& s : kStructures) names += std::string(", ") + s.name;
+  return names;
+}
+
+std::string parse_filter_option(const std::string& arg, FilterSpec& spec) {
+  if (arg == "auto") {
+    spec.structure.reset();
+    return {};
+  }
+  const StructureInfo* s = find_structure(arg.data(), arg.size());
+  if (s == nullptr) return "--filter: unknown filter '" + arg + "' (choose from: " + filter_names() + ")";
+  spec.structure = s->id;
+  return {};
+}
+
+void print_filter_list(std::FILE* out) {
+  for (const StructureInfo& s : kStructures) {
+    const char* windows = s.windows == kBothWindows ? "count+time" : s.windows == kTimeWindows ? "time" : "count";
+    std::fprintf(out, "%-22s %-10s %-36s %s%s%s [%s]\n", s.name, windows, s.cost, s.summary,
+                 s.gpu ? "; GPU replay" : "", s.false_negatives ? "; false negatives by design" : "", s.paper);
+  }
+}
+
+void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
+  static const option shared[] = {
+      {"key", required_argument, nullptr, kKey},
+      {"filter", required_argument, nullptr, kFilter},
+      {"window", required_argument, nullptr, kWindow},
+      {"ttl", required_argument, nullptr, kTtl},
+      {"capacity", required_argument, nullptr, kCapacity},
+      {"fpr", required_argument, nullptr, kFpr},
+      {"policy", required_argument, nullptr, kPolicy},
+      {"seed", required_argument, nullptr, kSeed},
+      {"click-param", required_argument, nullptr, kClickParam},
+      {"click-host", no_argument, nullptr, kClickHost},
+      {"list-filters", no_argument, nullptr, kListFilters},
+  };
+  for (const option& opt : shared) {
+    const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
+                        opt.val == kFpr || opt.val == kListFilters;
+    if (sizing || !sizing_only) table.push_back(opt);
+  }
+}
+
+const char* FilterOptions::help() {
+  return "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
+         "                                  flow = 5-tuple, click = client IP + HTTP request\n"
+         "  --filter NAME                   a structure from --list-filters, or auto (default):\n"
+         "                                  the fewest bits per item among one-cache-line layouts\n"
+         "  --list-filters                  list the structures --filter takes, and exit\n"
+         "  --window N                      count window: the last N insertions (default 1000000)\n"
+         "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
+         "  --capacity N                    expected insertions per --ttl (default 1000000)\n"
+         "  --fpr P                         target false-positive rate (default 0.01)\n"
+         "  --policy insert-always|insert-on-miss\n"
+         "                                  default: insert-on-miss for click, else insert-always\n"
+         "  --seed HEX                      hash secret (default: random)\n"
+         "  --click-param NAME              click: key on this query parameter's value only\n"
+         "  --click-host                    click: include the Host header in the key\n";
+}
+
+bool FilterOptions::take(int code, const char* optarg, std::string& error) {
+  const std::string arg = optarg ? optarg : "";
+  switch (code) {
+    case kKey:
+      if (!parse_key_mode(arg, mode)) error = "--key must be src-ip, dst-ip, flow or click, not '" + arg + "'";
+      return true;
+    case kFilter: error = parse_filter_option(arg, spec); return true;
+    case kWindow:
+      error = parse_window_option(arg, spec.window);
+      have_window_ = true;
+      return true;
+    case kTtl:
+      error = parse_ttl_option(arg, spec.window);
+      have_ttl_ = true;
+      return true;
+    case kCapacity:
+      error = parse_capacity_option(arg, capacity_);
+      have_capacity_ = true;
+      return true;
+    case kFpr: error = parse_fpr_option(arg, spec.fpr); return true;
+    case kPolicy:
+      if (!parse_policy(arg, policy)) error = "--policy must be insert-always or insert-on-miss, not '" + arg + "'";
+      policy_set_ = true;
+      return true;
+    case kSeed:
+      error = parse_seed_option(arg, seed);
+      seed_set = true;
+      return true;
+    case kClickParam:
+      if (arg.empty()) error = "--click-param needs a parameter name";
+      click_param = arg;
+      have_click_opt_ = true;
+      return true;
+    case kClickHost:
+      click_host = true;
+      have_click_opt_ = true;
+      return true;
+    case kListFilters: list_filters = true; return true;
+    default: return false;
+  }
+}
+
+std::string FilterOptions::finish() {
+  // Each conflict names both options, so the user knows which to drop.
+  if (have_window_ && have_ttl_) return "--window and --ttl exclude each other";
+  if (have_capacity_ && !have_ttl_) return "--capacity applies to --ttl windows only";
+  if (have_click_opt_ && mode != packet::KeyMode::click) return "--click-param and --click-host need --key click";
+  if (!have_window_ && !have_ttl_) spec.window = Window::count(1'000'000);
+  spec.capacity = have_ttl_ ? capacity_ : 0;
+  if (!policy_set_) policy = default_policy(mode);
+  return {};
+}
+
+}  // namespace agebloom::dedup
