@@ -1,0 +1,186 @@
+// The properties every registered structure promises, run for each row of
+// the registry (agebloom/registry/structure.hpp): a structure gets these tests
+// by being registered.
+//
+//   - no live false negatives over random streams with repeated keys, in
+//     count windows and in time windows (with idle gaps longer than the window);
+//   - time going backwards is refused and changes nothing;
+//   - the staleness bound: a key not inserted for W + slack insertions is
+//     reported no more often than a fresh key;
+//   - the model (the config's model_fpr, the planner's figure) within ±15% of
+//     the FPR measured on fresh keys at the end of a generation / epoch;
+//   - error paths: an arena one line short, a time window without capacity,
+//     a zero window, an FPR out of reach.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agebloom/dedup/dedup_filter.hpp"
+#include "agebloom/model/planner.hpp"
+
+namespace agebloom {
+void PrintTo(const StructureInfo& s, std::ostream* os) { *os << s.name; }
+}  // namespace agebloom
+
+namespace ab = agebloom;
+namespace dd = agebloom::dedup;
+namespace m = agebloom::model;
+
+namespace {
+
+ab::KeyHash key(uint64_t i) { return ab::Hasher(0x5eed)(&i, sizeof i); }
+
+m::Plan plan_for(ab::Structure s, ab::Window w, double fpr, uint64_t capacity = 0) {
+  m::PlanRequest r;
+  r.window = w;
+  r.capacity = capacity;
+  r.fpr = fpr;
+  r.structure = s;
+  auto p = m::plan(r);
+  if (auto* e = std::get_if<m::PlanError>(&p)) {
+    ADD_FAILURE() << ab::name(s) << ": " << e->message;
+    return {};
+  }
+  return std::get<m::Plan>(p);
+}
+
+// A DedupFilter over its own aligned memory.
+struct Owned {
+  dd::DedupFilter filter;
+  std::vector<unsigned char> memory;
+  explicit Owned(const ab::FilterConfig& c) : filter(c), memory(filter.bytes_needed() + 64) {
+    ab::Arena arena(memory.data(), memory.size());
+    const std::string err = filter.create(arena);
+    EXPECT_EQ(err, "") << ab::name(c.structure);
+  }
+};
+
+class EveryStructure : public ::testing::TestWithParam<ab::StructureInfo> {};
+
+TEST_P(EveryStructure, NoLiveFalseNegativesInCountWindows) {
+  const uint64_t W = 3000;
+  const m::Plan p = plan_for(GetParam().id, ab::Window::count(W), 0.02);
+  Owned o(p.config);
+  std::mt19937_64 rng(1);
+  std::unordered_map<uint64_t, uint64_t> last;  // key -> insertion index
+  uint64_t misses = 0, live_checks = 0;
+  for (uint64_t t = 0; t < 40 * W; ++t) {
+    // Half the time a key from a small pool (repeats at every distance), else a fresh one.
+    const uint64_t k = rng() % 2 ? rng() % (2 * W) : (1ull << 40) + t;
+    const bool dup = o.filter.is_duplicate(key(k), dd::Policy::insert_always);
+    auto it = last.find(k);
+    if (it != last.end() && t - it->second <= W) {  // inserted within the last W insertions
+      ++live_checks;
+      misses += !dup;
+    }
+    last[k] = t;
+  }
+  EXPECT_GT(live_checks, 3 * W);  // the check had work to do
+  EXPECT_EQ(misses, 0u) << GetParam().name;
+}
+
+TEST_P(EveryStructure, NoLiveFalseNegativesInTimeWindows) {
+  const uint64_t T = 1000;  // ticks; at most one insertion per tick, so a window holds <= T <= capacity
+  const m::Plan p = plan_for(GetParam().id, ab::Window::time(T), 0.02, 2 * T);
+  Owned o(p.config);
+  std::mt19937_64 rng(2);
+  std::unordered_map<uint64_t, uint64_t> last;  // key -> tick of its last insertion
+  uint64_t now = 1'000'000, misses = 0, live_checks = 0;
+  for (uint64_t i = 0; i < 60 * T; ++i) {
+    const uint64_t r = rng() % 1000;
+    now += r == 0 ? 5 * T : r == 1 ? T + 1 : 1 + rng() % 3;  // idle gaps longer than the window, now and then
+    ASSERT_TRUE(o.filter.advance(now));
+    const uint64_t k = rng() % 2 ? rng() % 1500 : (1ull << 40) + i;
+    const bool dup = o.filter.is_duplicate(key(k), dd::Policy::insert_always);
+    auto it = last.find(k);
+    if (it != last.end() && now - it->second <= T) {
+      ++live_checks;
+      misses += !dup;
+    }
+    last[k] = now;
+  }
+  EXPECT_GT(live_checks, 2 * T);
+  EXPECT_EQ(misses, 0u) << GetParam().name;
+}
+
+TEST_P(EveryStructure, TimeGoingBackwardsChangesNothing) {
+  const m::Plan p = plan_for(GetParam().id, ab::Window::time(1000), 0.02, 2000);
+  Owned o(p.config);
+  ASSERT_TRUE(o.filter.advance(10'000));
+  for (uint64_t i = 0; i < 500; ++i) (void)o.filter.is_duplicate(key(i), dd::Policy::insert_always);
+  const std::vector<unsigned char> before = o.memory;
+  EXPECT_EQ(o.filter.advance(9'999).code(), ab::Errc::time_went_backwards);
+  EXPECT_EQ(o.memory, before);
+  for (uint64_t i = 0; i < 500; ++i) EXPECT_TRUE(o.filter.contains(key(i)));
+}
+
+TEST_P(EveryStructure, StaleKeysAreNoMoreLikelyThanFreshOnes) {
+  const uint64_t W = 4000;
+  const m::Plan p = plan_for(GetParam().id, ab::Window::count(W), 0.02);
+  Owned o(p.config);
+  // Keys 0..999 inserted first, then W + slack + one period of other keys:
+  // by the staleness bound nothing of the first batch survives rotation.
+  for (uint64_t i = 0; i < 1000; ++i) (void)o.filter.is_duplicate(key(i), dd::Policy::insert_always);
+  const uint64_t flush = W + static_cast<uint64_t>(p.slack_items) + p.generation_or_epoch + 1000;
+  for (uint64_t i = 0; i < flush; ++i) (void)o.filter.is_duplicate(key((1ull << 41) + i), dd::Policy::insert_always);
+  uint64_t stale = 0, fresh = 0;
+  for (uint64_t i = 0; i < 1000; ++i) stale += o.filter.contains(key(i));
+  for (uint64_t i = 0; i < 20000; ++i) fresh += o.filter.contains(key((1ull << 42) + i));
+  // Stale keys answer like fresh negatives: at most the FPR plus noise.
+  EXPECT_LE(stale, 1000 * p.expected_fpr * 3 + 10) << GetParam().name << " fresh " << fresh;
+}
+
+TEST_P(EveryStructure, ModelWithin15PercentOfMeasured) {
+  const uint64_t W = 20000;
+  const m::Plan p = plan_for(GetParam().id, ab::Window::count(W), 0.02);
+  Owned o(p.config);
+  // Steady state, then the end of a period: every segment / slice as full as
+  // it gets, the point the models describe.
+  const uint64_t period = p.generation_or_epoch;
+  const uint64_t n = (W / period + 4) * period;
+  for (uint64_t i = 0; i < n; ++i) (void)o.filter.is_duplicate(key(i), dd::Policy::insert_always);
+  uint64_t positives = 0;
+  const uint64_t queries = 400'000;
+  for (uint64_t i = 0; i < queries; ++i) positives += o.filter.contains(key((1ull << 43) + i));
+  const double measured = static_cast<double>(positives) / queries;
+  EXPECT_NEAR(p.expected_fpr, measured, 0.15 * measured)
+      << GetParam().name << ": model " << p.expected_fpr << " measured " << measured;
+}
+
+TEST_P(EveryStructure, ErrorPaths) {
+  const ab::Structure s = GetParam().id;
+  const m::Plan p = plan_for(s, ab::Window::count(5000), 0.01);
+  // An arena one cache line short is refused, and the arena is left as it was.
+  std::vector<unsigned char> mem(p.total_bytes + 64);
+  dd::DedupFilter f(p.config);
+  ab::Arena small(mem.data(), p.total_bytes - 64);
+  EXPECT_NE(f.create(small), "");
+  EXPECT_EQ(small.used(), 0u);
+  // Requests the planner refuses, each with its message.
+  m::PlanRequest r;
+  r.structure = s;
+  r.fpr = 0.01;
+  r.window = ab::Window::count(0);
+  EXPECT_TRUE(std::holds_alternative<m::PlanError>(m::plan(r)));
+  r.window = ab::Window::time(1000);  // no capacity
+  EXPECT_TRUE(std::holds_alternative<m::PlanError>(m::plan(r)));
+  r.capacity = 1000;
+  r.fpr = 1e-300;
+  const auto tiny = m::plan(r);
+  ASSERT_TRUE(std::holds_alternative<m::PlanError>(tiny));
+  EXPECT_EQ(std::get<m::PlanError>(tiny).code, m::PlanErrc::fpr_unreachable);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryStructure, ::testing::ValuesIn(ab::kStructures),
+                         [](const ::testing::TestParamInfo<ab::StructureInfo>& info) {
+                           std::string n = info.param.name;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+}  // namespace
