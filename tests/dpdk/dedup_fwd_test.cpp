@@ -265,6 +265,31 @@ TEST(DedupFwd, GoldenEveryKeyModeEqualsReplay) {
   }
 }
 
+// Every structure the registry lists (agebloom-replay --list-filters, so a
+// new structure is covered by being registered): dedup_fwd's verdicts equal
+// replay's, packet for packet, over a count window and over a time window
+// clocked by the capture's timestamps (10 us apart: a 2 ms TTL spans ~200).
+TEST(DedupFwd, GoldenEveryStructureEqualsReplay) {
+  const Outcome list = shell(std::string(AGEBLOOM_REPLAY) + " --list-filters");
+  ASSERT_EQ(list.code, 0) << list.out;
+  std::vector<std::string> names;
+  for (size_t at = 0; at < list.out.size();) {
+    const size_t end = list.out.find('\n', at);
+    const std::string line = list.out.substr(at, end - at);
+    if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
+    at = end == std::string::npos ? list.out.size() : end + 1;
+  }
+  ASSERT_GE(names.size(), 7u);
+  const auto frames = keyed_trace(500, 13, nullptr);
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    expect_same_as_replay("every-" + name, frames, "--key flow --filter " + name + " --window 64 --seed 5eed");
+    expect_same_as_replay("every-ttl-" + name, frames,
+                          "--key flow --filter " + name + " --ttl 2ms --capacity 300 --seed 5eed",
+                          "--time-source rx-timestamp");
+  }
+}
+
 TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);

@@ -11,7 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -31,8 +34,44 @@ fs::path temp_dir() {
 
 }  // namespace
 
+// The names --filter takes, as --list-filters prints them (the registry),
+// and "auto".
+std::vector<std::string> filters() {
+  const Outcome list = run("--list-filters");
+  EXPECT_EQ(list.code, 0) << list.out;
+  std::vector<std::string> names = {"auto"};
+  std::istringstream lines(list.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
+  return names;
+}
+
+TEST(ReplayCli, ListFiltersNamesTheSevenStructures) {
+  const std::vector<std::string> names = filters();
+  for (const char* want : {"guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved",
+                           "interleaved-apbf"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+}
+
+// Every structure over a time window from the capture's timestamps: live FNR
+// 0 on a real trace, for the keys that repeat within 100 ms and 10 s.
+TEST(ReplayCli, TruthOnRealTracesInTimeWindows) {
+  for (const std::string& filter : filters())
+    for (const char* ttl : {"100ms", "10s"})
+      for (const char* key : {"src-ip", "flow"}) {
+        const Outcome r = run(trace("pcapplusplus_example.pcap") + " --json --truth --seed 3 --capacity 5000 --ttl " +
+                              ttl + " --filter " + filter + " --key " + key);
+        ASSERT_EQ(r.code, 0) << r.out;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["live_fnr"], 0.0) << filter << " " << ttl << " " << key;
+        EXPECT_GT(j["truth_duplicates"].get<uint64_t>(), 0u);
+        EXPECT_EQ(j["filter"]["window_kind"], "time_ns");
+        EXPECT_EQ(j["filter"]["name"], filter == "auto" ? j["filter"]["name"].get<std::string>() : filter);
+      }
+}
+
 TEST(ReplayCli, TruthOnRealTracesHasNoLiveFalseNegatives) {
-  for (const char* filter : {"auto", "guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved"})
+  for (const std::string& filter : filters())
     for (const char* key : {"src-ip", "dst-ip", "flow", "click"}) {
       const Outcome r = run(trace("pcapplusplus_example.pcap") + " --json --truth --seed 1 --window 300 --filter " +
                         filter + " --key " + key);
@@ -91,7 +130,17 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --policy sometimes", "--policy"}, Case{t + " --seed xyz", "--seed"},
                         Case{t + " --filter bogus", "unknown filter"}, Case{t + " --bogus", "unknown"},
                         Case{t + " --backend tpu", "--backend"}, Case{t + " --backend gpu", "CUDA"},
-                        Case{t + " --window", "incomplete"}}) {
+                        Case{t + " --window", "incomplete"},
+                        // The shared options' rules, as dedup_fwd's.
+                        Case{t + " --window 10 --capacity 5", "--capacity applies to --ttl"},
+                        Case{t + " --key click --click-param=", "--click-param needs"},
+                        Case{t + " --click-host", "need --key click"},
+                        // A short option is named itself, not the TRACE beside it.
+                        Case{t + " -xy", "'-x'"},
+                        // Too small an FPR: exit 2 naming fpr, at once (no hang, no abort).
+                        Case{t + " --filter apbf --fpr 1e-50", "fpr"},
+                        Case{t + " --fpr 1e-200", "fpr 1e-200"},
+                        Case{t + " --filter guarded-epoch-blocked --fpr 1e-300", "fpr"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -99,6 +148,40 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   const Outcome help = run("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
+}
+
+// Under insert-on-miss a key whose first sighting was judged a duplicate is
+// never inserted; it is still one first occurrence, not one per sighting.
+TEST(ReplayCli, FirstOccurrencesAreDistinctKeys) {
+  for (const char* filter : {"guarded-epoch", "interleaved-apbf"}) {
+    const Outcome r = run(trace("pcapplusplus_example.pcap") +
+                          " --json --truth --seed 4 --policy insert-on-miss --fpr 0.3 --window 2000 --key flow --filter " +
+                          filter);
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["first_occurrences"], j["distinct_keys"]) << filter;
+    EXPECT_EQ(j["live_fnr"], 0.0);
+  }
+}
+
+// An output that cannot be written is an error (exit 1), never a short file
+// reported as success.
+TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
+  const Outcome full = run(trace("pcapplusplus_example.pcap") + " --seed 1 --verdicts /dev/full");
+  EXPECT_EQ(full.code, 1) << full.out;
+  EXPECT_NE(full.out.find("/dev/full"), std::string::npos) << full.out;
+  const Outcome dir = run(trace("pcapplusplus_example.pcap") + " --seed 1 --verdicts /nonexistent-dir/v.bin");
+  EXPECT_EQ(dir.code, 1) << dir.out;
+}
+
+// An FPR small but buildable sizes a real filter: no overflow, no crash.
+TEST(ReplayCli, TinyButBuildableFprReplays) {
+  for (const char* filter : {"guarded-epoch", "ring"}) {
+    const Outcome r = run(trace("pcapplusplus_4KHttpRequests.pcap") + " --json --truth --seed 5 --window 1000 --fpr 1e-16 "
+                          "--filter " + filter);
+    ASSERT_EQ(r.code, 0) << filter << "\n" << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["live_fnr"], 0.0);
+  }
 }
 
 TEST(ReplayCli, UnreadableTracesExitOneWithAMessage) {
