@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+#include <limits>
+
+#include "agebloom/core/bloom_math.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/filters/apbf.hpp"
+#include "agebloom/filters/guarded_epoch.hpp"
 
 namespace agebloom::model {
 
@@ -12,38 +17,18 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-// 1 - (1 - x)^n computed without cancellation for tiny x (FP targets go down
-// to 1e-9 and below, where 1 - (1 - x) loses all digits).
+// The formulas are the core's (core/bloom_math.hpp, core/math.hpp): the
+// filters' own models. What this file adds is the papers' parameterisations,
+// their tables and the access recurrences.
 double one_minus_pow_complement(double x, double n) {
     if (x >= 1.0) return 1.0;
     if (x <= 0.0) return 0.0;
-    return -std::expm1(n * std::log1p(-x));
+    return math::any_of(x, n);
 }
 
-// Σ_j Pois(j; λ) · per_load(j), summed over the Poisson mass that matters.
-// The pmf is evaluated in log space so that large λ (big blocks, few bits per
-// key) does not underflow e^(-λ).
-template <class PerLoad>
-double poisson_mixture(double lambda, PerLoad per_load) {
-    if (lambda <= 0.0) return per_load(0.0);
-    const double spread = 12.0 * std::sqrt(lambda) + 40.0;
-    const double lo = std::max(0.0, std::floor(lambda - spread));
-    const double hi = std::ceil(lambda + spread);
-    const double log_lambda = std::log(lambda);
-    // For a huge λ (a few huge blocks) the pmf is smooth over the ~24·sqrt(λ)
-    // loads that matter: a Riemann sum with at most ~4000 points suffices.
-    const double step = std::max(1.0, std::floor((hi - lo) / 4000.0));
-    double sum = 0.0;
-    for (double j = lo; j <= hi; j += step) {
-        const double log_pmf = -lambda + j * log_lambda - std::lgamma(j + 1.0);
-        sum += std::exp(log_pmf) * per_load(j) * step;
-    }
-    return std::min(1.0, sum);
-}
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
-}
+// Inputs outside a function's domain give NaN (or an empty result): the
+// library throws nothing.
+constexpr double kInvalid = std::numeric_limits<double>::quiet_NaN();
 
 } // namespace
 
@@ -52,28 +37,22 @@ void require(bool ok, const char* what) {
 // ---------------------------------------------------------------------------
 
 double fill_ratio(double hashes, double m_bits) {
-    require(m_bits >= 1.0, "fill_ratio: m_bits must be >= 1");
+    if (!(m_bits >= 1.0)) return kInvalid;
     if (hashes <= 0.0) return 0.0;
     return one_minus_pow_complement(1.0 / m_bits, hashes);
 }
 
 double blocked_bloom_fpr(double keys_per_block, unsigned block_bits, unsigned k) {
-    require(block_bits >= 1 && k >= 1, "blocked_bloom_fpr: B and k must be >= 1");
+    if (!(block_bits >= 1 && k >= 1)) return kInvalid;
     // [PSS] §3: a block that received j keys has k·j bits set at random.
-    return poisson_mixture(keys_per_block, [&](double j) {
-        return std::pow(fill_ratio(double(k) * j, block_bits), double(k));
-    });
+    return bloom_math::blocked_fpr(block_bits, keys_per_block, k, block_bits);
 }
 
 double partitioned_block_bloom_fpr(double keys_per_block, unsigned block_bits,
                                    unsigned b) {
-    require(b >= 1 && block_bits % b == 0 && block_bits / b >= 1,
-            "partitioned_block_bloom_fpr: b must divide B");
-    const double part_bits = double(block_bits) / b;
+    if (!(b >= 1 && block_bits % b == 0 && block_bits / b >= 1)) return kInvalid;
     // Each part of a block with j keys received exactly j bit sets.
-    return poisson_mixture(keys_per_block, [&](double j) {
-        return std::pow(fill_ratio(j, part_bits), double(b));
-    });
+    return bloom_math::partitioned_block_fpr(block_bits, keys_per_block, block_bits, b);
 }
 
 // ---------------------------------------------------------------------------
@@ -82,26 +61,24 @@ double partitioned_block_bloom_fpr(double keys_per_block, unsigned block_bits,
 
 GuardedEpochGeometry guarded_epoch_geometry(double bits_total, std::uint64_t window,
                                             unsigned r) {
-    require(window >= 1 && r >= 1, "guarded_epoch: window and r must be >= 1");
+    if (!(window >= 1 && r >= 1)) return {};
     const double s = std::floor(std::max(0.0, bits_total) / (r + 1.0));
     return {static_cast<std::uint64_t>(s), (window + r - 1) / r};
 }
 
 double guarded_epoch_fpr(double bits_total, std::uint64_t window, unsigned r,
                          unsigned k) {
-    require(k >= 1, "guarded_epoch_fpr: k must be >= 1");
+    if (!(k >= 1)) return kInvalid;
     const auto geo = guarded_epoch_geometry(bits_total, window, r);
     if (geo.segment_bits == 0) return 1.0;
-    // Prop. 2: one segment receives ℓ insertions of k bits each.
-    // 1 - e^(-kℓ/s), via expm1 so that very sparse segments keep their digits.
-    const double one_bit = -std::expm1(-double(k) * double(geo.epoch) / double(geo.segment_bits));
-    const double segment_fp = std::pow(one_bit, double(k));
-    return one_minus_pow_complement(segment_fp, r + 1.0);
+    // Prop. 2: one segment receives ℓ insertions of k bits each, the
+    // formula GuardedEpochConfig::model_fpr evaluates.
+    return one_minus_pow_complement(bloom_math::fpr(double(geo.segment_bits), double(geo.epoch), k), r + 1.0);
 }
 
 double guarded_epoch_blocked_fpr(double bits_total, std::uint64_t window, unsigned r,
                                  unsigned k, unsigned block_bits) {
-    require(k >= 1 && block_bits >= 1, "guarded_epoch_blocked_fpr: k, B must be >= 1");
+    if (!(k >= 1 && block_bits >= 1)) return kInvalid;
     const auto geo = guarded_epoch_geometry(bits_total, window, r);
     const std::uint64_t blocks = geo.segment_bits / block_bits;
     if (blocks == 0) return 1.0;
@@ -111,7 +88,7 @@ double guarded_epoch_blocked_fpr(double bits_total, std::uint64_t window, unsign
 }
 
 double guarded_epoch_peak_npws(std::uint64_t window, unsigned r) {
-    require(window >= 1 && r >= 1, "guarded_epoch_peak_npws: window, r must be >= 1");
+    if (!(window >= 1 && r >= 1)) return kInvalid;
     const std::uint64_t epoch = (window + r - 1) / r;
     const std::uint64_t retained = (r + 1ull) * epoch;
     return double(retained - window) / double(window);
@@ -122,28 +99,17 @@ double guarded_epoch_peak_npws(std::uint64_t window, unsigned r) {
 // ---------------------------------------------------------------------------
 
 std::vector<double> apbf_fill_ratios(unsigned k, unsigned l) {
-    require(k >= 1, "apbf: k must be >= 1");
+    if (!(k >= 1)) return {};
     std::vector<double> r(k + l, 0.5);
     for (unsigned i = 0; i < k; ++i) r[i] = (i + 1.0) / (2.0 * k);
     return r;
 }
 
 double apbf_fpr(unsigned k, unsigned l, const std::vector<double>& match) {
-    require(k >= 1 && match.size() == std::size_t(k) + l, "apbf_fpr: need k+l probabilities");
-    // §5.3 F(a, i), tabulated from the last slice backwards: row i+1 is kept
-    // in `next`, indexed by a (a = k means k consecutive matches: 1).
-    const unsigned n = k + l;
-    std::vector<double> next(k + 1, 0.0), cur(k + 1, 0.0);
-    next[k] = 1.0;
-    for (unsigned i = n; i-- > 0;) {
-        cur[k] = 1.0;
-        for (unsigned a = 0; a < k; ++a) {
-            if (i > l + a) { cur[a] = 0.0; continue; } // too few slices left
-            cur[a] = match[i] * next[a + 1] + (1.0 - match[i]) * next[0];
-        }
-        std::swap(cur, next);
-    }
-    return next[0];
+    if (!(k >= 1 && match.size() == std::size_t(k) + l)) return kInvalid;
+    if (k > ApbfConfig::kMaxK || l > ApbfConfig::kMaxL) return kInvalid;
+    // §5.3 F(a, i): the recurrence ApbfConfig::model_fpr evaluates.
+    return ApbfConfig::scan_fpr(k, l, match.data());
 }
 
 double apbf_fpr(unsigned k, unsigned l) { return apbf_fpr(k, l, apbf_fill_ratios(k, l)); }
@@ -196,8 +162,7 @@ private:
 } // namespace
 
 QueryOutcome apbf_query_outcome(unsigned k, unsigned l, const std::vector<double>& match) {
-    require(k >= 1 && match.size() == std::size_t(k) + l,
-            "apbf_query_outcome: need k+l probabilities");
+    if (!(k >= 1 && match.size() == std::size_t(k) + l)) return {};
     return JumpBackWalk(k, l, match).run();
 }
 
@@ -210,7 +175,7 @@ double apbf_accesses_fp(unsigned k, unsigned l, const std::vector<double>& match
 }
 
 double apbf_accesses_window(unsigned k, unsigned l, const std::vector<double>& match) {
-    require(l >= 1, "apbf_accesses_window: l must be >= 1");
+    if (!(l >= 1)) return kInvalid;
     // A window key of age j generations occupies slices j..j+k-1 (§5.2); the
     // window holds l generations, j = 0..l-1, equally many keys each.
     double sum = 0.0;
@@ -223,7 +188,7 @@ double apbf_accesses_window(unsigned k, unsigned l, const std::vector<double>& m
 }
 
 double apbf_peak_npws(unsigned k, unsigned l, double full_match) {
-    require(k >= 1 && l >= 1, "apbf_peak_npws: k, l must be >= 1");
+    if (!(k >= 1 && l >= 1)) return kInvalid;
     // §5.2: one slack generation is always reported, the next has lost one
     // slice (reported w.p. q), the next two (q^2), ...
     double sum = 0.0, term = 1.0;
@@ -237,7 +202,7 @@ double apbf_efficiency(unsigned k, unsigned l) {
 }
 
 double apbf_bits_per_item(unsigned k, unsigned l) {
-    require(k >= 1 && l >= 1, "apbf_bits_per_item: k, l must be >= 1");
+    if (!(k >= 1 && l >= 1)) return kInvalid;
     return double(k + l) * k / (l * kLn2);
 }
 
@@ -281,7 +246,7 @@ unsigned apbf_largest_l(unsigned k, double fp, unsigned max_l) {
 }
 
 ApbfParams apbf_published_params(std::uint64_t n, double fp) {
-    require(n >= 1 && fp > 0.0 && fp < 1.0, "apbf_published_params: n >= 1, 0 < fp < 1");
+    if (!(n >= 1 && fp > 0.0 && fp < 1.0)) return {};
     ApbfParams p{};
     p.k = static_cast<unsigned>(std::ceil(-std::log2(fp)));
     if (p.k == 0) p.k = 1;
@@ -298,7 +263,7 @@ ApbfParams apbf_published_params(std::uint64_t n, double fp) {
 // ---------------------------------------------------------------------------
 
 double apbbf_full_load(unsigned block_bits, unsigned b) {
-    require(b >= 1 && block_bits % b == 0 && block_bits > b, "apbbf: b must divide B, b < B");
+    if (!(b >= 1 && block_bits % b == 0 && block_bits > b)) return kInvalid;
     // Expected fill of a B/b-bit part after λ keys is 1-(1-b/B)^λ; solve = 1/2.
     return kLn2 / -std::log1p(-double(b) / block_bits);
 }
@@ -309,7 +274,7 @@ double apbbf_relative_capacity(unsigned block_bits, unsigned b) {
 
 std::vector<double> apbbf_segment_fprs(unsigned k, unsigned l, unsigned block_bits,
                                        unsigned b) {
-    require(k >= 1, "apbbf: k must be >= 1");
+    if (!(k >= 1)) return {};
     const double full = apbbf_full_load(block_bits, b);
     std::vector<double> fp(k + l);
     for (unsigned i = 0; i < k + l; ++i) {
@@ -324,7 +289,7 @@ double apbbf_fpr(unsigned k, unsigned l, unsigned block_bits, unsigned b) {
 }
 
 double apbbf_bits_per_item(unsigned k, unsigned l, unsigned block_bits, unsigned b) {
-    require(k >= 1 && l >= 1, "apbbf_bits_per_item: k, l must be >= 1");
+    if (!(k >= 1 && l >= 1)) return kInvalid;
     return double(k + l) * k * block_bits / (l * apbbf_full_load(block_bits, b));
 }
 

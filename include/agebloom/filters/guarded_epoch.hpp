@@ -61,6 +61,8 @@ struct GuardedEpochConfig {
   // Expected insertions one segment receives while current: ℓ for count
   // windows, capacity / r for time windows.
   constexpr double epoch_load() const noexcept {
+    // A count window's segment takes exactly ℓ = ⌈W/r⌉ insertions per epoch.
+    if (!window.is_time() && (capacity == 0 || capacity == window.span)) return static_cast<double>(epoch_length());
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
     const double load = r == 0 ? 0.0 : static_cast<double>(n) / r;
     const double cap = static_cast<double>(epoch_capacity);
