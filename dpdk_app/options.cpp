@@ -50,7 +50,7 @@ void usage(FILE* out) {
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
       "  --help\n"
       "Exit codes: 0 done, 1 run-time failure, 2 bad options.\n",
-      ab::dedup::FilterOptions::help());
+      ab::dedup::FilterOptions::help().c_str());
 }
 
 [[noreturn]] void bad(const std::string& msg) {

@@ -2,7 +2,7 @@
 # Runs the whole benchmark suite (every structure, every window, the
 # rte_member peers) in one process, prints Google Benchmark's table, writes
 # the JSON, and prints the ratios against rte_member HT cache that
-# docs/TARGETS.md sets (test_and_insert, bulk, W = 1M and 64M); then the
+# targets of docs/PERFORMANCE.md (test_and_insert, bulk, W = 1M and 64M); then the
 # pipeline figure on DPDK vdevs beside testpmd (scripts/bench_pipeline.sh),
 # so one command gives every ratio docs/PERFORMANCE.md reports.
 #

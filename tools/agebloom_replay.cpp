@@ -63,7 +63,7 @@ void usage(FILE* out) {
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
                "  --help\n"
                "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options.\n",
-               dedup::FilterOptions::help());
+               dedup::FilterOptions::help().c_str());
 }
 
 [[noreturn]] void bad(const std::string& msg) {

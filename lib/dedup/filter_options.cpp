@@ -95,12 +95,14 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
   }
 }
 
-const char* FilterOptions::help() {
-  return "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
+std::string FilterOptions::help() {
+  return std::string(
+         "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
          "                                  flow = 5-tuple, click = client IP + HTTP request\n"
-         "  --filter NAME                   a structure from --list-filters, or auto (default):\n"
-         "                                  the fewest bits per item among one-cache-line layouts\n"
-         "  --list-filters                  list the structures --filter takes, and exit\n"
+         "  --filter NAME                   auto (default: the fewest bits per item among the\n"
+         "                                  one-cache-line layouts) or a structure:\n"
+         "                                  ") + filter_names().substr(6) + "\n"
+         "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
          "  --window N                      count window: the last N insertions (default 1000000)\n"
          "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
          "  --capacity N                    expected insertions per --ttl (default 1000000)\n"

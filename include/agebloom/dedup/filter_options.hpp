@@ -63,8 +63,8 @@ class FilterOptions {
   // sizing_only, just those that size a filter (--filter, --window, --ttl,
   // --capacity, --fpr, --list-filters), for agebloom-plan.
   static void append_to(std::vector<option>& table, bool sizing_only = false);
-  // The --help lines of the shared options.
-  static const char* help();
+  // The --help lines of the shared options (the filter names from the registry).
+  static std::string help();
 
   // True when `code` is a shared option; a bad value sets `error`.
   bool take(int code, const char* arg, std::string& error);

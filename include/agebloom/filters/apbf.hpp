@@ -4,9 +4,9 @@
 // k + l slices of m bits in a circular buffer; logical slice 0 is the newest.
 // An insertion sets one bit in each of the k newest slices; every g
 // insertions (a generation) the slices age by one: the oldest is cleared and
-// becomes the newest (§4). A key therefore lives in k consecutive slices that
+// becomes the newest (§5.1). A key therefore lives in k consecutive slices that
 // age together, and it is found while all k still exist: for l generations
-// after its own, so the window is w = l·g with slack s = k·g (§4.2).
+// after its own, so the window is w = l·g with slack s = k·g (§5.2).
 //
 // g = ⌊m·ln2/k⌋ brings a slice to half full as it leaves the insertion
 // window (k generations of g insertions), the design point of §5's fill
@@ -100,7 +100,7 @@ struct ApbfConfig {
     if (l == 0 || l > kMaxL) return Errc::l_out_of_range;
     if (!window.is_time()) {
       if (window.span < l) return Errc::window_smaller_than_segments;
-      // The window must fit in l generations: w = l·g (§4.2).
+      // The window must fit in l generations: w = l·g (§5.2).
       if (generation == 0 || generation * l < window.span) return Errc::window_smaller_than_segments;
     }
     if (block_bits == 0) {
@@ -126,7 +126,7 @@ struct ApbfConfig {
   }
 
   // FP at the end of a generation (every slice as full as it gets), by the
-  // recurrence F of §5.2 with fill ratios from the actual load:
+  // recurrence F of §5.3 with fill ratios from the actual load:
   // slice i < k holds (i+1)·g keys, older ones k·g. With g = m·ln2/k these
   // are 1 - 2^{-(i+1)/k}, which the paper linearises as (i+1)/(2k).
   constexpr double model_fpr() const noexcept {
@@ -151,7 +151,7 @@ struct ApbfConfig {
     }
   }
 
-  // F(a, i) of §5.2: the probability that a scan from slice i, holding a
+  // F(a, i) of §5.3: the probability that a scan from slice i, holding a
   // consecutive hits, reaches k. F(a, i) = 1 if a = k; 0 if i > l + a;
   // else r_i F(a+1, i+1) + (1 - r_i) F(0, i+1). FP = F(0, 0).
   // Evaluated from i = k + l down to 0 keeping one row over a.

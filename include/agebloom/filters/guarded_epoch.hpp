@@ -11,7 +11,7 @@
 // A query tests the same k positions in every segment (§2) and answers true
 // if one segment holds them all. FP ≈ 1 - (1 - (1 - e^{-kℓ/s})^k)^{r+1} (Prop. 2).
 //
-// Blocked variant (§2, last paragraph): h1 picks one block of B bits (the
+// Blocked variant (§2, the paragraph after Proposition 1): h1 picks one block of B bits (the
 // same block index in every segment), h2 the k bits inside it, so a segment
 // probe touches one cache line for B = 512.
 //

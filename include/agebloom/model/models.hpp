@@ -6,16 +6,16 @@
 //
 // Sources:
 //   [GE]   Alpay & Sarıoğlu, "Guarded Epoch Bloom Filters for Sliding-Window
-//          Membership" (papers/000), Prop. 2.
+//          Membership" (arXiv 2606.19210), Prop. 2.
 //   [APBF] Shtul, Baquero, Almeida, "Age-Partitioned Bloom Filters"
-//          (papers/001), §4 (Bloom background), §5.2 (NPWS), §5.3 (FP
+//          (arXiv 2001.03147), §4 (Bloom background), §5.2 (NPWS), §5.3 (FP
 //          recurrence F), §5.4 (Algorithm 1, access recurrence A), §5.5 (eff,
 //          Table 2), §6 (APBBF, Table 3).
 //   [PSS]  Putze, Sanders, Singler, "Cache-, hash- and space-efficient Bloom
 //          filters", ACM JEA 14 (2009): blocked Bloom filter FP as a Poisson
 //          mixture over the number of keys that land in a block.
 //
-// Vocabulary (ALGORITHMS.md "Vocabulary"): W = window (insertions that must be
+// Vocabulary (docs/ALGORITHMS.md, "Vocabulary"): W = window (insertions that must be
 // reported), slack = insertions just before the window that may be reported,
 // NPWS = expected number of slack keys reported / W, "peak" = just before a
 // shift/rotation.
@@ -66,7 +66,7 @@ GuardedEpochGeometry guarded_epoch_geometry(double bits_total, std::uint64_t win
 double guarded_epoch_fpr(double bits_total, std::uint64_t window, unsigned r,
                          unsigned k);
 
-// Blocked variant ([GE] §2, last paragraph): each segment is a blocked Bloom
+// Blocked variant ([GE] §2, the paragraph after Proposition 1): each segment is a blocked Bloom
 // filter of floor(s/B) blocks of B bits with k bits per key in its block, so
 // the per-segment FP is blocked_bloom_fpr(ℓ/blocks, B, k) [PSS] and the
 // segments combine as in Prop. 2. Returns 1 when s < B.

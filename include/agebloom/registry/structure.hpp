@@ -58,7 +58,7 @@ inline constexpr StructureInfo kStructures[] = {
     {Structure::guarded_epoch_blocked, "guarded-epoch-blocked", "Guarded Epoch Bloom Filters, Sec. 2 (blocked)",
      kBothWindows, "one 512-bit block x (r+1) segments", "guarded epoch with a block per segment probe", true,
      false, false},
-    {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 4-5 (Algorithm 1)", kBothWindows,
+    {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 5 (Algorithm 1)", kBothWindows,
      "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false},
     {Structure::apbbf, "apbbf", "Age-Partitioned Bloom Filters, Sec. 6", kBothWindows, "~2-4 blocks",
      "APBF whose slices are blocked filters with b bits per block", true, false, false},
