@@ -38,31 +38,15 @@ inline constexpr uint32_t kApbfMaxBitsPerKeySlice = 64;
 struct ApbfRef {
   uint64_t* words = nullptr;   // slice s at s * slice_words
   uint64_t slice_words = 0;
-  uint64_t slice_bits = 0;     // APBF: the probe range m
-  uint64_t blocks = 0;         // APBBF: blocks per slice (0: APBF)
-  uint32_t block_bits = 0;
-  uint32_t bits_per_block = 0;
-  uint32_t log2_part = 0;
+  placement::ApbfSlice place{};  // where a key's bits go in each slice (core/placement.hpp)
   uint32_t k = 0, l = 0, slices = 0;
 
   AGEBLOOM_HD uint64_t* slice(uint32_t phys) const noexcept { return words + phys * slice_words; }
 
   // The key's bit positions in physical slice `phys`, as ApbfFilter sets
-  // them (per-physical-slice hashing; APBBF: a block and one bit per part);
-  // returns how many (APBF 1, APBBF b).
+  // them; returns how many (APBF 1, APBBF b).
   AGEBLOOM_HD uint32_t positions(KeyHash h, uint32_t phys, uint64_t* pos) const noexcept {
-    if (block_bits == 0) {
-      pos[0] = probe(h, phys, slice_bits);
-      return 1;
-    }
-    const uint64_t x = enhanced_double_hash(h, phys);
-    bits::Pattern<8> p;
-    bits::partitioned_pattern(mix64(x), bits_per_block, log2_part, p);
-    const uint64_t base = reduce(x, blocks) * block_bits;
-    uint32_t n = 0;
-    for (uint32_t w = 0; w < block_bits / 64; ++w)
-      for (uint64_t m = p.mask[w]; m != 0; m &= m - 1) pos[n++] = base + w * 64 + lowest_bit(m);
-    return n;
+    return place.positions(h, phys, pos);
   }
 
   AGEBLOOM_HD bool test(uint32_t phys, uint64_t b) const noexcept { return (slice(phys)[b / 64] >> (b % 64)) & 1u; }
@@ -99,14 +83,6 @@ struct ApbfRef {
     }
   }
 
- private:
-  AGEBLOOM_HD static uint32_t lowest_bit(uint64_t m) noexcept {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint32_t>(__ffsll(static_cast<long long>(m)) - 1);
-#else
-    return static_cast<uint32_t>(__builtin_ctzll(m));
-#endif
-  }
 };
 
 // The shape of an ApbfFilter's arena image (header, then k+l slices).
@@ -145,11 +121,7 @@ inline Expected<ApbfShape> shape_of(const ApbfConfig& c) noexcept {
   s.generation_length = c.generation_length();
   ApbfRef& r = s.ref;
   r.slice_words = bits::words_for(c.usable_slice_bits());
-  r.slice_bits = c.slice_bits;
-  r.blocks = c.block_bits ? c.slice_bits / c.block_bits : 0;
-  r.block_bits = c.block_bits;
-  r.bits_per_block = c.bits_per_block;
-  r.log2_part = c.log2_part_bits();
+  r.place = c.placement();
   r.k = c.k;
   r.l = c.l;
   r.slices = c.slices();

@@ -24,14 +24,8 @@
 
 namespace agebloom::gpu {
 
-// Mirror of the header both filters carve first (GuardedEpochFilter::State,
-// InterleavedEpochFilter::State), member for member: an arena image starts with
-// it (checked by the round-trip tests).
-struct EpochState {
-  EpochSchedule schedule;
-  uint64_t insertions;
-  uint32_t current;
-};
+// The header every filter's arena image starts with (core/window.hpp).
+using EpochState = EpochRingHeader;
 inline constexpr size_t kWordsOffset = (sizeof(EpochState) + kCacheLine - 1) / kCacheLine * kCacheLine;
 
 // A first-setter entry no packet of the batch has stamped.
@@ -92,9 +86,8 @@ inline Expected<EpochShape> shape_of(const GuardedEpochConfig& c) noexcept {
   r.segment_words = c.block_bits ? (c.segment_bits / c.block_bits) * (c.block_bits / 64) : bits::words_for(c.segment_bits);
   r.word_stride = 1;
   r.segment_stride = r.segment_words;
-  r.segment_bits = c.segment_bits;
-  r.blocks = c.block_bits ? c.segment_bits / c.block_bits : 0;
-  r.log2_block = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
+  r.flat = c.flat_placement();
+  r.blocked = c.blocked_placement();
   r.layout = c.block_bits ? SegmentLayout::blocked : SegmentLayout::flat;
   return s;
 }
@@ -110,6 +103,7 @@ inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
   r.segment_words = c.lines;
   r.word_stride = 8;  // a line holds 8 lanes
   r.segment_stride = 1;
+  r.lanes = c.placement();
   r.layout = SegmentLayout::lanes;
   return s;
 }

@@ -95,10 +95,6 @@ struct BlockSalts {
 };
 inline constexpr BlockSalts kBlockSalts{};
 
-// Bit i (i < 32) of a key's pattern inside a block of 2^log2_block bits.
-constexpr uint32_t block_bit(uint64_t h2, uint32_t i, uint32_t log2_block) noexcept {
-  return static_cast<uint32_t>((h2 * kBlockSalts.salt[i]) >> (64 - log2_block));
-}
 
 // Position of probe i in a range of n: the two helpers above then reduce().
 constexpr uint64_t probe(KeyHash h, uint64_t i, uint64_t n) noexcept {

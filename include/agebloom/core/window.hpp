@@ -113,4 +113,15 @@ struct EpochSchedule {
   }
 };
 
+// The header every segment ring carves first in its arena, before its words:
+// the guarded epoch filter (and so the ring), the one-line guarded epoch
+// filter, and the age-partitioned filters, where `current` is the physical
+// slice of the newest generation. Public and plain, so that an arena image
+// can be read and planned elsewhere (the GPU backend) from this definition.
+struct EpochRingHeader {
+  EpochSchedule schedule;
+  uint64_t insertions;
+  uint32_t current;  // the segment (slice) insertions go to
+};
+
 }  // namespace agebloom

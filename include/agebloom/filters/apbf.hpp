@@ -33,6 +33,7 @@
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
+#include "agebloom/core/placement.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
 
@@ -115,6 +116,12 @@ struct ApbfConfig {
     if (slice_bits < 64 || slice_bits < block_bits) return Errc::budget_too_small;
     if (slice_bits > kMaxStructureBits / slices()) return Errc::too_large;
     return Errc::ok;
+  }
+
+  // Where a key's bits go in each slice (core/placement.hpp): the CPU filter
+  // and the GPU replay both take them from here.
+  constexpr placement::ApbfSlice placement() const noexcept {
+    return {slice_bits, block_bits ? slice_bits / block_bits : 0, block_bits, bits_per_block, log2_part_bits()};
   }
 
   constexpr uint32_t log2_part_bits() const noexcept {
@@ -308,9 +315,9 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     f.state_ = *state;
     f.words_ = *words;
     f.slice_words_ = slice_words;
-    f.blocks_ = c.block_bits ? c.slice_bits / c.block_bits : 0;
+    f.place_ = c.placement();
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
-    f.state_->head = 0;
+    f.state_->current = 0;
     f.state_->insertions = 0;
     bits::clear(f.words_, slice_words * c.slices());
     return f;
@@ -331,7 +338,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     for (uint32_t i = 0; i < cfg_.k; ++i) {
       const uint32_t phys = physical(i);
       if (cfg_.block_bits == 0) {
-        bits::set(slice(phys), probe(h, phys, cfg_.slice_bits));
+        bits::set(slice(phys), place_.bit(h, phys));
       } else {
         bits::Pattern<8> p;
         uint64_t* blk = block_pattern(h, phys, p);
@@ -352,8 +359,8 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
       const uint32_t phys = physical(i);
       const uint64_t word = cfg_.block_bits
-                                ? reduce(enhanced_double_hash(h, phys), blocks_) * (cfg_.block_bits / 64)
-                                : probe(h, phys, cfg_.slice_bits) / 64;
+                                ? place_.block(placement::ApbfSlice::slice_hash(h, phys)) * (cfg_.block_bits / 64)
+                                : place_.bit(h, phys) / 64;
       bits::prefetch_read(slice(phys) + word);
     }
   }
@@ -370,17 +377,13 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   }
 
  private:
-  struct State {
-    EpochSchedule schedule;
-    uint64_t insertions;
-    uint32_t head;  // physical index of logical slice 0 (the newest)
-  };
+  using State = EpochRingHeader;  // core/window.hpp; `current`: the physical slice of logical slice 0 (the newest)
 
-  uint32_t physical(uint32_t logical) const noexcept { return (state_->head + logical) % cfg_.slices(); }
+  uint32_t physical(uint32_t logical) const noexcept { return (state_->current + logical) % cfg_.slices(); }
   uint64_t* slice(uint32_t phys) const noexcept { return words_ + phys * slice_words_; }
   bool hit(KeyHash h, uint32_t logical) const noexcept {
     const uint32_t phys = physical(logical);
-    if (cfg_.block_bits == 0) return bits::test(slice(phys), probe(h, phys, cfg_.slice_bits));
+    if (cfg_.block_bits == 0) return bits::test(slice(phys), place_.bit(h, phys));
     bits::Pattern<8> p;
     const uint64_t* blk = block_pattern(h, phys, p);
     uint64_t missing = 0;
@@ -391,15 +394,15 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   // APBBF: physical segment j's hash picks the block (multiply-shift of
   // the j-th double hash) and, mixed, the bit in each of the b parts.
   uint64_t* block_pattern(KeyHash h, uint32_t phys, bits::Pattern<8>& p) const noexcept {
-    const uint64_t x = enhanced_double_hash(h, phys);
-    bits::partitioned_pattern(mix64(x), cfg_.bits_per_block, cfg_.log2_part_bits(), p);
-    return slice(phys) + reduce(x, blocks_) * (cfg_.block_bits / 64);
+    const uint64_t x = placement::ApbfSlice::slice_hash(h, phys);
+    place_.pattern(x, p);
+    return slice(phys) + place_.block(x) * (cfg_.block_bits / 64);
   }
 
   // The oldest slice (logical k+l-1) is cleared and becomes the newest.
   void shift() noexcept {
-    state_->head = (state_->head + cfg_.slices() - 1) % cfg_.slices();
-    bits::clear(slice(state_->head), slice_words_);
+    state_->current = (state_->current + cfg_.slices() - 1) % cfg_.slices();
+    bits::clear(slice(state_->current), slice_words_);
   }
 
 
@@ -407,7 +410,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   State* state_ = nullptr;
   uint64_t* words_ = nullptr;
   uint64_t slice_words_ = 0;
-  uint64_t blocks_ = 0;
+  placement::ApbfSlice place_{};
 };
 
 }  // namespace agebloom

@@ -30,6 +30,7 @@
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/isa.hpp"
 #include "agebloom/core/math.hpp"
+#include "agebloom/core/placement.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
 
@@ -79,6 +80,14 @@ struct GuardedEpochConfig {
     if (segment_bits < 64 || segment_bits < block_bits) return Errc::budget_too_small;
     if (segment_bits > kMaxStructureBits / segments()) return Errc::too_large;
     return Errc::ok;
+  }
+
+  // Where a key's bits go (core/placement.hpp): the CPU filter and the GPU
+  // replay both take them from here.
+  constexpr placement::Flat flat_placement() const noexcept { return {segment_bits}; }
+  constexpr placement::Blocked blocked_placement() const noexcept {
+    return {block_bits ? segment_bits / block_bits : 0,
+            block_bits ? static_cast<uint32_t>(__builtin_ctz(block_bits)) : 0};
   }
 
   // Model FP (paper 000, Prop. 2; the blocked form replaces the per-segment
@@ -209,9 +218,9 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     f.state_ = *state;
     f.words_ = *words;
     f.segment_words_ = seg_words;
-    f.blocks_ = c.block_bits ? c.segment_bits / c.block_bits : 0;
+    f.flat_ = c.flat_placement();
+    f.blocked_ = c.blocked_placement();
     f.block_words_ = c.block_bits / 64;
-    f.log2_block_ = c.block_bits ? static_cast<uint32_t>(__builtin_ctz(c.block_bits)) : 0;
     f.avx2_ = c.block_bits != 0 && cpu_has_avx2();
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
     if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
@@ -246,8 +255,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   // Prefetches the lines h will touch first (the bulk forms call it ahead;
   // a caller pipelining its own burst may too).
   void prefetch(KeyHash h) const noexcept {
-    const uint64_t word = cfg_.block_bits ? reduce(h.h1, blocks_) * block_words_
-                                          : probe(h, 0, cfg_.segment_bits) / 64;
+    const uint64_t word = cfg_.block_bits ? blocked_.block(h) * block_words_ : flat_.bit(h, 0) / 64;
     for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
   }
 
@@ -270,11 +278,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   }
 
  private:
-  struct State {
-    EpochSchedule schedule;
-    uint64_t insertions;
-    uint32_t current;
-  };
+  using State = EpochRingHeader;  // core/window.hpp; `current`: the segment being filled
 
   static constexpr uint64_t words_per_segment(const GuardedEpochConfig& c) noexcept {
     // Blocked segments hold whole blocks only; flat ones round up to a word.
@@ -297,7 +301,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
 
   // The same k positions in every segment (paper 000, §2).
   void flat_positions(KeyHash h, uint64_t* pos) const noexcept {
-    for (uint32_t i = 0; i < cfg_.k; ++i) pos[i] = probe(h, i, cfg_.segment_bits);
+    for (uint32_t i = 0; i < cfg_.k; ++i) pos[i] = flat_.bit(h, i);
   }
   bool flat_contains(const uint64_t* pos) const noexcept {
     for (uint32_t j = 0; j < cfg_.segments(); ++j) {
@@ -312,10 +316,10 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   // Block from h1, in-block bits from h2 (independent halves).
   [[gnu::always_inline]] inline uint64_t blocked_pattern(KeyHash h, bits::Pattern<8>& p) const noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i) {
-      const uint32_t bit = block_bit(h.h2, i, log2_block_);
+      const uint32_t bit = placement::Blocked::in_block(h.h2, i, blocked_.log2_block, kBlockSalts.salt);
       p.mask[bit / 64] |= uint64_t{1} << (bit % 64);
     }
-    return reduce(h.h1, blocks_);
+    return blocked_.block(h);
   }
   [[gnu::always_inline]] inline bool blocked_contains(uint64_t block, const bits::Pattern<8>& p) const noexcept {
     for (uint32_t j = 0; j < cfg_.segments(); ++j) {
@@ -377,9 +381,9 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   State* state_ = nullptr;
   uint64_t* words_ = nullptr;
   uint64_t segment_words_ = 0;
-  uint64_t blocks_ = 0;
+  placement::Flat flat_{};
+  placement::Blocked blocked_{};
   uint32_t block_words_ = 0;
-  uint32_t log2_block_ = 0;
   bool avx2_ = false;  // blocked probes take the AVX2 build of their body (isa.hpp)
 };
 

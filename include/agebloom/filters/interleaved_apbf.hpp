@@ -196,7 +196,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     f.state_ = carved->header;
     f.lines_ = carved->lines;
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
-    f.state_->head = 0;
+    f.state_->current = 0;
     f.state_->insertions = 0;
     return f;
   }
@@ -239,11 +239,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
  private:
   using Lines = LaneLines<Lane>;
   using Line = typename Lines::Line;
-  struct State {
-    EpochSchedule schedule;
-    uint64_t insertions;
-    uint32_t head;  // physical lane of logical slice 0 (the newest)
-  };
+  using State = EpochRingHeader;  // core/window.hpp; `current`: the physical slice of logical slice 0 (the newest)
 
   static constexpr Status check(const InterleavedApbfConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
@@ -251,7 +247,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     return Errc::ok;
   }
 
-  uint32_t physical(uint32_t logical) const noexcept { return (state_->head + logical) % cfg_.slices(); }
+  uint32_t physical(uint32_t logical) const noexcept { return (state_->current + logical) % cfg_.slices(); }
 
   // Physical lane j's own hash: h2 mixed with the lane's salt.
   Lane pattern(KeyHash h, uint32_t j) const noexcept {
@@ -262,8 +258,8 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
 
   // The oldest lane becomes the newest, cleared in every line.
   void shift() noexcept {
-    state_->head = (state_->head + cfg_.slices() - 1) % cfg_.slices();
-    lines_.clear_lane(state_->head);
+    state_->current = (state_->current + cfg_.slices() - 1) % cfg_.slices();
+    lines_.clear_lane(state_->current);
   }
 
   InterleavedApbfConfig cfg_{};

@@ -60,6 +60,10 @@ struct InterleavedEpochConfig {
     return Errc::ok;
   }
 
+  // Where a key's bits go (core/placement.hpp; 64-bit lanes): the CPU
+  // filter and the GPU replay both take them from here.
+  constexpr placement::Lanes placement() const noexcept { return {lines, k}; }
+
   constexpr uint32_t log2_part_bits() const noexcept {
     return k && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) : 0;
   }
@@ -212,11 +216,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
  private:
   using Lines = LaneLines<Lane>;
   using Line = typename Lines::Line;
-  struct State {
-    EpochSchedule schedule;
-    uint64_t insertions;
-    uint32_t current;
-  };
+  using State = EpochRingHeader;  // core/window.hpp; `current`: the segment being filled
 
   static constexpr Status check(const InterleavedEpochConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
@@ -230,7 +230,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // general partitioned pattern.
   Lane pattern(KeyHash h) const noexcept {
     if constexpr (sizeof(Lane) == 8) {
-      return bits::word_pattern(h.h2, cfg_.k);
+      return cfg_.placement().word(h);
     } else {
       bits::Pattern<1> p;
       bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);

@@ -76,7 +76,8 @@ class LaneLines {
   }
 
   // The key's line: multiply-shift of h1 (h2 is left to the in-lane patterns).
-  Line& of(KeyHash h) const noexcept { return lines_[reduce(h.h1, count_)]; }
+  // The key's line: the Lanes placement's (core/placement.hpp), as the GPU finds it.
+  Line& of(KeyHash h) const noexcept { return lines_[placement::Lanes{count_, 0}.line(h)]; }
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
 
   // Does any lane of `line` hold every bit of `mask`? The guarded epoch
