@@ -4,9 +4,11 @@
 //
 //   dedup_fwd [EAL options] -- [options]     (--help lists them)
 //
-// Start-up order matters: EAL, then our options (exit 2 before any port is
-// configured), then filter planning (exit 2 when the window/FPR/memory cannot
-// be met), then memory, ports, telemetry, and finally the workers.
+// Start-up order matters: our options first (what follows "--"; exit 2, or 0
+// for --help, before the EAL has opened or created any file: a net_pcap
+// tx_pcap is truncated when its device is probed), then the EAL, filter
+// planning (exit 2 when the window/FPR/memory cannot be met), memory, ports,
+// telemetry, and finally the workers.
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -24,6 +26,8 @@
 #include <cstring>
 #include <new>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "agebloom/dedup/key_mode.hpp"
 #include "app.hpp"
@@ -50,6 +54,14 @@ volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) {
   g_signal = sig;
   g_app.quit.store(true, std::memory_order_relaxed);
+}
+
+// `dedup_fwd --help` (no "--"): the EAL prints its options, then calls this.
+// parse_options prints dedup_fwd's and exits 0, as the EAL would have.
+void usage_hook(const char*) {
+  char prog[] = "dedup_fwd", help[] = "--help";
+  char* args[] = {prog, help, nullptr};
+  (void)parse_options(2, args);
 }
 
 [[noreturn]] void bad_config(const std::string& msg) {
@@ -162,15 +174,27 @@ void free_workers(App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int eal_args = rte_eal_init(argc, argv);
-  if (eal_args < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
-  argc -= eal_args;
-  argv += eal_args;
-  argv[0] = const_cast<char*>("dedup_fwd");
-
   App& app = g_app;
-  app.opt = parse_options(argc, argv);
+  // Our options before the EAL's (DPDK's ip_pipeline example does the same):
+  // rte_eal_init probes the devices, and net_pcap truncates a tx_pcap file as
+  // it opens it, so a typo or --help must stop us before that. They are what
+  // follows the first "--"; the EAL stops its own parsing there.
+  {
+    int dashes = argc;
+    for (int i = 1; i < argc; ++i)
+      if (std::strcmp(argv[i], "--") == 0) {
+        dashes = i;
+        break;
+      }
+    std::vector<char*> app_argv{const_cast<char*>("dedup_fwd")};
+    for (int i = dashes + 1; i < argc; ++i) app_argv.push_back(argv[i]);
+    app_argv.push_back(nullptr);
+    app.opt = parse_options(static_cast<int>(app_argv.size()) - 1, app_argv.data());
+  }
   const Options& o = app.opt;
+
+  rte_set_application_usage_hook(usage_hook);
+  if (rte_eal_init(argc, argv) < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
   app.seed = o.seed_set ? o.seed : (uint64_t{std::random_device{}()} << 32 | std::random_device{}());
 
   std::signal(SIGINT, on_signal);

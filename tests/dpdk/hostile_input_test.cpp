@@ -1,0 +1,175 @@
+// dedup_fwd against hostile command lines and damaged inputs, run as a user
+// would (net_pcap virtual devices, no NIC, no hugepages): what a mistake must
+// never do (truncate an existing capture, report a missing input as an empty
+// one, leave the EAL's runtime directory behind) and what it must say instead.
+// Every capture is crafted here byte by byte. Exit code 77 (skip) with the
+// reason when the EAL cannot start here.
+#include <gtest/gtest.h>
+#include <pcap/pcap.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../common/shell.hpp"
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+using agebloom::testing::Outcome;
+using agebloom::testing::shell;
+
+namespace {
+
+fs::path temp_dir() {
+  static const fs::path d = [] {
+    fs::path p = fs::temp_directory_path() / ("dedup-fwd-hostile-" + std::to_string(getpid()));
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+// A file prefix of our own per run, so runs never share EAL state and each
+// runtime directory can be looked for afterwards.
+std::string next_prefix() {
+  static std::atomic<int> n{0};
+  return "agebloom-h" + std::to_string(getpid()) + "-" + std::to_string(n++);
+}
+
+std::string eal(const std::string& vdevs, const std::string& prefix = next_prefix()) {
+  return "--no-huge --no-pci -m 512 --log-level=lib.eal:error --file-prefix " + prefix + " -l 0 " + vdevs;
+}
+
+std::string pcap_vdev(int i, const fs::path& in, const fs::path& out) {
+  return "--vdev net_pcap" + std::to_string(i) + ",rx_pcap=" + in.string() + ",tx_pcap=" + out.string();
+}
+
+Outcome dedup_fwd(const std::string& eal_args, const std::string& app_args) {
+  return shell(std::string(DEDUP_FWD) + " " + eal_args + " -- " + app_args);
+}
+
+// Where the EAL puts PREFIX's runtime directory: /var/run/dpdk for root,
+// $XDG_RUNTIME_DIR/dpdk (or /tmp/dpdk) otherwise.
+std::vector<fs::path> runtime_dirs(const std::string& prefix) {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  return {fs::path("/var/run/dpdk") / prefix, fs::path(xdg != nullptr ? xdg : "/tmp") / "dpdk" / prefix};
+}
+
+void remove_runtime_dir(const std::string& prefix) {
+  std::error_code ec;
+  for (const fs::path& d : runtime_dirs(prefix)) fs::remove_all(d, ec);
+}
+
+Bytes read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const Bytes& b) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+// ---------------------------------------------------------------- captures
+
+void le16(Bytes& b, uint16_t v) {
+  for (int s = 0; s < 16; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
+}
+void le32(Bytes& b, uint32_t v) {
+  for (int s = 0; s < 32; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
+}
+
+// Ethernet + IPv4 + UDP from 10.0.0.`src`.
+Bytes frame(uint8_t src) {
+  Bytes b = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00,
+             0x45, 0, 0, 29, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, src, 10, 0, 0, 2,
+             0, 1, 0, 2, 0, 9, 0, 0, 'x'};
+  return b;
+}
+
+// A classic microsecond pcap file header (little-endian, Ethernet).
+Bytes pcap_header(uint32_t snaplen = 65535) {
+  Bytes b;
+  le32(b, 0xa1b2c3d4);
+  le16(b, 2);
+  le16(b, 4);
+  le32(b, 0);
+  le32(b, 0);
+  le32(b, snaplen);
+  le32(b, 1);
+  return b;
+}
+
+// One record; caplen defaults to the data's length (a lie when given).
+void pcap_record(Bytes& file, const Bytes& data, uint32_t usec, int64_t caplen = -1) {
+  le32(file, 1'700'000'000);
+  le32(file, usec);
+  le32(file, caplen < 0 ? static_cast<uint32_t>(data.size()) : static_cast<uint32_t>(caplen));
+  le32(file, static_cast<uint32_t>(data.size()));
+  file.insert(file.end(), data.begin(), data.end());
+}
+
+// `n` distinct frames, 10 us apart.
+Bytes good_pcap(unsigned n) {
+  Bytes f = pcap_header();
+  for (unsigned i = 0; i < n; ++i) pcap_record(f, frame(static_cast<uint8_t>(i + 1)), i * 10);
+  return f;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- tests
+
+// rte_eal_init probes the devices, and net_pcap truncates a tx_pcap as it
+// opens it: dedup_fwd must refuse its own bad options, and answer --help,
+// before that, leaving an existing capture byte for byte as it was.
+TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
+  const fs::path in = temp_dir() / "keep.in.pcap", out = temp_dir() / "keep.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(40);  // yesterday's results, say
+  write_bytes(out, precious);
+  const char* bad[] = {"--bogus", "--window 0", "--key nonsense", "--fpr 2", "stray", "--window 10 --ttl 1s",
+                       "--window"};
+  for (const char* args : bad) {
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: "), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(read_bytes(out), precious) << "'" << args << "' changed the tx_pcap file";
+  }
+  const Outcome help = dedup_fwd(eal(pcap_vdev(0, in, out)), "--help");
+  EXPECT_EQ(help.code, 0) << help.out;
+  EXPECT_NE(help.out.find("--key"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Exit codes"), std::string::npos) << help.out;
+  EXPECT_EQ(read_bytes(out), precious) << "--help changed the tx_pcap file";
+
+  // --help among the EAL's options (no "--"): the EAL's usage, then ours.
+  const Outcome eal_help = shell(std::string(DEDUP_FWD) + " " + eal(pcap_vdev(0, in, out)) + " --help");
+  EXPECT_EQ(eal_help.code, 0) << eal_help.out;
+  EXPECT_NE(eal_help.out.find("--vdev"), std::string::npos) << eal_help.out;
+  EXPECT_NE(eal_help.out.find("--key src-ip|dst-ip|flow|click"), std::string::npos) << eal_help.out;
+  EXPECT_EQ(read_bytes(out), precious) << "EAL --help changed the tx_pcap file";
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  // Can the EAL start here at all? A run over an empty capture must.
+  const fs::path in = temp_dir() / "probe.pcap", out = temp_dir() / "probe.out.pcap";
+  write_bytes(in, pcap_header());
+  const std::string prefix = next_prefix();
+  const Outcome probe = dedup_fwd(eal(pcap_vdev(0, in, out), prefix), "--exit-on-idle 10 --stats-interval 0");
+  remove_runtime_dir(prefix);
+  if (probe.code != 0) {
+    std::printf("SKIP: the DPDK EAL cannot initialise here (exit %d):\n%s\n", probe.code, probe.out.c_str());
+    return 77;
+  }
+  const int rc = RUN_ALL_TESTS();
+  if (rc == 0) fs::remove_all(temp_dir());
+  return rc;
+}
