@@ -6,7 +6,8 @@
 //
 // Start-up order matters: our options first (what follows "--"; exit 2, or 0
 // for --help, before the EAL has opened or created any file: a net_pcap
-// tx_pcap is truncated when its device is probed), then the EAL, filter
+// tx_pcap is truncated when its device is probed), then the EAL, then the
+// devices it was asked for (exit 2 when one could not be created), filter
 // planning (exit 2 when the window/FPR/memory cannot be met), memory, ports,
 // telemetry, and finally the workers.
 #include <rte_cycles.h>

@@ -157,6 +157,36 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
   EXPECT_EQ(read_bytes(out), precious) << "EAL --help changed the tx_pcap file";
 }
 
+// A --vdev whose driver refuses it must stop the run with its name, not leave
+// dedup_fwd running on the other ports with "0 packets" and exit 0.
+TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
+  const fs::path good = temp_dir() / "probe-good.pcap", empty = temp_dir() / "probe-empty.pcap",
+                 random = temp_dir() / "probe-random.pcap", dir = temp_dir() / "probe-dir";
+  write_bytes(good, good_pcap(4));
+  write_bytes(empty, {});
+  Bytes noise;
+  uint32_t x = 12345;
+  for (int i = 0; i < 600; ++i) noise.push_back(static_cast<uint8_t>((x = x * 1103515245 + 12345) >> 16));
+  write_bytes(random, noise);
+  fs::create_directories(dir);
+  for (const fs::path& bad : {fs::path("/nonexistent/agebloom.pcap"), empty, random, dir}) {
+    SCOPED_TRACE(bad.string());
+    // Two ports, the second unusable: port 0 alone could have run.
+    const fs::path o0 = temp_dir() / "probe0.out.pcap", o1 = temp_dir() / "probe1.out.pcap";
+    Outcome r = dedup_fwd(eal(pcap_vdev(0, good, o0) + " " + pcap_vdev(1, bad, o1)),
+                          "--same-port --exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("net_pcap1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("could not be created"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(bad.string()), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("packets in"), std::string::npos) << "it ran anyway:\n" << r.out;
+    // The only port.
+    r = dedup_fwd(eal(pcap_vdev(0, bad, o1)), "--exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("net_pcap0"), std::string::npos) << r.out;
+  }
+}
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   // Can the EAL start here at all? A run over an empty capture must.
