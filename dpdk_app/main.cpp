@@ -9,7 +9,8 @@
 // tx_pcap is truncated when its device is probed), then the EAL, then the
 // devices it was asked for (exit 2 when one could not be created), filter
 // planning (exit 2 when the window/FPR/memory cannot be met), memory, ports,
-// telemetry, and finally the workers.
+// telemetry, and finally the workers. Every exit after the EAL started goes
+// through rte_eal_cleanup and removes the EAL's runtime directory.
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -19,6 +20,9 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
+
+#include <dirent.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -55,6 +59,33 @@ volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) {
   g_signal = sig;
   g_app.quit.store(true, std::memory_order_relaxed);
+}
+
+// The EAL's runtime directory (/var/run/dpdk/PREFIX, or under
+// $XDG_RUNTIME_DIR): DPDK 22.11 leaves it behind at exit, with its config and
+// fbarray files, even after rte_eal_cleanup. Removed at exit (an atexit
+// handler, so rte_exit and every exit(2) take it too), for the primary
+// process only; only the files the EAL creates there are removed, then the
+// directory if it is empty.
+std::string g_runtime_dir;
+
+bool eal_runtime_file(const char* name) {
+  static const char* const kPrefixes[] = {"config", "hugepage_info", "mp_socket", "fbarray_", "dpdk_telemetry"};
+  for (const char* p : kPrefixes)
+    if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
+  return false;
+}
+
+void remove_runtime_dir() {
+  if (g_runtime_dir.empty()) return;
+  if (DIR* d = opendir(g_runtime_dir.c_str())) {
+    std::vector<std::string> files;
+    while (const dirent* e = readdir(d))
+      if (eal_runtime_file(e->d_name)) files.push_back(g_runtime_dir + "/" + e->d_name);
+    closedir(d);
+    for (const std::string& f : files) unlink(f.c_str());
+  }
+  rmdir(g_runtime_dir.c_str());  // fails, harmlessly, if anything else is left
 }
 
 // `dedup_fwd --help` (no "--"): the EAL prints its options, then calls this.
@@ -196,6 +227,10 @@ int main(int argc, char** argv) {
 
   rte_set_application_usage_hook(usage_hook);
   if (rte_eal_init(argc, argv) < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
+  if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+    g_runtime_dir = rte_eal_get_runtime_dir();
+    std::atexit(remove_runtime_dir);
+  }
   app.seed = o.seed_set ? o.seed : (uint64_t{std::random_device{}()} << 32 | std::random_device{}());
 
   std::signal(SIGINT, on_signal);

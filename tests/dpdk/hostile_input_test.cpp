@@ -62,6 +62,13 @@ std::vector<fs::path> runtime_dirs(const std::string& prefix) {
   return {fs::path("/var/run/dpdk") / prefix, fs::path(xdg != nullptr ? xdg : "/tmp") / "dpdk" / prefix};
 }
 
+bool runtime_dir_left(const std::string& prefix) {
+  std::error_code ec;
+  for (const fs::path& d : runtime_dirs(prefix))
+    if (fs::exists(d, ec)) return true;
+  return false;
+}
+
 void remove_runtime_dir(const std::string& prefix) {
   std::error_code ec;
   for (const fs::path& d : runtime_dirs(prefix)) fs::remove_all(d, ec);
@@ -184,6 +191,29 @@ TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
     r = dedup_fwd(eal(pcap_vdev(0, bad, o1)), "--exit-on-idle 100 --stats-interval 0");
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("net_pcap0"), std::string::npos) << r.out;
+  }
+}
+
+// DPDK 22.11 keeps /var/run/dpdk/PREFIX (config, fbarray files) even after
+// rte_eal_cleanup; dedup_fwd removes it on every way out after the EAL started.
+TEST(HostileCommandLine, RuntimeDirectoryIsRemovedOnEveryExit) {
+  const fs::path in = temp_dir() / "rt.in.pcap", out = temp_dir() / "rt.out.pcap";
+  write_bytes(in, good_pcap(5));
+  struct Case {
+    std::string vdevs, args;
+    int code;
+  } cases[] = {
+      {pcap_vdev(0, in, out), "--portmask 0x4", 2},                                // plan_ports
+      {pcap_vdev(0, in, out), "--window 100000000 --fpr 0.0001 --mem 1", 2},      // filter planning
+      {pcap_vdev(0, fs::path("/nonexistent.pcap"), out), "--stats-interval 0", 2},  // probe failed
+      {pcap_vdev(0, in, out), "--exit-on-idle 100 --stats-interval 0", 0},         // a normal run
+  };
+  for (const Case& c : cases) {
+    const std::string prefix = next_prefix();
+    const Outcome r = dedup_fwd(eal(c.vdevs, prefix), c.args);
+    EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.out;
+    EXPECT_FALSE(runtime_dir_left(prefix)) << c.args << ": runtime directory of " << prefix << " left behind";
+    remove_runtime_dir(prefix);
   }
 }
 
