@@ -184,7 +184,10 @@ Options parse_options(int argc, char** argv) {
           o.action = Action::count;
         } else if (arg.rfind("mirror:", 0) == 0) {
           uint64_t p;
-          if (!parse_u64(arg.c_str() + 7, p) || p >= 65535) bad("--action mirror:PORT needs a port number, not '" + arg + "'");
+          // A port id indexes per-port arrays and a 64-bit --portmask: below RTE_MAX_ETHPORTS.
+          if (!parse_u64(arg.c_str() + 7, p) || p >= RTE_MAX_ETHPORTS)
+            bad("--action mirror:PORT needs a port number from 0 to " + std::to_string(RTE_MAX_ETHPORTS - 1) +
+                ", not '" + arg + "'");
           o.action = Action::mirror;
           o.mirror_port = static_cast<uint16_t>(p);
         } else {
@@ -247,7 +250,7 @@ Options parse_options(int argc, char** argv) {
   if (o.action == Action::mirror && o.same_port) {
     // Allowed: forward back out of the Rx port, mirror duplicates elsewhere.
   }
-  if (o.action == Action::mirror && o.portmask && !(o.portmask >> o.mirror_port & 1))
+  if (o.action == Action::mirror && o.portmask && (o.mirror_port >= 64 || !(o.portmask >> o.mirror_port & 1)))
     bad("--action mirror:" + std::to_string(o.mirror_port) + " names a port outside --portmask");
 
   if (!have_window && !have_ttl) o.spec.window = ab::Window::count(1'000'000);

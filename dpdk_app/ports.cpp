@@ -80,7 +80,15 @@ void plan_ports(App& app) {
   if (o.action == Action::mirror) {
     bool found = false;
     for (uint16_t p : app.ports) found |= p == o.mirror_port;
-    if (!found) config_error("--action mirror:" + std::to_string(o.mirror_port) + ": no such enabled port");
+    if (!found) {
+      std::string in_use;
+      for (uint16_t p : app.ports) {
+        if (!in_use.empty()) in_use += ' ';
+        in_use += std::to_string(p);
+      }
+      config_error("--action mirror:" + std::to_string(o.mirror_port) + " names port " +
+                   std::to_string(o.mirror_port) + ", which is not one of the ports in use (" + in_use + ")");
+    }
   }
 
   // l2fwd pairing: enabled ports in order, 0<->1, 2<->3... A single port, or

@@ -142,8 +142,8 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
   write_bytes(in, good_pcap(3));
   const Bytes precious = good_pcap(40);  // yesterday's results, say
   write_bytes(out, precious);
-  const char* bad[] = {"--bogus", "--window 0", "--key nonsense", "--fpr 2", "stray", "--window 10 --ttl 1s",
-                       "--window"};
+  const char* bad[] = {"--bogus", "--window 0", "--key nonsense", "--action mirror:64 --portmask 1", "--fpr 2",
+                       "stray", "--window 10 --ttl 1s", "--window"};
   for (const char* args : bad) {
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
@@ -215,6 +215,27 @@ TEST(HostileCommandLine, RuntimeDirectoryIsRemovedOnEveryExit) {
     EXPECT_FALSE(runtime_dir_left(prefix)) << c.args << ": runtime directory of " << prefix << " left behind";
     remove_runtime_dir(prefix);
   }
+}
+
+// --action mirror:64 once shifted a 64-bit mask by 64 (undefined behaviour).
+TEST(HostileCommandLine, MirrorPortIsValidated) {
+  const fs::path in = temp_dir() / "mirror.in.pcap", out = temp_dir() / "mirror.out.pcap";
+  write_bytes(in, good_pcap(3));
+  for (const char* args : {"--action mirror:64 --portmask 1", "--action mirror:63 --portmask 1",
+                           "--action mirror:32", "--action mirror:65535", "--action mirror:99999999999"}) {
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("--action mirror:"), std::string::npos) << args << "\n" << r.out;
+  }
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:64 --portmask 1");
+  EXPECT_NE(r.out.find("from 0 to"), std::string::npos) << r.out;
+  // In range, but no such port (only port 0 exists).
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:5");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not one of the ports in use (0)"), std::string::npos) << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:1 --portmask 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("outside --portmask"), std::string::npos) << r.out;
 }
 
 int main(int argc, char** argv) {
