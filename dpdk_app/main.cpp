@@ -312,14 +312,25 @@ int main(int argc, char** argv) {
   ExitFacts facts;
   facts.seconds = seconds;
   facts.port_stats_json = port_stats_json();
+  std::string damage;
+  facts.input_errors = input_errors(&damage);
   int rc = close_ports(app) ? 1 : 0;
   facts.mempool_size = app.pool->size;
   facts.mempool_in_use = rte_mempool_in_use_count(app.pool);
 
   const Totals t = totals();
   std::printf("dedup_fwd: packets in %lu, forwarded %lu, suppressed %lu, mirrored %lu, errors %lu "
-              "(duplicates %lu, unparsed %lu), %.3f s\n",
-              t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, seconds);
+              "(duplicates %lu, unparsed %lu, malformed %lu), %.3f s\n",
+              t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, t.malformed, seconds);
+  if (facts.input_errors) {
+    // A finite input (--exit-on-idle: a capture, say) that was damaged is not
+    // a successful run: what came out is not the whole input. Live ports see
+    // the odd bad frame, so there it is a warning only.
+    std::fprintf(stderr, "dedup_fwd: warning: %lu input errors (%s): the input is damaged (net_pcap: a "
+                 "truncated or corrupt capture), so not all of it was forwarded%s\n",
+                 facts.input_errors, damage.c_str(), o.exit_on_idle_ms ? "; exit code 3" : "");
+    if (o.exit_on_idle_ms && rc == 0) rc = 3;
+  }
   if (t.rx != t.tx + t.suppressed + t.mirrored + t.dropped_error) {
     std::fprintf(stderr, "dedup_fwd: BUG: rx != tx + suppressed + mirrored + dropped_error\n");
     rc = 1;

@@ -59,7 +59,8 @@ void usage(FILE* out) {
       "  --time-source tsc|rx-timestamp  clock of --ttl windows (default tsc); rx-timestamp\n"
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
       "  --help\n"
-      "Exit codes: 0 done, 1 run-time failure, 2 bad options.\n",
+      "Exit codes: 0 done, 1 run-time failure, 2 bad options or a device that cannot be used,\n"
+      "3 done but the input was damaged (input errors, with --exit-on-idle).\n",
       ab::dedup::filter_names());
 }
 

@@ -6,6 +6,7 @@
 // reason when the EAL cannot start here.
 #include <gtest/gtest.h>
 #include <pcap/pcap.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -130,6 +131,102 @@ Bytes good_pcap(unsigned n) {
   return f;
 }
 
+// pcapng: section header, one Ethernet interface (microseconds), and
+// enhanced packet blocks; `length_lie` replaces the block's leading total
+// length (its trailing one stays true).
+Bytes pcapng_header() {
+  Bytes b;
+  le32(b, 0x0A0D0D0A);
+  le32(b, 28);
+  le32(b, 0x1A2B3C4D);
+  le16(b, 1);
+  le16(b, 0);
+  le32(b, 0xffffffff);  // section length: unknown
+  le32(b, 0xffffffff);
+  le32(b, 28);
+  le32(b, 1);  // interface description block
+  le32(b, 20);
+  le16(b, 1);  // LINKTYPE_ETHERNET
+  le16(b, 0);
+  le32(b, 0);  // snaplen: none
+  le32(b, 20);
+  return b;
+}
+
+void pcapng_packet(Bytes& file, const Bytes& data, uint64_t ts_us, int64_t length_lie = -1) {
+  const size_t pad = (4 - data.size() % 4) % 4;
+  const uint32_t total = static_cast<uint32_t>(32 + data.size() + pad);
+  le32(file, 6);
+  le32(file, length_lie < 0 ? total : static_cast<uint32_t>(length_lie));
+  le32(file, 0);
+  le32(file, static_cast<uint32_t>(ts_us >> 32));
+  le32(file, static_cast<uint32_t>(ts_us));
+  le32(file, static_cast<uint32_t>(data.size()));
+  le32(file, static_cast<uint32_t>(data.size()));
+  file.insert(file.end(), data.begin(), data.end());
+  file.insert(file.end(), pad, 0);
+  le32(file, total);
+}
+
+// Three lcores (main + two workers: the software dispatcher over net_pcap)
+// floating over the CPUs this process may use.
+std::string three_lcores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) {
+        if (!cpus.empty()) cpus += ',';
+        cpus += std::to_string(c);
+      }
+  return "--lcores '(0,1,2)@(" + (cpus.empty() ? std::string("0") : cpus) + ")'";
+}
+
+size_t count_pcap(const fs::path& p, size_t* empty_frames = nullptr) {
+  char err[PCAP_ERRBUF_SIZE];
+  pcap_t* h = pcap_open_offline(p.c_str(), err);
+  if (h == nullptr) return SIZE_MAX;
+  pcap_pkthdr* hdr;
+  const u_char* data;
+  size_t n = 0;
+  if (empty_frames) *empty_frames = 0;
+  while (pcap_next_ex(h, &hdr, &data) == 1) {
+    ++n;
+    if (empty_frames && hdr->caplen == 0) ++*empty_frames;
+  }
+  pcap_close(h);
+  return n;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// Runs dedup_fwd over `capture` as a finite input (--exit-on-idle), with the
+// closing stats line (--stats-interval 1 prints one at exit) and the JSON.
+struct CaptureRun {
+  Outcome outcome;
+  nlohmann::json stats;
+  fs::path out;
+};
+CaptureRun run_capture(const std::string& name, const Bytes& capture, const std::string& lcores = "",
+                const std::string& extra = "") {
+  const fs::path in = temp_dir() / (name + ".in"), out = temp_dir() / (name + ".out.pcap"),
+                 js = temp_dir() / (name + ".json");
+  write_bytes(in, capture);
+  fs::remove(js);
+  std::string e = eal(pcap_vdev(0, in, out));
+  if (!lcores.empty()) e.replace(e.find(" -l 0 "), 6, " " + lcores + " ");
+  CaptureRun r;
+  r.outcome = dedup_fwd(e, "--key src-ip --window 1000 --seed 1 --exit-on-idle 200 --stats-interval 1 "
+                           "--stats-json " + js.string() + " " + extra);
+  r.stats = read_json(js);
+  r.out = out;
+  return r;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- tests
@@ -236,6 +333,104 @@ TEST(HostileCommandLine, MirrorPortIsValidated) {
   r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:1 --portmask 1");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("outside --portmask"), std::string::npos) << r.out;
+}
+
+// A capture damaged in the middle used to end like a clean one: exit 0, the
+// damage only in the port's ierrors inside the JSON. Now the stats line warns
+// and, on a finite input (--exit-on-idle), the exit code is 3.
+TEST(HostileInput, DamagedCaptureWarnsAndExits3) {
+  std::vector<std::pair<std::string, Bytes>> damaged;
+  {
+    Bytes f = good_pcap(6);
+    f.resize(f.size() - 10);  // cut inside the last record's data
+    damaged.emplace_back("truncated-mid-record", f);
+  }
+  {
+    Bytes f = pcap_header();
+    pcap_record(f, frame(1), 0);
+    pcap_record(f, frame(2), 10);
+    pcap_record(f, frame(3), 20, 0xFFFFFFFF);  // record length 0xFFFFFFFF
+    pcap_record(f, frame(4), 30);
+    damaged.emplace_back("record-length-ffffffff", f);
+  }
+  for (int64_t lie : {12, 36, 0x7ffffff0}) {  // pcapng block lengths that are not the block's
+    Bytes f = pcapng_header();
+    for (uint8_t i = 1; i <= 3; ++i) pcapng_packet(f, frame(i), 1'700'000'000'000'000ull + i);
+    pcapng_packet(f, frame(9), 1'700'000'000'000'009ull, lie);
+    for (uint8_t i = 4; i <= 6; ++i) pcapng_packet(f, frame(i), 1'700'000'000'000'010ull + i);
+    damaged.emplace_back("pcapng-block-length-" + std::to_string(lie), f);
+  }
+  for (const auto& [name, capture] : damaged) {
+    SCOPED_TRACE(name);
+    const CaptureRun r = run_capture(name, capture);
+    EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+    EXPECT_NE(r.outcome.out.find("| WARNING input errors: port 0 ierrors"), std::string::npos) << r.outcome.out;
+    EXPECT_NE(r.outcome.out.find("dedup_fwd: warning: "), std::string::npos) << r.outcome.out;
+    ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+    EXPECT_GT(r.stats["input_errors"].get<uint64_t>(), 0u);
+    EXPECT_GT(r.stats["ports"][0]["ierrors"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+    EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+  }
+
+  // The same reader over an undamaged capture: no warning, exit 0.
+  const CaptureRun clean = run_capture("undamaged", good_pcap(6));
+  EXPECT_EQ(clean.outcome.code, 0) << clean.outcome.out;
+  EXPECT_EQ(clean.outcome.out.find("WARNING"), std::string::npos) << clean.outcome.out;
+  EXPECT_EQ(clean.outcome.out.find("warning"), std::string::npos) << clean.outcome.out;
+  EXPECT_EQ(clean.stats["input_errors"], 0);
+  Bytes ng = pcapng_header();
+  for (uint8_t i = 1; i <= 6; ++i) pcapng_packet(ng, frame(i), 1'700'000'000'000'000ull + i);
+  const CaptureRun clean_ng = run_capture("undamaged-pcapng", ng);
+  EXPECT_EQ(clean_ng.outcome.code, 0) << clean_ng.outcome.out;
+  EXPECT_EQ(clean_ng.stats["tx"], 6);
+}
+
+// One record longer than libpcap's maximum (262144 bytes for Ethernet) used
+// to come out as 18750 empty frames, all forwarded: libpcap refuses the
+// record and leaves the file just past its header; net_pcap counts an ierror
+// and reads on, taking each 16 zero bytes of the refused data for a record of
+// length 0. Those are dropped and counted now (malformed), on one lcore and
+// through the software dispatcher.
+TEST(HostileInput, OversizedRecordIsNotForwardedAsEmptyFrames) {
+  Bytes f = pcap_header();
+  pcap_record(f, frame(1), 0);
+  pcap_record(f, Bytes(300000, 0), 10);
+  pcap_record(f, frame(2), 20);
+  for (const std::string& lcores : {std::string(), three_lcores()}) {
+    SCOPED_TRACE(lcores.empty() ? "one lcore" : "dispatcher");
+    const CaptureRun r = run_capture(lcores.empty() ? "oversized" : "oversized-dispatch", f, lcores);
+    EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+    ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+    EXPECT_EQ(r.stats["malformed"], 300000 / 16);
+    EXPECT_EQ(r.stats["tx"], 2);
+    EXPECT_EQ(r.stats["rx"], 2 + 300000 / 16);
+    EXPECT_EQ(r.stats["dropped_error"], 300000 / 16);
+    EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+    EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+    size_t empty = 0;
+    EXPECT_EQ(count_pcap(r.out, &empty), 2u);
+    EXPECT_EQ(empty, 0u);
+    EXPECT_NE(r.outcome.out.find("malformed frames 18750"), std::string::npos) << r.outcome.out;
+  }
+}
+
+// A record of 200000 bytes in a capture whose snap length allows it: net_pcap
+// keeps jumbo lengths in 16 bits, so the mbuf chain held 3392 bytes under a
+// pkt_len of 200000, and reading the frame ran off the chain (SIGSEGV).
+TEST(HostileInput, RecordOver64KiBIsDroppedNotACrash) {
+  Bytes f = pcap_header(262144);
+  pcap_record(f, frame(1), 0);
+  pcap_record(f, Bytes(200000, 0x55), 10);
+  pcap_record(f, frame(2), 20);
+  const CaptureRun r = run_capture("over64k", f);
+  EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+  ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+  EXPECT_EQ(r.stats["malformed"], 1);
+  EXPECT_EQ(r.stats["tx"], 2);
+  EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+  EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+  EXPECT_EQ(count_pcap(r.out), 2u);
 }
 
 int main(int argc, char** argv) {
