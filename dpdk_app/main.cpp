@@ -88,12 +88,13 @@ void remove_runtime_dir() {
   rmdir(g_runtime_dir.c_str());  // fails, harmlessly, if anything else is left
 }
 
-// `dedup_fwd --help` (no "--"): the EAL prints its options, then calls this.
-// parse_options prints dedup_fwd's and exits 0, as the EAL would have.
+// The EAL prints its usage for `dedup_fwd --help` (no "--") and for an
+// invalid EAL option, then calls this for dedup_fwd's; the EAL then exits or
+// fails as it would have.
 void usage_hook(const char*) {
-  char prog[] = "dedup_fwd", help[] = "--help";
-  char* args[] = {prog, help, nullptr};
-  (void)parse_options(2, args);
+  std::printf("\n");
+  print_usage(stdout);
+  std::fflush(stdout);
 }
 
 [[noreturn]] void bad_config(const std::string& msg) {
@@ -226,7 +227,12 @@ int main(int argc, char** argv) {
   const Options& o = app.opt;
 
   rte_set_application_usage_hook(usage_hook);
-  if (rte_eal_init(argc, argv) < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
+  if (rte_eal_init(argc, argv) < 0)
+    rte_exit(EXIT_FAILURE,
+             "the DPDK EAL could not start (%s; its messages above say why). Without hugepages try "
+             "--no-huge -m 512; give it ports, e.g. --vdev net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap; "
+             "dedup_fwd's own options go after --\n",
+             rte_strerror(rte_errno));
   if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
     g_runtime_dir = rte_eal_get_runtime_dir();
     std::atexit(remove_runtime_dir);

@@ -100,6 +100,8 @@ void parse_click_ports(const std::string& arg, ab::packet::ClickOptions& click) 
 
 }  // namespace
 
+void print_usage(FILE* out) { usage(out); }
+
 Options parse_options(int argc, char** argv) {
   Options o;
   uint64_t capacity = 1'000'000;

@@ -261,6 +261,24 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
   EXPECT_EQ(read_bytes(out), precious) << "EAL --help changed the tx_pcap file";
 }
 
+// An option the EAL does not know: its usage and ours, then exit 1 with a
+// hint, and still nothing opened (the EAL parses before it probes).
+TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {
+  const fs::path in = temp_dir() / "eal.in.pcap", out = temp_dir() / "eal.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(7);
+  write_bytes(out, precious);
+  const std::string prefix = next_prefix();
+  const Outcome r = shell(std::string(DEDUP_FWD) + " --no-such-eal-option " + eal(pcap_vdev(0, in, out), prefix) +
+                          " -- --key flow");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("--key src-ip|dst-ip|flow|click"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the DPDK EAL could not start"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--no-huge"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(out), precious);
+  remove_runtime_dir(prefix);
+}
+
 // A --vdev whose driver refuses it must stop the run with its name, not leave
 // dedup_fwd running on the other ports with "0 packets" and exit 0.
 TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
