@@ -42,6 +42,11 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
   Counter last_rx_tsc;
   Counter ring_full;  // dispatcher: enqueues that found a worker's ring full and waited
+  // Mbufs a PMD handed over that are no frame: zero length, or segment
+  // lengths that do not add up to pkt_len (net_pcap reading a damaged
+  // capture). Freed at receive, never forwarded; totals count them as
+  // received and dropped_error.
+  Counter malformed;
   std::array<Counter, agebloom::packet::kReasonCount> reasons;  // [ok] unused
   // The stats line asks for the filter's fill ratio; the worker computes it
   // between two bursts (it owns the filter) and publishes it in parts per 1e6.
@@ -105,6 +110,7 @@ struct Dispatcher {
 
 struct App {
   Options opt;
+  agebloom::dedup::DedupFilter shape;  // the planned filter every worker builds (planned before the EAL)
   uint64_t seed = 0;
   std::vector<uint16_t> ports;                  // enabled, ascending
   std::array<uint16_t, RTE_MAX_ETHPORTS> dst{};  // forwarding destination per Rx port

@@ -4,9 +4,13 @@
 //
 //   dedup_fwd [EAL options] -- [options]     (--help lists them)
 //
-// Start-up order matters: EAL, then our options (exit 2 before any port is
-// configured), then filter planning (exit 2 when the window/FPR/memory cannot
-// be met), then memory, ports, telemetry, and finally the workers.
+// Start-up order matters: our options first (what follows "--"; exit 2, or 0
+// for --help, before the EAL has opened or created any file: a net_pcap
+// tx_pcap is truncated when its device is probed), then the EAL, then the
+// devices it was asked for (exit 2 when one could not be created), filter
+// planning (exit 2 when the window/FPR/memory cannot be met), memory, ports,
+// telemetry, and finally the workers. Every exit after the EAL started goes
+// through rte_eal_cleanup and removes the EAL's runtime directory.
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -17,6 +21,9 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +31,8 @@
 #include <cstring>
 #include <new>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "agebloom/dedup/key_mode.hpp"
 #include "app.hpp"
@@ -52,6 +61,42 @@ void on_signal(int sig) {
   g_app.quit.store(true, std::memory_order_relaxed);
 }
 
+// The EAL's runtime directory (/var/run/dpdk/PREFIX, or under
+// $XDG_RUNTIME_DIR): DPDK 22.11 leaves it behind at exit, with its config and
+// fbarray files, even after rte_eal_cleanup. Removed at exit (an atexit
+// handler, so rte_exit and every exit(2) take it too), for the primary
+// process only; only the files the EAL creates there are removed, then the
+// directory if it is empty.
+std::string g_runtime_dir;
+
+bool eal_runtime_file(const char* name) {
+  static const char* const kPrefixes[] = {"config", "hugepage_info", "mp_socket", "fbarray_", "dpdk_telemetry"};
+  for (const char* p : kPrefixes)
+    if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
+  return false;
+}
+
+void remove_runtime_dir() {
+  if (g_runtime_dir.empty()) return;
+  if (DIR* d = opendir(g_runtime_dir.c_str())) {
+    std::vector<std::string> files;
+    while (const dirent* e = readdir(d))
+      if (eal_runtime_file(e->d_name)) files.push_back(g_runtime_dir + "/" + e->d_name);
+    closedir(d);
+    for (const std::string& f : files) unlink(f.c_str());
+  }
+  rmdir(g_runtime_dir.c_str());  // fails, harmlessly, if anything else is left
+}
+
+// The EAL prints its usage for `dedup_fwd --help` (no "--") and for an
+// invalid EAL option, then calls this for dedup_fwd's; the EAL then exits or
+// fails as it would have.
+void usage_hook(const char*) {
+  std::printf("\n");
+  print_usage(stdout);
+  std::fflush(stdout);
+}
+
 [[noreturn]] void bad_config(const std::string& msg) {
   std::fprintf(stderr, "dedup_fwd: %s\n", msg.c_str());
   rte_eal_cleanup();
@@ -70,14 +115,8 @@ void setup_workers(App& app) {
     RTE_LCORE_FOREACH_WORKER(id) lcores.push_back(id);
   }
 
-  auto planned = ab::dedup::DedupFilter::plan(o.spec);
-  if (auto* err = std::get_if<std::string>(&planned)) bad_config("filter: " + *err);
-  const ab::dedup::DedupFilter& shape = std::get<ab::dedup::DedupFilter>(planned);
+  const ab::dedup::DedupFilter& shape = app.shape;  // planned and checked against --mem before the EAL
   const size_t bytes = shape.bytes_needed();
-  if (o.mem_bytes && bytes > o.mem_bytes)
-    bad_config("filter " + shape.name() + " (" + shape.parameters() + ") needs " + std::to_string(bytes >> 20) +
-               " MB per lcore, more than --mem " + std::to_string(o.mem_bytes >> 20) +
-               " MB; raise --mem, shorten the window or relax --fpr");
 
   app.workers.resize(lcores.size());
   for (size_t i = 0; i < lcores.size(); ++i) {
@@ -162,15 +201,56 @@ void free_workers(App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int eal_args = rte_eal_init(argc, argv);
-  if (eal_args < 0) rte_exit(EXIT_FAILURE, "invalid EAL arguments (see the messages above)\n");
-  argc -= eal_args;
-  argv += eal_args;
-  argv[0] = const_cast<char*>("dedup_fwd");
-
   App& app = g_app;
-  app.opt = parse_options(argc, argv);
+  // Our options before the EAL's (DPDK's ip_pipeline example does the same):
+  // rte_eal_init probes the devices, and net_pcap truncates a tx_pcap file as
+  // it opens it, so a typo or --help must stop us before that. They are what
+  // follows the first "--"; the EAL stops its own parsing there.
+  {
+    int dashes = argc;
+    for (int i = 1; i < argc; ++i)
+      if (std::strcmp(argv[i], "--") == 0) {
+        dashes = i;
+        break;
+      }
+    std::vector<char*> app_argv{const_cast<char*>("dedup_fwd")};
+    for (int i = dashes + 1; i < argc; ++i) app_argv.push_back(argv[i]);
+    app_argv.push_back(nullptr);
+    app.opt = parse_options(static_cast<int>(app_argv.size()) - 1, app_argv.data());
+  }
   const Options& o = app.opt;
+  // The filter too (all shards have one shape): an FPR out of reach or a
+  // --mem too small is exit 2 before any device is opened. Bounded: every
+  // sizing search is, so this takes milliseconds.
+  {
+    auto planned = ab::dedup::DedupFilter::plan(o.spec);
+    if (auto* err = std::get_if<std::string>(&planned)) {
+      std::fprintf(stderr, "dedup_fwd: filter: %s\n", err->c_str());
+      return 2;
+    }
+    app.shape = std::get<ab::dedup::DedupFilter>(planned);
+    const size_t bytes = app.shape.bytes_needed();
+    if (o.mem_bytes && bytes > o.mem_bytes) {
+      std::fprintf(stderr,
+                   "dedup_fwd: filter %s (%s) needs %zu MB per lcore, more than --mem %llu MB; raise --mem, "
+                   "shorten the window or relax --fpr\n",
+                   app.shape.name().c_str(), app.shape.parameters().c_str(), bytes >> 20,
+                   static_cast<unsigned long long>(o.mem_bytes >> 20));
+      return 2;
+    }
+  }
+
+  rte_set_application_usage_hook(usage_hook);
+  if (rte_eal_init(argc, argv) < 0)
+    rte_exit(EXIT_FAILURE,
+             "the DPDK EAL could not start (%s; its messages above say why). Without hugepages try "
+             "--no-huge -m 512; give it ports, e.g. --vdev net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap; "
+             "dedup_fwd's own options go after --\n",
+             rte_strerror(rte_errno));
+  if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+    g_runtime_dir = rte_eal_get_runtime_dir();
+    std::atexit(remove_runtime_dir);
+  }
   app.seed = o.seed_set ? o.seed : (uint64_t{std::random_device{}()} << 32 | std::random_device{}());
 
   std::signal(SIGINT, on_signal);
@@ -252,14 +332,25 @@ int main(int argc, char** argv) {
   ExitFacts facts;
   facts.seconds = seconds;
   facts.port_stats_json = port_stats_json();
+  std::string damage;
+  facts.input_errors = input_errors(&damage);
   int rc = close_ports(app) ? 1 : 0;
   facts.mempool_size = app.pool->size;
   facts.mempool_in_use = rte_mempool_in_use_count(app.pool);
 
   const Totals t = totals();
   std::printf("dedup_fwd: packets in %lu, forwarded %lu, suppressed %lu, mirrored %lu, errors %lu "
-              "(duplicates %lu, unparsed %lu), %.3f s\n",
-              t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, seconds);
+              "(duplicates %lu, unparsed %lu, malformed %lu), %.3f s\n",
+              t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, t.malformed, seconds);
+  if (facts.input_errors) {
+    // A finite input (--exit-on-idle: a capture, say) that was damaged is not
+    // a successful run: what came out is not the whole input. Live ports see
+    // the odd bad frame, so there it is a warning only.
+    std::fprintf(stderr, "dedup_fwd: warning: %lu input errors (%s): the input is damaged (net_pcap: a "
+                 "truncated or corrupt capture), so not all of it was forwarded%s\n",
+                 facts.input_errors, damage.c_str(), o.exit_on_idle_ms ? "; exit code 3" : "");
+    if (o.exit_on_idle_ms && rc == 0) rc = 3;
+  }
   if (t.rx != t.tx + t.suppressed + t.mirrored + t.dropped_error) {
     std::fprintf(stderr, "dedup_fwd: BUG: rx != tx + suppressed + mirrored + dropped_error\n");
     rc = 1;

@@ -49,7 +49,8 @@ void usage(FILE* out) {
       "  --time-source tsc|rx-timestamp  clock of --ttl windows (default tsc); rx-timestamp\n"
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
       "  --help\n"
-      "Exit codes: 0 done, 1 run-time failure, 2 bad options.\n",
+      "Exit codes: 0 done, 1 run-time failure, 2 bad options or a device that cannot be used,\n"
+      "3 done but the input was damaged (input errors, with --exit-on-idle).\n",
       ab::dedup::FilterOptions::help().c_str());
 }
 
@@ -82,6 +83,8 @@ void parse_click_ports(const std::string& arg, ab::packet::ClickOptions& click) 
 }
 
 }  // namespace
+
+void print_usage(FILE* out) { usage(out); }
 
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -134,7 +137,10 @@ Options parse_options(int argc, char** argv) {
           o.action = Action::count;
         } else if (arg.rfind("mirror:", 0) == 0) {
           uint64_t p;
-          if (!parse_u64(arg.c_str() + 7, p) || p >= 65535) bad("--action mirror:PORT needs a port number, not '" + arg + "'");
+          // A port id indexes per-port arrays and a 64-bit --portmask: below RTE_MAX_ETHPORTS.
+          if (!parse_u64(arg.c_str() + 7, p) || p >= RTE_MAX_ETHPORTS)
+            bad("--action mirror:PORT needs a port number from 0 to " + std::to_string(RTE_MAX_ETHPORTS - 1) +
+                ", not '" + arg + "'");
           o.action = Action::mirror;
           o.mirror_port = static_cast<uint16_t>(p);
         } else {
@@ -202,7 +208,7 @@ Options parse_options(int argc, char** argv) {
   if (o.action == Action::mirror && o.same_port) {
     // Allowed: forward back out of the Rx port, mirror duplicates elsewhere.
   }
-  if (o.action == Action::mirror && o.portmask && !(o.portmask >> o.mirror_port & 1))
+  if (o.action == Action::mirror && o.portmask && (o.mirror_port >= 64 || !(o.portmask >> o.mirror_port & 1)))
     bad("--action mirror:" + std::to_string(o.mirror_port) + " names a port outside --portmask");
 
   return o;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "agebloom/dedup/dedup_filter.hpp"
@@ -57,5 +58,8 @@ struct Options {
 // message and exits with code 2 on any invalid or conflicting option, and 0
 // after --help; touches no DPDK state, so call it before configuring ports.
 Options parse_options(int argc, char** argv);
+
+// The --help text (what parse_options prints for --help), without exiting.
+void print_usage(FILE* out);
 
 }  // namespace dedup_fwd

@@ -1,5 +1,6 @@
 #include "ports.hpp"
 
+#include <rte_devargs.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
@@ -36,10 +37,33 @@ uint64_t rss_fields(agebloom::packet::KeyMode mode) {
   return RTE_ETH_RSS_IP;
 }
 
+// Every --vdev the user asked for must have become a port. When a driver
+// refuses its arguments (net_pcap: an rx_pcap that is missing, empty, not a
+// capture or a directory) the EAL logs "Bus (vdev) probe failed" and carries
+// on without the device; running on with the other ports would report a
+// missing input as an empty one. Ethernet vdevs only (net_*, or the eth_*
+// aliases); other classes (crypto_*, ...) are no concern of dedup_fwd's.
+void check_vdevs() {
+  std::string failed;
+  for (const rte_devargs* da = rte_devargs_next("vdev", nullptr); da != nullptr; da = rte_devargs_next("vdev", da)) {
+    if (std::strncmp(da->name, "net_", 4) != 0 && std::strncmp(da->name, "eth_", 4) != 0) continue;
+    uint16_t port;
+    if (rte_eth_dev_get_port_by_name(da->name, &port) == 0) continue;
+    const std::string args = da->args != nullptr && *da->args ? std::string(",") + da->args : std::string();
+    std::fprintf(stderr, "dedup_fwd: --vdev %s%s: the device could not be created (the driver says why above)\n",
+                 da->name, args.c_str());
+    failed += failed.empty() ? da->name : std::string(", ") + da->name;
+  }
+  if (!failed.empty())
+    config_error("cannot use " + failed + ": check the file names and arguments of each --vdev (net_pcap: rx_pcap "
+                 "must name a readable pcap or pcapng file)");
+}
+
 }  // namespace
 
 void plan_ports(App& app) {
   const Options& o = app.opt;
+  check_vdevs();
   const uint16_t avail = rte_eth_dev_count_avail();
   if (avail == 0) config_error("no Ethernet ports: bind a NIC to DPDK or pass --vdev (e.g. net_pcap0,rx_pcap=IN,tx_pcap=OUT)");
   uint16_t port;
@@ -56,7 +80,15 @@ void plan_ports(App& app) {
   if (o.action == Action::mirror) {
     bool found = false;
     for (uint16_t p : app.ports) found |= p == o.mirror_port;
-    if (!found) config_error("--action mirror:" + std::to_string(o.mirror_port) + ": no such enabled port");
+    if (!found) {
+      std::string in_use;
+      for (uint16_t p : app.ports) {
+        if (!in_use.empty()) in_use += ' ';
+        in_use += std::to_string(p);
+      }
+      config_error("--action mirror:" + std::to_string(o.mirror_port) + " names port " +
+                   std::to_string(o.mirror_port) + ", which is not one of the ports in use (" + in_use + ")");
+    }
   }
 
   // l2fwd pairing: enabled ports in order, 0<->1, 2<->3... A single port, or

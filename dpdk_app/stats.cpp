@@ -16,13 +16,14 @@ namespace pk = agebloom::packet;
 namespace {
 
 void add(Totals& t, const LcoreStats& s) {
-  t.rx += s.rx.get();
+  t.rx += s.rx.get() + s.malformed.get();
+  t.malformed += s.malformed.get();
   t.tx += s.tx.get();
   t.keyed += s.keyed.get();
   t.duplicates += s.duplicates.get();
   t.suppressed += s.suppressed.get();
   t.mirrored += s.mirrored.get();
-  t.dropped_error += s.dropped_error.get();
+  t.dropped_error += s.dropped_error.get() + s.malformed.get();
   t.time_regressions += s.time_regressions.get();
   t.no_timestamp += s.no_timestamp.get();
   t.bursts += s.bursts.get();
@@ -32,8 +33,12 @@ void add(Totals& t, const LcoreStats& s) {
 
 // The dispatcher's share: what it counts on the packets it keys (unparsed
 // reasons, clock anomalies) and its cycles. Not rx: every packet it receives
-// is counted by the worker it hands it to, so the totals add up once.
+// is counted by the worker it hands it to, so the totals add up once. The
+// malformed mbufs it dropped reach no worker, so those count here.
 void add_dispatcher(Totals& t, const LcoreStats& s) {
+  t.rx += s.malformed.get();
+  t.dropped_error += s.malformed.get();
+  t.malformed += s.malformed.get();
   t.time_regressions += s.time_regressions.get();
   t.no_timestamp += s.no_timestamp.get();
   t.bursts += s.bursts.get();
@@ -55,6 +60,7 @@ nlohmann::json to_json(const Totals& t) {
                    {"suppressed", t.suppressed},
                    {"mirrored", t.mirrored},
                    {"dropped_error", t.dropped_error},
+                   {"malformed", t.malformed},
                    {"time_regressions", t.time_regressions},
                    {"no_timestamp", t.no_timestamp},
                    {"bursts", t.bursts},
@@ -135,14 +141,36 @@ void print_stats_line(uint64_t now) {
   const Totals t = totals();
   const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
+  std::string damage;
+  const uint64_t bad = input_errors(&damage);
   std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
-              "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f\n",
+              "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f%s%s\n",
               t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, mpps,
               t.rx ? static_cast<double>(t.busy_cycles) / t.rx : 0.0, g_app.workers.front().filter.name().c_str(),
-              fill_sum / 1e6 / g_app.workers.size());
+              fill_sum / 1e6 / g_app.workers.size(), bad ? " | WARNING input errors: " : "", damage.c_str());
   std::fflush(stdout);
   last_tsc = now;
   last_rx = t.rx;
+}
+
+uint64_t input_errors(std::string* detail) {
+  uint64_t sum = 0;
+  std::string text;
+  for (uint16_t p : g_app.ports) {
+    rte_eth_stats s{};
+    if (rte_eth_stats_get(p, &s) != 0 || s.ierrors == 0) continue;
+    sum += s.ierrors;
+    if (!text.empty()) text += ", ";
+    text += "port " + std::to_string(p) + " ierrors " + std::to_string(s.ierrors);
+  }
+  const uint64_t malformed = totals().malformed;
+  if (malformed) {
+    sum += malformed;
+    if (!text.empty()) text += ", ";
+    text += "malformed frames " + std::to_string(malformed);
+  }
+  if (detail) *detail = text;
+  return sum;
 }
 
 bool register_telemetry() {
@@ -183,6 +211,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   const Totals t = totals();
   nlohmann::json j = to_json(t);
   j["invariant_holds"] = t.rx == t.tx + t.suppressed + t.mirrored + t.dropped_error;
+  j["input_errors"] = f.input_errors;
   j["seconds"] = f.seconds;
   j["key"] = agebloom::dedup::key_mode_name(o.mode);
   j["policy"] = agebloom::dedup::policy_name(o.policy);
@@ -216,7 +245,8 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     for (size_t r = 1; r < one.reasons.size(); ++r)
       if (one.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = one.reasons[r];
     j["dispatcher"] = {{"lcore", g_app.dispatcher.lcore_id},
-                       {"rx", s.rx.get()},
+                       {"rx", s.rx.get() + s.malformed.get()},
+                       {"malformed", s.malformed.get()},
                        {"unparsed", one.unparsed},
                        {"unparsed_reasons", reasons},
                        {"ring_full_waits", s.ring_full.get()},

@@ -11,13 +11,22 @@ namespace dedup_fwd {
 struct Totals {
   uint64_t rx = 0, tx = 0, keyed = 0, duplicates = 0, suppressed = 0, mirrored = 0, dropped_error = 0;
   uint64_t unparsed = 0, time_regressions = 0, no_timestamp = 0, bursts = 0, busy_cycles = 0;
+  uint64_t malformed = 0;  // in rx and dropped_error too (LcoreStats::malformed)
   std::array<uint64_t, agebloom::packet::kReasonCount> reasons{};
 };
 Totals totals();
 
 // One line: rx, tx, suppressed, mirrored, unparsed, errors, Mpps since the
-// last line, cycles per packet, filter fill.
+// last line, cycles per packet, filter fill; and a warning while there are
+// input errors (input_errors()).
 void print_stats_line(uint64_t now_tsc);
+
+// Damage seen on the way in: what the ports' drivers count as ierrors (for
+// net_pcap, each record libpcap refused: a truncated or corrupt capture) plus
+// the malformed mbufs dedup_fwd dropped. On a finite input any of it means
+// the output is not the whole capture. `detail`, when given, gets a short
+// account ("port 0 ierrors 1, malformed frames 18750").
+uint64_t input_errors(std::string* detail = nullptr);
 
 // Registers /dedup_fwd/stats and /dedup_fwd/filter; false (with a message)
 // when the library refuses a command.
@@ -29,6 +38,7 @@ struct ExitFacts {
   unsigned mempool_size = 0;
   unsigned mempool_in_use = 0;
   std::string port_stats_json;  // array, gathered before the ports closed
+  uint64_t input_errors = 0;    // input_errors(), read before the ports closed
 };
 // Writes --stats-json; false on an I/O error (message printed).
 bool write_stats_json(const std::string& path, const ExitFacts& facts);

@@ -70,8 +70,29 @@ uint16_t forward(Worker& w, rte_mbuf** pkts, uint16_t n) {
   return sent;
 }
 
-// Receives up to a burst from one queue within the --max-packets budget.
-uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
+// An mbuf that cannot be a received frame. net_pcap hands these over from
+// damaged captures: after libpcap refuses a record ("invalid packet capture
+// length 300000, bigger than maximum of 262144") the driver counts an ierror
+// and, at the next burst, reads on from the refused record's data, whose
+// bytes parse as records of length 0 (thousands of empty frames from one
+// record of zeros); and a record over 65535 bytes wraps the driver's 16-bit
+// jumbo length, leaving a chain much shorter than pkt_len, which any read of
+// the frame would run off.
+inline bool malformed(const rte_mbuf* m) {
+  if (m->pkt_len == 0) return true;
+  if (m->nb_segs == 1) return m->data_len != m->pkt_len || m->next != nullptr;
+  uint32_t bytes = 0;
+  uint16_t segs = 0;
+  for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
+    bytes += s->data_len;
+    ++segs;
+  }
+  return bytes != m->pkt_len || segs != m->nb_segs;
+}
+
+// Receives up to a burst from one queue within the --max-packets budget;
+// malformed mbufs are freed and counted (st.malformed) instead of returned.
+uint16_t receive(const RxQueue& q, rte_mbuf** pkts, LcoreStats& st) {
   uint16_t want = kBurst;
   if (g_app.opt.max_packets) {
     want = reserve_budget(kBurst);
@@ -82,7 +103,16 @@ uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
   }
   const uint16_t n = rte_eth_rx_burst(q.port, q.queue, pkts, want);
   if (g_app.opt.max_packets && n < want) g_app.budget.fetch_add(want - n, std::memory_order_relaxed);
-  return n;
+  uint16_t good = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    if (unlikely(malformed(pkts[i]))) rte_pktmbuf_free(pkts[i]);
+    else pkts[good++] = pkts[i];
+  }
+  if (unlikely(good != n)) {
+    st.malformed.add(n - good);
+    st.last_rx_tsc.set(rte_rdtsc());  // something arrived: not idle
+  }
+  return good;
 }
 
 // Stage 3: forward what passed, and drop, mirror or (under --action count,
@@ -112,7 +142,7 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
   // bursts that brought packets: what testpmd's --record-core-cycles counts,
   // so the two are compared like for like (scripts/bench_pipeline.sh).
   const uint64_t t0 = rte_rdtsc();
-  const uint16_t n = receive(q, pkts);
+  const uint16_t n = receive(q, pkts, *w.stats);
   if (n == 0) return;
   w.stats->last_rx_tsc.set(t0);
 
@@ -189,7 +219,7 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   LcoreStats& st = *d.stats;
   rte_mbuf* pkts[kBurst];
   const uint64_t t0 = rte_rdtsc();  // busy cycles as in process_burst
-  const uint16_t n = receive(q, pkts);
+  const uint16_t n = receive(q, pkts, st);
   if (n == 0) return;
   st.last_rx_tsc.set(t0);
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) clock_ns = tsc_to_ns(t0 - g_app.start_tsc);

@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "agebloom/packet/key_extract.hpp"
@@ -17,6 +18,7 @@ PcapReader::PcapReader(PcapReader&& other) noexcept
       path_(std::move(other.path_)),
       error_(std::move(other.error_)),
       packets_(other.packets_),
+      bad_timestamps_(other.bad_timestamps_),
       done_(other.done_) {}
 
 PcapReader& PcapReader::operator=(PcapReader&& other) noexcept {
@@ -27,6 +29,7 @@ PcapReader& PcapReader::operator=(PcapReader&& other) noexcept {
     path_ = std::move(other.path_);
     error_ = std::move(other.error_);
     packets_ = other.packets_;
+    bad_timestamps_ = other.bad_timestamps_;
     done_ = other.done_;
   }
   return *this;
@@ -72,19 +75,30 @@ PcapReader::Status PcapReader::next(Packet& out) {
   }
   pcap_pkthdr* hdr = nullptr;
   const u_char* data = nullptr;
-  switch (pcap_next_ex(handle_, &hdr, &data)) {
-    case 1: break;
-    case PCAP_ERROR_BREAK: return done_ = Status::end;  // clean end of file
-    default:
-      // PCAP_ERROR: e.g. "truncated dump file; tried to read 1514 captured
-      // bytes, only got 300", a bad record header, or an I/O error.
-      error_ = "capture '" + path_ + "' after packet " + std::to_string(packets_) + ": " +
-               pcap_geterr(handle_);
-      return done_ = Status::error;
+  for (;;) {
+    switch (pcap_next_ex(handle_, &hdr, &data)) {
+      case 1: break;
+      case PCAP_ERROR_BREAK: return done_ = Status::end;  // clean end of file
+      default:
+        // PCAP_ERROR: e.g. "truncated dump file; tried to read 1514 captured
+        // bytes, only got 300", a bad record header, or an I/O error.
+        error_ = "capture '" + path_ + "' after packet " + std::to_string(packets_) + ": " +
+                 pcap_geterr(handle_);
+        return done_ = Status::error;
+    }
+    // With nanosecond precision tv_usec holds nanoseconds: libpcap multiplies
+    // a microsecond file's field by 1000 in a 64-bit suseconds_t, so one range
+    // check covers both units: a field >= 1e6 us becomes >= 1e9 ns, and a
+    // negative one stays out of [0, 1e9) whether libpcap read it signed or not.
+    const int64_t sec = hdr->ts.tv_sec;
+    const int64_t nsec = hdr->ts.tv_usec;
+    constexpr int64_t kMaxSec = static_cast<int64_t>((UINT64_MAX - 999'999'999u) / 1'000'000'000u);
+    if (sec >= 0 && sec <= kMaxSec && nsec >= 0 && nsec < 1'000'000'000) {
+      out.timestamp_ns = static_cast<uint64_t>(sec) * 1'000'000'000u + static_cast<uint64_t>(nsec);
+      break;
+    }
+    ++bad_timestamps_;  // skipped: see the header
   }
-  // With nanosecond precision tv_usec holds nanoseconds.
-  const int64_t sec = hdr->ts.tv_sec;
-  out.timestamp_ns = sec < 0 ? 0 : static_cast<uint64_t>(sec) * 1'000'000'000u + static_cast<uint64_t>(hdr->ts.tv_usec);
   out.caplen = hdr->caplen;
   out.wirelen = hdr->len;
   out.data = data;

@@ -8,7 +8,13 @@
 //   * next() tells a clean end of file (Status::end) from a truncated or corrupt
 //     file (Status::error + libpcap's message), so a replay never mistakes a
 //     damaged capture for a short one. A pcapng file whose interfaces have
-//     different link types also ends in Status::error (libpcap refuses it).
+//     different link types also ends in Status::error (libpcap refuses it);
+//   * a record whose timestamp is out of range is skipped and counted
+//     (bad_timestamps()), never handed out: microseconds >= 1e6 in a
+//     microsecond capture, nanoseconds >= 1e9 in a nanosecond one, a negative
+//     field (a negative microsecond count read as ~2^64 ns would freeze a
+//     replay's clock, so that nothing ever expired again), or seconds past
+//     what 64-bit nanoseconds hold. The records around it are read as usual.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +27,7 @@ namespace agebloom::trace {
 // One captured frame. `data` points into the reader's buffer and stays valid
 // only until the next call to next() or the reader's destruction.
 struct Packet {
-  uint64_t timestamp_ns = 0;  // since the Unix epoch; pre-1970 stamps read as 0
+  uint64_t timestamp_ns = 0;  // since the Unix epoch (always a valid time: see bad_timestamps())
   uint32_t caplen = 0;        // bytes at data (what extract_key may read)
   uint32_t wirelen = 0;       // original length on the wire (>= caplen normally)
   const uint8_t* data = nullptr;
@@ -60,6 +66,10 @@ class PcapReader {
   const std::string& error() const noexcept { return error_; }
   // Packets returned with Status::ok so far.
   uint64_t packets_read() const noexcept { return packets_; }
+  // Records skipped so far because their timestamp was out of range (see the
+  // top of this file); not in packets_read(). A caller that reports what it
+  // read should report this too: non-zero means a corrupt capture.
+  uint64_t bad_timestamps() const noexcept { return bad_timestamps_; }
 
  private:
   explicit PcapReader(pcap* handle, uint32_t linktype, std::string path) noexcept;
@@ -70,6 +80,7 @@ class PcapReader {
   std::string path_;
   std::string error_;
   uint64_t packets_ = 0;
+  uint64_t bad_timestamps_ = 0;
   Status done_ = Status::ok;  // sticky end/error
 };
 

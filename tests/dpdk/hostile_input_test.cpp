@@ -1,0 +1,476 @@
+// dedup_fwd against hostile command lines and damaged inputs, run as a user
+// would (net_pcap virtual devices, no NIC, no hugepages): what a mistake must
+// never do (truncate an existing capture, report a missing input as an empty
+// one, leave the EAL's runtime directory behind) and what it must say instead.
+// Every capture is crafted here byte by byte. Exit code 77 (skip) with the
+// reason when the EAL cannot start here.
+#include <gtest/gtest.h>
+#include <pcap/pcap.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../common/shell.hpp"
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+using agebloom::testing::Outcome;
+using agebloom::testing::shell;
+
+namespace {
+
+fs::path temp_dir() {
+  static const fs::path d = [] {
+    fs::path p = fs::temp_directory_path() / ("dedup-fwd-hostile-" + std::to_string(getpid()));
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+// A file prefix of our own per run, so runs never share EAL state and each
+// runtime directory can be looked for afterwards.
+std::string next_prefix() {
+  static std::atomic<int> n{0};
+  return "agebloom-h" + std::to_string(getpid()) + "-" + std::to_string(n++);
+}
+
+std::string eal(const std::string& vdevs, const std::string& prefix = next_prefix()) {
+  return "--no-huge --no-pci -m 512 --log-level=lib.eal:error --file-prefix " + prefix + " -l 0 " + vdevs;
+}
+
+std::string pcap_vdev(int i, const fs::path& in, const fs::path& out) {
+  return "--vdev net_pcap" + std::to_string(i) + ",rx_pcap=" + in.string() + ",tx_pcap=" + out.string();
+}
+
+Outcome dedup_fwd(const std::string& eal_args, const std::string& app_args) {
+  return shell(std::string(DEDUP_FWD) + " " + eal_args + " -- " + app_args);
+}
+
+// Where the EAL puts PREFIX's runtime directory: /var/run/dpdk for root,
+// $XDG_RUNTIME_DIR/dpdk (or /tmp/dpdk) otherwise.
+std::vector<fs::path> runtime_dirs(const std::string& prefix) {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  return {fs::path("/var/run/dpdk") / prefix, fs::path(xdg != nullptr ? xdg : "/tmp") / "dpdk" / prefix};
+}
+
+bool runtime_dir_left(const std::string& prefix) {
+  std::error_code ec;
+  for (const fs::path& d : runtime_dirs(prefix))
+    if (fs::exists(d, ec)) return true;
+  return false;
+}
+
+void remove_runtime_dir(const std::string& prefix) {
+  std::error_code ec;
+  for (const fs::path& d : runtime_dirs(prefix)) fs::remove_all(d, ec);
+}
+
+Bytes read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const Bytes& b) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+// ---------------------------------------------------------------- captures
+
+void le16(Bytes& b, uint16_t v) {
+  for (int s = 0; s < 16; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
+}
+void le32(Bytes& b, uint32_t v) {
+  for (int s = 0; s < 32; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
+}
+
+// Ethernet + IPv4 + UDP from 10.0.0.`src`.
+Bytes frame(uint8_t src) {
+  Bytes b = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00,
+             0x45, 0, 0, 29, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, src, 10, 0, 0, 2,
+             0, 1, 0, 2, 0, 9, 0, 0, 'x'};
+  return b;
+}
+
+// A classic microsecond pcap file header (little-endian, Ethernet).
+Bytes pcap_header(uint32_t snaplen = 65535) {
+  Bytes b;
+  le32(b, 0xa1b2c3d4);
+  le16(b, 2);
+  le16(b, 4);
+  le32(b, 0);
+  le32(b, 0);
+  le32(b, snaplen);
+  le32(b, 1);
+  return b;
+}
+
+// One record; caplen defaults to the data's length (a lie when given).
+void pcap_record(Bytes& file, const Bytes& data, uint32_t usec, int64_t caplen = -1) {
+  le32(file, 1'700'000'000);
+  le32(file, usec);
+  le32(file, caplen < 0 ? static_cast<uint32_t>(data.size()) : static_cast<uint32_t>(caplen));
+  le32(file, static_cast<uint32_t>(data.size()));
+  file.insert(file.end(), data.begin(), data.end());
+}
+
+// `n` distinct frames, 10 us apart.
+Bytes good_pcap(unsigned n) {
+  Bytes f = pcap_header();
+  for (unsigned i = 0; i < n; ++i) pcap_record(f, frame(static_cast<uint8_t>(i + 1)), i * 10);
+  return f;
+}
+
+// pcapng: section header, one Ethernet interface (microseconds), and
+// enhanced packet blocks; `length_lie` replaces the block's leading total
+// length (its trailing one stays true).
+Bytes pcapng_header() {
+  Bytes b;
+  le32(b, 0x0A0D0D0A);
+  le32(b, 28);
+  le32(b, 0x1A2B3C4D);
+  le16(b, 1);
+  le16(b, 0);
+  le32(b, 0xffffffff);  // section length: unknown
+  le32(b, 0xffffffff);
+  le32(b, 28);
+  le32(b, 1);  // interface description block
+  le32(b, 20);
+  le16(b, 1);  // LINKTYPE_ETHERNET
+  le16(b, 0);
+  le32(b, 0);  // snaplen: none
+  le32(b, 20);
+  return b;
+}
+
+void pcapng_packet(Bytes& file, const Bytes& data, uint64_t ts_us, int64_t length_lie = -1) {
+  const size_t pad = (4 - data.size() % 4) % 4;
+  const uint32_t total = static_cast<uint32_t>(32 + data.size() + pad);
+  le32(file, 6);
+  le32(file, length_lie < 0 ? total : static_cast<uint32_t>(length_lie));
+  le32(file, 0);
+  le32(file, static_cast<uint32_t>(ts_us >> 32));
+  le32(file, static_cast<uint32_t>(ts_us));
+  le32(file, static_cast<uint32_t>(data.size()));
+  le32(file, static_cast<uint32_t>(data.size()));
+  file.insert(file.end(), data.begin(), data.end());
+  file.insert(file.end(), pad, 0);
+  le32(file, total);
+}
+
+// Three lcores (main + two workers: the software dispatcher over net_pcap)
+// floating over the CPUs this process may use.
+std::string three_lcores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) {
+        if (!cpus.empty()) cpus += ',';
+        cpus += std::to_string(c);
+      }
+  return "--lcores '(0,1,2)@(" + (cpus.empty() ? std::string("0") : cpus) + ")'";
+}
+
+size_t count_pcap(const fs::path& p, size_t* empty_frames = nullptr) {
+  char err[PCAP_ERRBUF_SIZE];
+  pcap_t* h = pcap_open_offline(p.c_str(), err);
+  if (h == nullptr) return SIZE_MAX;
+  pcap_pkthdr* hdr;
+  const u_char* data;
+  size_t n = 0;
+  if (empty_frames) *empty_frames = 0;
+  while (pcap_next_ex(h, &hdr, &data) == 1) {
+    ++n;
+    if (empty_frames && hdr->caplen == 0) ++*empty_frames;
+  }
+  pcap_close(h);
+  return n;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// Runs dedup_fwd over `capture` as a finite input (--exit-on-idle), with the
+// closing stats line (--stats-interval 1 prints one at exit) and the JSON.
+struct CaptureRun {
+  Outcome outcome;
+  nlohmann::json stats;
+  fs::path out;
+};
+CaptureRun run_capture(const std::string& name, const Bytes& capture, const std::string& lcores = "",
+                const std::string& extra = "") {
+  const fs::path in = temp_dir() / (name + ".in"), out = temp_dir() / (name + ".out.pcap"),
+                 js = temp_dir() / (name + ".json");
+  write_bytes(in, capture);
+  fs::remove(js);
+  std::string e = eal(pcap_vdev(0, in, out));
+  if (!lcores.empty()) e.replace(e.find(" -l 0 "), 6, " " + lcores + " ");
+  CaptureRun r;
+  r.outcome = dedup_fwd(e, "--key src-ip --window 1000 --seed 1 --exit-on-idle 200 --stats-interval 1 "
+                           "--stats-json " + js.string() + " " + extra);
+  r.stats = read_json(js);
+  r.out = out;
+  return r;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- tests
+
+// rte_eal_init probes the devices, and net_pcap truncates a tx_pcap as it
+// opens it: dedup_fwd must refuse its own bad options, and answer --help,
+// before that, leaving an existing capture byte for byte as it was.
+TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
+  const fs::path in = temp_dir() / "keep.in.pcap", out = temp_dir() / "keep.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(40);  // yesterday's results, say
+  write_bytes(out, precious);
+  const char* bad[] = {"--bogus", "--window 0", "--key nonsense", "--action mirror:64 --portmask 1", "--fpr 2",
+                       "stray", "--window 10 --ttl 1s", "--window",
+                       // a filter that cannot be planned or does not fit --mem: also before the EAL
+                       "--fpr 1e-200", "--filter apbf --fpr 1e-50", "--window 100000000 --mem 1",
+                       "--filter guarded-epoch-blocked --fpr 1e-300"};
+  for (const char* args : bad) {
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: "), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(read_bytes(out), precious) << "'" << args << "' changed the tx_pcap file";
+  }
+  const Outcome help = dedup_fwd(eal(pcap_vdev(0, in, out)), "--help");
+  EXPECT_EQ(help.code, 0) << help.out;
+  EXPECT_NE(help.out.find("--key"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Exit codes"), std::string::npos) << help.out;
+  EXPECT_EQ(read_bytes(out), precious) << "--help changed the tx_pcap file";
+  const Outcome list = dedup_fwd(eal(pcap_vdev(0, in, out)), "--list-filters");
+  EXPECT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("interleaved-apbf"), std::string::npos) << list.out;
+  EXPECT_EQ(read_bytes(out), precious) << "--list-filters changed the tx_pcap file";
+
+  // --help among the EAL's options (no "--"): the EAL's usage, then ours.
+  const Outcome eal_help = shell(std::string(DEDUP_FWD) + " " + eal(pcap_vdev(0, in, out)) + " --help");
+  EXPECT_EQ(eal_help.code, 0) << eal_help.out;
+  EXPECT_NE(eal_help.out.find("--vdev"), std::string::npos) << eal_help.out;
+  EXPECT_NE(eal_help.out.find("--key src-ip|dst-ip|flow|click"), std::string::npos) << eal_help.out;
+  EXPECT_EQ(read_bytes(out), precious) << "EAL --help changed the tx_pcap file";
+}
+
+// An option the EAL does not know: its usage and ours, then exit 1 with a
+// hint, and still nothing opened (the EAL parses before it probes).
+TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {
+  const fs::path in = temp_dir() / "eal.in.pcap", out = temp_dir() / "eal.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(7);
+  write_bytes(out, precious);
+  const std::string prefix = next_prefix();
+  const Outcome r = shell(std::string(DEDUP_FWD) + " --no-such-eal-option " + eal(pcap_vdev(0, in, out), prefix) +
+                          " -- --key flow");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("--key src-ip|dst-ip|flow|click"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the DPDK EAL could not start"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--no-huge"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(out), precious);
+  remove_runtime_dir(prefix);
+}
+
+// A --vdev whose driver refuses it must stop the run with its name, not leave
+// dedup_fwd running on the other ports with "0 packets" and exit 0.
+TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
+  const fs::path good = temp_dir() / "probe-good.pcap", empty = temp_dir() / "probe-empty.pcap",
+                 random = temp_dir() / "probe-random.pcap", dir = temp_dir() / "probe-dir";
+  write_bytes(good, good_pcap(4));
+  write_bytes(empty, {});
+  Bytes noise;
+  uint32_t x = 12345;
+  for (int i = 0; i < 600; ++i) noise.push_back(static_cast<uint8_t>((x = x * 1103515245 + 12345) >> 16));
+  write_bytes(random, noise);
+  fs::create_directories(dir);
+  for (const fs::path& bad : {fs::path("/nonexistent/agebloom.pcap"), empty, random, dir}) {
+    SCOPED_TRACE(bad.string());
+    // Two ports, the second unusable: port 0 alone could have run.
+    const fs::path o0 = temp_dir() / "probe0.out.pcap", o1 = temp_dir() / "probe1.out.pcap";
+    Outcome r = dedup_fwd(eal(pcap_vdev(0, good, o0) + " " + pcap_vdev(1, bad, o1)),
+                          "--same-port --exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("net_pcap1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("could not be created"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(bad.string()), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("packets in"), std::string::npos) << "it ran anyway:\n" << r.out;
+    // The only port.
+    r = dedup_fwd(eal(pcap_vdev(0, bad, o1)), "--exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("net_pcap0"), std::string::npos) << r.out;
+  }
+}
+
+// DPDK 22.11 keeps /var/run/dpdk/PREFIX (config, fbarray files) even after
+// rte_eal_cleanup; dedup_fwd removes it on every way out after the EAL started.
+TEST(HostileCommandLine, RuntimeDirectoryIsRemovedOnEveryExit) {
+  const fs::path in = temp_dir() / "rt.in.pcap", out = temp_dir() / "rt.out.pcap";
+  write_bytes(in, good_pcap(5));
+  struct Case {
+    std::string vdevs, args;
+    int code;
+  } cases[] = {
+      {pcap_vdev(0, in, out), "--portmask 0x4", 2},                                // plan_ports
+      {pcap_vdev(0, in, out), "--window 100000000 --fpr 0.0001 --mem 1", 2},      // filter planning
+      {pcap_vdev(0, fs::path("/nonexistent.pcap"), out), "--stats-interval 0", 2},  // probe failed
+      {pcap_vdev(0, in, out), "--exit-on-idle 100 --stats-interval 0", 0},         // a normal run
+  };
+  for (const Case& c : cases) {
+    const std::string prefix = next_prefix();
+    const Outcome r = dedup_fwd(eal(c.vdevs, prefix), c.args);
+    EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.out;
+    EXPECT_FALSE(runtime_dir_left(prefix)) << c.args << ": runtime directory of " << prefix << " left behind";
+    remove_runtime_dir(prefix);
+  }
+}
+
+// --action mirror:64 once shifted a 64-bit mask by 64 (undefined behaviour).
+TEST(HostileCommandLine, MirrorPortIsValidated) {
+  const fs::path in = temp_dir() / "mirror.in.pcap", out = temp_dir() / "mirror.out.pcap";
+  write_bytes(in, good_pcap(3));
+  for (const char* args : {"--action mirror:64 --portmask 1", "--action mirror:63 --portmask 1",
+                           "--action mirror:32", "--action mirror:65535", "--action mirror:99999999999"}) {
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("--action mirror:"), std::string::npos) << args << "\n" << r.out;
+  }
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:64 --portmask 1");
+  EXPECT_NE(r.out.find("from 0 to"), std::string::npos) << r.out;
+  // In range, but no such port (only port 0 exists).
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:5");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not one of the ports in use (0)"), std::string::npos) << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:1 --portmask 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("outside --portmask"), std::string::npos) << r.out;
+}
+
+// A capture damaged in the middle used to end like a clean one: exit 0, the
+// damage only in the port's ierrors inside the JSON. Now the stats line warns
+// and, on a finite input (--exit-on-idle), the exit code is 3.
+TEST(HostileInput, DamagedCaptureWarnsAndExits3) {
+  std::vector<std::pair<std::string, Bytes>> damaged;
+  {
+    Bytes f = good_pcap(6);
+    f.resize(f.size() - 10);  // cut inside the last record's data
+    damaged.emplace_back("truncated-mid-record", f);
+  }
+  {
+    Bytes f = pcap_header();
+    pcap_record(f, frame(1), 0);
+    pcap_record(f, frame(2), 10);
+    pcap_record(f, frame(3), 20, 0xFFFFFFFF);  // record length 0xFFFFFFFF
+    pcap_record(f, frame(4), 30);
+    damaged.emplace_back("record-length-ffffffff", f);
+  }
+  for (int64_t lie : {12, 36, 0x7ffffff0}) {  // pcapng block lengths that are not the block's
+    Bytes f = pcapng_header();
+    for (uint8_t i = 1; i <= 3; ++i) pcapng_packet(f, frame(i), 1'700'000'000'000'000ull + i);
+    pcapng_packet(f, frame(9), 1'700'000'000'000'009ull, lie);
+    for (uint8_t i = 4; i <= 6; ++i) pcapng_packet(f, frame(i), 1'700'000'000'000'010ull + i);
+    damaged.emplace_back("pcapng-block-length-" + std::to_string(lie), f);
+  }
+  for (const auto& [name, capture] : damaged) {
+    SCOPED_TRACE(name);
+    const CaptureRun r = run_capture(name, capture);
+    EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+    EXPECT_NE(r.outcome.out.find("| WARNING input errors: port 0 ierrors"), std::string::npos) << r.outcome.out;
+    EXPECT_NE(r.outcome.out.find("dedup_fwd: warning: "), std::string::npos) << r.outcome.out;
+    ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+    EXPECT_GT(r.stats["input_errors"].get<uint64_t>(), 0u);
+    EXPECT_GT(r.stats["ports"][0]["ierrors"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+    EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+  }
+
+  // The same reader over an undamaged capture: no warning, exit 0.
+  const CaptureRun clean = run_capture("undamaged", good_pcap(6));
+  EXPECT_EQ(clean.outcome.code, 0) << clean.outcome.out;
+  EXPECT_EQ(clean.outcome.out.find("WARNING"), std::string::npos) << clean.outcome.out;
+  EXPECT_EQ(clean.outcome.out.find("warning"), std::string::npos) << clean.outcome.out;
+  EXPECT_EQ(clean.stats["input_errors"], 0);
+  Bytes ng = pcapng_header();
+  for (uint8_t i = 1; i <= 6; ++i) pcapng_packet(ng, frame(i), 1'700'000'000'000'000ull + i);
+  const CaptureRun clean_ng = run_capture("undamaged-pcapng", ng);
+  EXPECT_EQ(clean_ng.outcome.code, 0) << clean_ng.outcome.out;
+  EXPECT_EQ(clean_ng.stats["tx"], 6);
+}
+
+// One record longer than libpcap's maximum (262144 bytes for Ethernet) used
+// to come out as 18750 empty frames, all forwarded: libpcap refuses the
+// record and leaves the file just past its header; net_pcap counts an ierror
+// and reads on, taking each 16 zero bytes of the refused data for a record of
+// length 0. Those are dropped and counted now (malformed), on one lcore and
+// through the software dispatcher.
+TEST(HostileInput, OversizedRecordIsNotForwardedAsEmptyFrames) {
+  Bytes f = pcap_header();
+  pcap_record(f, frame(1), 0);
+  pcap_record(f, Bytes(300000, 0), 10);
+  pcap_record(f, frame(2), 20);
+  for (const std::string& lcores : {std::string(), three_lcores()}) {
+    SCOPED_TRACE(lcores.empty() ? "one lcore" : "dispatcher");
+    const CaptureRun r = run_capture(lcores.empty() ? "oversized" : "oversized-dispatch", f, lcores);
+    EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+    ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+    EXPECT_EQ(r.stats["malformed"], 300000 / 16);
+    EXPECT_EQ(r.stats["tx"], 2);
+    EXPECT_EQ(r.stats["rx"], 2 + 300000 / 16);
+    EXPECT_EQ(r.stats["dropped_error"], 300000 / 16);
+    EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+    EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+    size_t empty = 0;
+    EXPECT_EQ(count_pcap(r.out, &empty), 2u);
+    EXPECT_EQ(empty, 0u);
+    EXPECT_NE(r.outcome.out.find("malformed frames 18750"), std::string::npos) << r.outcome.out;
+  }
+}
+
+// A record of 200000 bytes in a capture whose snap length allows it: net_pcap
+// keeps jumbo lengths in 16 bits, so the mbuf chain held 3392 bytes under a
+// pkt_len of 200000, and reading the frame ran off the chain (SIGSEGV).
+TEST(HostileInput, RecordOver64KiBIsDroppedNotACrash) {
+  Bytes f = pcap_header(262144);
+  pcap_record(f, frame(1), 0);
+  pcap_record(f, Bytes(200000, 0x55), 10);
+  pcap_record(f, frame(2), 20);
+  const CaptureRun r = run_capture("over64k", f);
+  EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;
+  ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+  EXPECT_EQ(r.stats["malformed"], 1);
+  EXPECT_EQ(r.stats["tx"], 2);
+  EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+  EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+  EXPECT_EQ(count_pcap(r.out), 2u);
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  // Can the EAL start here at all? A run over an empty capture must.
+  const fs::path in = temp_dir() / "probe.pcap", out = temp_dir() / "probe.out.pcap";
+  write_bytes(in, pcap_header());
+  const std::string prefix = next_prefix();
+  const Outcome probe = dedup_fwd(eal(pcap_vdev(0, in, out), prefix), "--exit-on-idle 10 --stats-interval 0");
+  remove_runtime_dir(prefix);
+  if (probe.code != 0) {
+    std::printf("SKIP: the DPDK EAL cannot initialise here (exit %d):\n%s\n", probe.code, probe.out.c_str());
+    return 77;
+  }
+  const int rc = RUN_ALL_TESTS();
+  if (rc == 0) fs::remove_all(temp_dir());
+  return rc;
+}
