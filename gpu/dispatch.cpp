@@ -1,7 +1,7 @@
 // The registry-level entry points of replay.hpp: a FilterConfig in, the
 // typed call for its config out. Built with and without nvcc (the typed
 // calls are the CUDA ones or the stubs), so callers never name a structure.
-#include "replay.hpp"
+#include "agebloom/gpu/replay.hpp"
 
 namespace agebloom::gpu {
 

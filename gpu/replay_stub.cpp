@@ -1,6 +1,6 @@
 // The host API of replay.hpp in a build without nvcc: every call reports
 // GpuErrc::not_built, so callers link and fall back to the CPU path.
-#include "replay.hpp"
+#include "agebloom/gpu/replay.hpp"
 
 namespace agebloom::gpu {
 

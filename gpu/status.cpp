@@ -1,7 +1,7 @@
 // GpuStatus::message, shared by the CUDA build and the stub build.
 #include <string>
 
-#include "replay.hpp"
+#include "agebloom/gpu/replay.hpp"
 
 namespace agebloom::gpu {
 

@@ -22,7 +22,7 @@ b=.gpu-bundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/traces"
 cp "$build/tests/gpu/gpu_replay_test" "$build/tests/gpu/gpu_replay_emulation_test" \
-   "$build/gpu/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$b/bin/"
+   "$build/perf/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$b/bin/"
 for exe in "$b"/bin/*; do ldd "$exe" | awk '/=> \// {print $3}'; done | sort -u | while read -r lib; do
   cp -L "$lib" "$b/lib/"
 done

@@ -34,7 +34,7 @@
 #include "agebloom/dedup/key_mode.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
-#include "replay.hpp"  // gpu/: the CUDA backend (a stub when built without nvcc)
+#include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 
 namespace {
 

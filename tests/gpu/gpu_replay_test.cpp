@@ -14,7 +14,7 @@
 
 #include "agebloom/agebloom.hpp"
 #include "cpu_reference.hpp"
-#include "replay.hpp"
+#include "agebloom/gpu/replay.hpp"
 
 namespace {
 

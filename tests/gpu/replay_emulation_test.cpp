@@ -20,9 +20,9 @@
 #include "../core/owned_filter.hpp"
 #include "cpu_reference.hpp"
 #include "agebloom/agebloom.hpp"
-#include "apbf_replay.hpp"
-#include "epoch_plan.hpp"
-#include "replay_steps.hpp"
+#include "portable/apbf_replay.hpp"
+#include "portable/epoch_plan.hpp"
+#include "portable/replay_steps.hpp"
 
 namespace {
 

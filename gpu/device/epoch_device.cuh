@@ -29,12 +29,12 @@
 #include "agebloom/filters/apbf.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
-#include "apbf_replay.hpp"
-#include "check.cuh"
-#include "epoch_plan.hpp"
-#include "guarded_epoch_ref.hpp"
-#include "replay.hpp"
-#include "replay_steps.hpp"
+#include "portable/apbf_replay.hpp"
+#include "device/check.cuh"
+#include "portable/epoch_plan.hpp"
+#include "portable/guarded_epoch_ref.hpp"
+#include "agebloom/gpu/replay.hpp"
+#include "portable/replay_steps.hpp"
 
 namespace agebloom::gpu {
 
@@ -116,8 +116,9 @@ class EpochDevice {
   }
   ~EpochDevice() { release(); }
 
-  // Validates `c`, allocates its arena image in device memory and zeroes it:
-  // the state the CPU filter's create() leaves. GpuErrc::invalid_config (with
+  // Validates `c`, allocates its arena image in device memory and zeroes it
+  // (the state the CPU filter's create() leaves), and reserves the replay's
+  // working memory (first-setter stamps), so that no _async call allocates. GpuErrc::invalid_config (with
   // config_error), GpuErrc::unsupported (a shape the replay does not take) or
   // GpuErrc::cuda.
   template <class Config>
@@ -161,7 +162,7 @@ class EpochDevice {
   static GpuStatus create_shape(const Expected<Shape>& shape, EpochDevice& out);
   uint32_t slots() const noexcept;
   GpuStatus run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream, const uint64_t* now);
-  GpuStatus ensure_first_setters(size_t n);
+  GpuStatus reserve_first_setters();
   void release() noexcept;
   void swap(EpochDevice& o) noexcept;
 

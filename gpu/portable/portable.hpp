@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define AGEBLOOM_HD __host__ __device__
-#else
-#define AGEBLOOM_HD
-#endif
+#include "agebloom/core/host_device.hpp"  // AGEBLOOM_HD
 
 namespace agebloom::gpu {
 

@@ -2,22 +2,17 @@
 // tests compiled by the host compiler can call it. Built without nvcc, the
 // same functions exist and report GpuErrc::not_built (gpu/replay_stub.cpp).
 //
-// What it offers, over count and time windows, for the guarded epoch filter (flat and
-// blocked, and so the rotating ring, which is one), for the one-line
-// guarded epoch filter (InterleavedEpochFilter, 64-bit lanes: dedup_fwd's and
-// the planner's default), and for APBF and APBBF (ApbfFilter; at most 64
-// slices and 64 bits per block):
-//   - replay_guarded_epoch() / replay_interleaved_epoch() / replay_apbf(): the dedup semantics
-//     `verdict[i] = test_and_insert(key[i])` (policy insert-always; see below
-//     for insert-on-miss) run on the
-//     GPU, with the verdict of every packet equal to the sequential CPU
-//     filter's, bit for bit. How it can be exact although the packets run in
-//     parallel: within one epoch bits are only set, never cleared, so the GPU
-//     records for every bit the index of the first packet that set it; packet
-//     i then sees a bit iff it was set before the batch began (and its segment
-//     has not been cleared for i yet) or its first setter is < i
-//     (epoch_plan.hpp, replay_steps.hpp; ARCHITECTURE.md, "Bulk replay on the
-//     GPU with exact semantics").
+// What it replays is what the registry marks `gpu` (registry/structure.hpp):
+// the guarded epoch filter flat and blocked (and so the ring), the one-line
+// guarded epoch filter with 64-bit lanes, APBF and APBBF (at most 64 slices
+// and 64 bits per block), over count and time windows:
+//   - replay(FilterConfig, ...): the dedup semantics `verdict[i] =
+//     test_and_insert(key[i])` (insert-always; or insert-on-miss), each
+//     packet's verdict equal to the sequential CPU filter's, bit for bit,
+//     although the packets run in parallel. How: gpu/portable/epoch_plan.hpp,
+//     "Exact replay" (the one place it is explained). replay() dispatches to
+//     the typed calls below (gpu/dispatch.cpp); unsupported_reason() says
+//     why a structure is not replayed.
 //   - contains_bulk() / insert_bulk(): the bulk forms over a filter state.
 //   - gpu_available(): whether a CUDA device can be used, and why not.
 //
@@ -27,15 +22,9 @@
 // moves either way with one copy. Pass arena_image = nullptr to start from an
 // empty filter.
 //
-// Both policies: insert-always, and insert-on-miss (the click-fraud default),
-// where a packet inserts only if its verdict is "new"; that one iterates
-// each batch to the fixed point of its verdicts (replay_steps.hpp) and runs
-// synchronously, batch by batch.
-//
-// Not supported yet (each returns GpuErrc::unsupported): 32-bit lanes, APBF
-// with more than 64 slices or APBBF with more than 64 bits per block.
-//
-// Every call is synchronous: it returns when the results are in host memory.
+// Every call here is synchronous: it returns when the results are in host
+// memory. The asynchronous forms (on a stream, never synchronizing) are the
+// device owners' _async calls (gpu/device/epoch_device.cuh).
 #pragma once
 
 #include <cstddef>

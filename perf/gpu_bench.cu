@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "check.cuh"
-#include "epoch_device.cuh"
-#include "replay.hpp"
+#include "device/check.cuh"
+#include "device/epoch_device.cuh"
+#include "agebloom/gpu/replay.hpp"
 
 using namespace agebloom;
 using namespace agebloom::gpu;

@@ -8,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-#include "replay.hpp"
+#include "agebloom/gpu/replay.hpp"
 
 #define AGEBLOOM_GPU_STR2(x) #x
 #define AGEBLOOM_GPU_STR(x) AGEBLOOM_GPU_STR2(x)

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "epoch_device.cuh"
+#include "device/epoch_device.cuh"
 
 namespace agebloom::gpu {
 
@@ -101,6 +101,7 @@ GpuStatus EpochDevice<Family>::create_shape(const Expected<Shape>& shape, EpochD
   AGEBLOOM_CUDA_TRY(cudaMemset(d.base_, 0, d.shape_.bytes));
   d.state_ = d.shape_.initial_state();
   d.ref_ = d.shape_.at(d.base_);
+  AGEBLOOM_GPU_TRY(d.reserve_first_setters());
   out = static_cast<EpochDevice&&>(d);
   return {};
 }
@@ -134,24 +135,14 @@ GpuStatus EpochDevice<Family>::contains_async(const KeyHash* keys, size_t n, uin
   return {};
 }
 
-// First-setter arrays. Guarded epoch: one per epoch a batch may span, at most
-// r+1, as many as fit in 3/4 of the free device memory (at least one). APBF:
-// one per physical slice, always all.
+// First-setter arrays, reserved once at create() so that no _async call
+// allocates or synchronizes. Guarded epoch: one per epoch a batch may span,
+// at most r+1, as many as fit in 3/4 of the free device memory (at least
+// one; fewer only shorten the batches). APBF: one per physical slice, always all.
 template <class Family>
-GpuStatus EpochDevice<Family>::ensure_first_setters(size_t n) {
+GpuStatus EpochDevice<Family>::reserve_first_setters() {
   const uint64_t per_array = shape_.segment_bits() * sizeof(uint32_t);
   uint64_t want = slots();
-  if constexpr (Family::kStampsPerEpoch) {
-    // Count windows: the epochs n keys can span; time windows: any number.
-    const uint64_t len = state_.schedule.length;
-    if (shape_.kind == WindowKind::count) want = std::min<uint64_t>(want, (n + len - 1) / len + 1);
-  }
-  if (want <= first_arrays_) return {};
-  if (first_ != nullptr) {
-    AGEBLOOM_CUDA_TRY(cudaFree(first_));
-    first_ = nullptr;
-    first_arrays_ = 0;
-  }
   if constexpr (Family::kStampsPerEpoch) {
     size_t free_b = 0, total_b = 0;
     AGEBLOOM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
@@ -171,8 +162,6 @@ GpuStatus EpochDevice<Family>::run_batches(const KeyHash* keys, size_t n, uint32
   if (n > (uint64_t{1} << 31)) return gpu_error(GpuErrc::bad_argument);
   if (n == 0) return {};
   if (keys == nullptr) return gpu_error(GpuErrc::bad_argument);
-  // Only a replay stamps first setters; a bulk insert needs none.
-  if (out != nullptr) AGEBLOOM_GPU_TRY(ensure_first_setters(n));
   const uint64_t fbits = shape_.segment_bits();
   const uint32_t max_epochs = out != nullptr && Family::kStampsPerEpoch ? first_arrays_ : slots();
   batches_ = 0;
@@ -210,7 +199,6 @@ GpuStatus EpochDevice<Family>::test_or_insert(const KeyHash* keys, size_t n, uin
   if (n == 0) return {};
   if (keys == nullptr || out == nullptr || (timed && now == nullptr) || n > (uint64_t{1} << 31))
     return gpu_error(GpuErrc::bad_argument);
-  AGEBLOOM_GPU_TRY(ensure_first_setters(n));
   const uint64_t fbits = shape_.segment_bits();
   const uint32_t max_epochs = Family::kStampsPerEpoch ? first_arrays_ : slots();
   const size_t words = (n + 31) / 32;

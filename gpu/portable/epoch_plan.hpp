@@ -2,13 +2,20 @@
 // test: the shape of a filter's arena image (where its words are, how a key's
 // bits are laid out) and the plan of a batch of packets.
 //
-// Exact replay, in short (ARCHITECTURE.md, "Bulk replay on the GPU with exact
-// semantics"): within one epoch bits are only set, never cleared, so the GPU
-// records for every bit the index of the first packet that set it; packet i
-// then sees a bit iff it was set before the batch began (and its segment has
-// not been cleared for i yet) or its first setter is < i. A batch spans at
-// most r+1 consecutive epochs, each inserting into its own segment (slot), so
-// no slot is cleared twice within it.
+// Exact replay. Sequential dedup looks serial (each verdict depends on the
+// insertions before it), but within one epoch bits are only set, never
+// cleared. So the GPU records, for every bit, the index of the first packet
+// that set it (its first setter: an atomicMin over the packets' stamps);
+// packet i then sees a bit iff it was set before the batch began (and its
+// segment has not been cleared for i yet) or its first setter is < i, which
+// every packet can compute in parallel and which equals the sequential
+// answer. A batch spans at most r+1 consecutive epochs, each inserting into
+// its own segment (slot), so no slot is cleared twice within it. The three
+// passes per batch (stamp, verdict, insert) are replay_steps.hpp; APBF's
+// variant (stamps per physical slice, Algorithm 1 over what each packet sees)
+// is apbf_replay.hpp; insert-on-miss iterates a batch to the fixed point of
+// its verdicts (replay_steps.hpp). docs/ARCHITECTURE.md, "Bulk replay on the
+// GPU with exact semantics", has the picture.
 //
 // Portable: no CUDA types.
 #pragma once

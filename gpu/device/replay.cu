@@ -19,9 +19,9 @@
 #include <cstring>
 #include <string>
 
-#include "check.cuh"
-#include "epoch_device.cuh"
-#include "replay.hpp"
+#include "device/check.cuh"
+#include "device/epoch_device.cuh"
+#include "agebloom/gpu/replay.hpp"
 
 namespace agebloom::gpu {
 
