@@ -356,7 +356,10 @@ void register_pipeline() {
     pk::KeyMode mode;
     const char* filter;
   };
+  // auto, and both one-line layouts it chooses between, by name.
   for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "interleaved-apbf"},
                        Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
                        Case{"flow", pk::KeyMode::flow, "auto"}}) {
     const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter + "/W:" +

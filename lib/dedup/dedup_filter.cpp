@@ -31,11 +31,11 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   req.capacity = spec.capacity;
   req.fpr = spec.fpr;
   req.structure = spec.structure;
-  // "auto": a dataplane pays per cache line per packet, so the fewest bits
-  // per item among the structures that read one line per query
-  // (docs/PERFORMANCE.md has the cycles). The most compact structure is one
-  // --filter away (guarded-epoch).
-  if (!spec.structure) req.max_accesses_per_query = 1;
+  // "auto": a dataplane pays per packet, so the fewest bits per item among
+  // the layouts measured fastest per packet (the registry's auto_candidate
+  // rows; docs/PERFORMANCE.md has the cycles). The most compact structure is
+  // one --filter away (guarded-epoch).
+  if (!spec.structure) req.auto_candidates = true;
   auto result = model::plan(req);
   if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
   return DedupFilter(std::get<model::Plan>(result).config);

@@ -69,8 +69,9 @@ std::string parse_filter_option(const std::string& arg, FilterSpec& spec) {
 void print_filter_list(std::FILE* out) {
   for (const StructureInfo& s : kStructures) {
     const char* windows = s.windows == kBothWindows ? "count+time" : s.windows == kTimeWindows ? "time" : "count";
-    std::fprintf(out, "%-22s %-10s %-36s %s%s%s [%s]\n", s.name, windows, s.cost, s.summary,
-                 s.gpu ? "; GPU replay" : "", s.false_negatives ? "; false negatives by design" : "", s.paper);
+    std::fprintf(out, "%-22s %-10s %-36s %s%s%s%s [%s]\n", s.name, windows, s.cost, s.summary,
+                 s.gpu ? "; GPU replay" : "", s.auto_candidate ? "; --filter auto's choice" : "",
+                 s.false_negatives ? "; false negatives by design" : "", s.paper);
   }
 }
 
@@ -100,7 +101,7 @@ std::string FilterOptions::help() {
          "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
          "                                  flow = 5-tuple, click = client IP + HTTP request\n"
          "  --filter NAME                   auto (default: the fewest bits per item among the\n"
-         "                                  one-cache-line layouts) or a structure:\n"
+         "                                  layouts fastest per packet) or a structure:\n"
          "                                  ") + filter_names().substr(6) + "\n"
          "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
          "  --window N                      count window: the last N insertions (default 1000000)\n"

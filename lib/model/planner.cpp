@@ -185,7 +185,8 @@ bool within_cheap_limits(const PlanRequest& req, const Plan& p) {
 std::vector<Candidate> ranked(const PlanRequest& req, size_t& emitted) {
     std::vector<Candidate> cands;
     for_each_structure([&]<Structure S>() {
-        if (!req.structure || *req.structure == S) add_candidates<S>(req, cands);
+        if ((!req.structure || *req.structure == S) && (!req.auto_candidates || info(S).auto_candidate))
+            add_candidates<S>(req, cands);
     });
     emitted = cands.size();
     std::erase_if(cands, [&](const Candidate& c) { return !within_cheap_limits(req, c.plan); });

@@ -59,10 +59,11 @@ TEST(DedupFilter, AutoIsThePlannersChoice) {
   ab::model::PlanRequest req;
   req.window = ab::Window::count(1'000'000);
   req.fpr = 0.01;
-  req.max_accesses_per_query = 1;  // the dataplane's rule: one line per query
+  req.auto_candidates = true;  // the dataplane's rule: the layouts measured fastest per packet
   auto p = std::get<ab::model::Plan>(ab::model::plan(req));
   EXPECT_EQ(d.structure(), p.structure);
   EXPECT_TRUE(d.config().config == p.config.config);  // planned is built, bit for bit
+  EXPECT_TRUE(ab::info(d.structure()).auto_candidate);
   EXPECT_TRUE(ab::info(d.structure()).one_line);
 }
 

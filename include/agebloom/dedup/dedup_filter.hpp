@@ -31,8 +31,8 @@ bool parse_policy(std::string_view s, Policy& out) noexcept;
 // What the user asks for, parsed at the edge (filter_options.hpp):
 // `structure` empty asks the planner (lib/model) for the structure with the
 // fewest bits per item that meets `fpr` over the window (for a time window:
-// over `capacity` insertions) among those that read one cache line per
-// query: a dataplane's cost. A structure named asks for its best shape.
+// over `capacity` insertions) among the registry's auto candidates, the
+// layouts measured fastest per packet: a dataplane's cost. A structure named asks for its best shape.
 struct FilterSpec {
   std::optional<Structure> structure;  // nullopt: "auto"
   Window window = Window::count(0);

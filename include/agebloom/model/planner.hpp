@@ -37,6 +37,8 @@ struct PlanRequest {
     std::optional<double> max_accesses_per_query; // see accesses_per_query above
     std::optional<unsigned> block_bits;           // B for the blocked structures (default 512)
     std::optional<Structure> structure;           // restrict to one structure
+    bool auto_candidates = false;                 // restrict to the registry's auto_candidate rows
+                                                  // (--filter auto: the dataplane's fastest layouts)
 };
 
 struct Plan {

@@ -48,30 +48,32 @@ struct StructureInfo {
   const char* summary;   // one line
   bool gpu;              // the CUDA replay backend replays it (gpu/)
   bool false_negatives;  // inside the window, by design
-  bool one_line;         // one cache line per query and per insert: "auto"'s candidates
+  bool one_line;         // one cache line per query and per insert
+  bool auto_candidate;   // what --filter auto chooses among in a dataplane: the layouts measured
+                         // fastest per packet (docs/PERFORMANCE.md), the fewest bits per item of them
 };
 
 inline constexpr StructureInfo kStructures[] = {
     {Structure::guarded_epoch, "guarded-epoch", "Guarded Epoch Bloom Filters, Sec. 2 and Prop. 2", kBothWindows,
      "k probes x (r+1) segments", "r+1 segments, epochs of W/r, one guard epoch: the most compact", true, false,
-     false},
+     false, false},
     {Structure::guarded_epoch_blocked, "guarded-epoch-blocked", "Guarded Epoch Bloom Filters, Sec. 2 (blocked)",
      kBothWindows, "one 512-bit block x (r+1) segments", "guarded epoch with a block per segment probe", true,
-     false, false},
+     false, false, false},
     {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 5 (Algorithm 1)", kBothWindows,
-     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false},
+     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false, false},
     {Structure::apbbf, "apbbf", "Age-Partitioned Bloom Filters, Sec. 6", kBothWindows, "~2-4 blocks",
-     "APBF whose slices are blocked filters with b bits per block", true, false, false},
+     "APBF whose slices are blocked filters with b bits per block", true, false, false, false},
     {Structure::ring, "ring", "Bloom filters for unbounded streams: rotating filters", kBothWindows,
      "k probes x (N+1) filters",
      "N+1 rotating filters; with --ttl and --capacity also rotates when the current one is full", true, false,
-     false},
+     false, false},
     {Structure::interleaved, "interleaved", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout)",
      kBothWindows, "one cache line", "guarded epoch with every segment's word of an index in one 64-byte line",
-     true, false, true},
+     true, false, true, true},
     {Structure::interleaved_apbf, "interleaved-apbf", "Age-Partitioned Bloom Filters, Sec. 5-6 (one-line layout)",
      kBothWindows, "one cache line", "APBF's k+l <= 16 slices as the lanes of one 64-byte line", false, false,
-     true},
+     true, false},
 };
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
 
