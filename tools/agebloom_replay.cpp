@@ -165,6 +165,7 @@ double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
+  uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
   std::array<uint64_t, pk::kReasonCount> reasons{};
   std::vector<uint8_t> verdict_bits;
   Truth truth;
@@ -294,6 +295,10 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
                    static_cast<unsigned long long>(run.suppressed));
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
+  run.bad_timestamps = reader.bad_timestamps();
+  if (run.bad_timestamps)
+    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
+                 o.trace.c_str(), static_cast<unsigned long long>(run.bad_timestamps));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (progress && run.packets >= (1 << 20)) std::fprintf(stderr, "\n");
   if (!gpu_error.empty()) {
@@ -348,6 +353,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["policy"] = dedup::policy_name(o.dedup.policy);
   j["seed"] = o.dedup.seed;
   j["time_regressions"] = run.time_regressions;
+  j["bad_timestamps"] = run.bad_timestamps;
   j["filter"] = {{"name", filter.name()},
                  {"parameters", filter.parameters()},
                  {"bytes", owned.bytes},

@@ -184,6 +184,39 @@ TEST(ReplayCli, TinyButBuildableFprReplays) {
   }
 }
 
+// A record whose timestamp field is out of range (a negative microseconds
+// field) is skipped and counted, and the clock goes on: the key seen again 4 s
+// later under a 1 s TTL has expired (a frozen clock would keep it forever).
+TEST(ReplayCli, BadTimestampsAreSkippedAndCountedNotAFrozenClock) {
+  auto le32 = [](std::string& b, uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  std::string frame(42, '\0');  // Ethernet + IPv4 + UDP, 10.0.0.1 -> 10.0.0.2
+  frame[12] = 0x08;
+  const unsigned char ip[20] = {0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+  for (int i = 0; i < 20; ++i) frame[14 + i] = static_cast<char>(ip[i]);
+  frame[38] = 0;
+  frame[39] = 8;  // UDP length
+  std::string pcap;
+  for (uint32_t v : {0xa1b2c3d4u, 0x00040002u, 0u, 0u, 65535u, 1u}) le32(pcap, v);
+  auto record = [&](uint32_t sec, uint32_t usec) {
+    for (uint32_t v : {sec, usec, 42u, 42u}) le32(pcap, v);
+    pcap += frame;
+  };
+  record(1000, 0);
+  record(1001, 0xffffffffu);  // "-1" microseconds
+  record(1005, 0);
+  const fs::path f = temp_dir() / "bad-ts.pcap";
+  std::ofstream(f, std::ios::binary) << pcap;
+  const Outcome r = run(f.string() + " --json --seed 1 --key src-ip --ttl 1s --capacity 100");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(j["bad_timestamps"], 1);
+  EXPECT_EQ(j["packets"], 2);
+  EXPECT_EQ(j["suppressed"], 0);  // 4 s apart under a 1 s TTL
+  EXPECT_NE(r.out.find("timestamps out of range"), std::string::npos) << r.out;
+}
+
 TEST(ReplayCli, UnreadableTracesExitOneWithAMessage) {
   const fs::path d = temp_dir();
   // Missing file.
