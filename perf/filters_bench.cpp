@@ -1,7 +1,9 @@
-// Our structures as benchmark subjects: every filter in include/agebloom/filters
-// at FPR 1% (model), each in the configuration a user would get by asking for
-// 1%. The filter's state lives in an arena this file owns (aligned_alloc), as
-// an application's would (rte_malloc_socket, a static array).
+// Our structures as benchmark subjects: every structure in the registry
+// (agebloom/registry/structure.hpp), each in the configuration a user gets
+// with --filter NAME --fpr 0.01 (the planner's best shape of that structure
+// at FPR 1%), so a registered structure is benchmarked without a line here.
+// The filter's state lives in an arena this file owns (aligned_alloc), as an
+// application's would (rte_malloc_socket, a static array).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +11,8 @@
 #include <type_traits>
 
 #include "agebloom/agebloom.hpp"
+#include "agebloom/model/planner.hpp"
+#include "agebloom/registry/filter_config.hpp"
 #include "bench_common.hpp"
 
 namespace agebloom::perf {
@@ -86,94 +90,56 @@ class FilterSubject {
   Hasher hasher_{kHashSeed};
 };
 
-std::string ge_describe(const GuardedEpochConfig& c) {
+std::string describe_config(const GuardedEpochConfig& c) {
   return "r=" + std::to_string(c.r) + " k=" + std::to_string(c.k) + " B=" + std::to_string(c.block_bits);
 }
-std::string apbf_describe(const ApbfConfig& c) {
+std::string describe_config(const ApbfConfig& c) {
   return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " B=" + std::to_string(c.block_bits) +
          " b=" + std::to_string(c.bits_per_block);
 }
+std::string describe_config(const InterleavedEpochConfig& c) {
+  return "r=" + std::to_string(c.r) + " k=" + std::to_string(c.k) + " lines=" + std::to_string(c.lines);
+}
+std::string describe_config(const InterleavedApbfConfig& c) {
+  return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " b=" + std::to_string(c.b) +
+         " lines=" + std::to_string(c.lines);
+}
 
-// Paper 000 layout: r = 8 live epochs + the guard, k bits anywhere in a segment.
-struct GeFlat {
-  using Filter = GuardedEpochFilter;
-  static constexpr const char* kName = "ge_flat";
-  static auto config(uint64_t w) { return GuardedEpochConfig::for_fpr(Window::count(w), kFpr, 8, 0); }
-  static std::string describe(const GuardedEpochConfig& c) { return ge_describe(c); }
+// A registered structure as a subject: named as --filter names it, sized by
+// the planner as --filter NAME --fpr 0.01 would be.
+template <Structure S>
+struct Registered {
+  using Config = typename StructureTraits<S>::Config;
+  using Filter = typename StructureTraits<S>::Filter;
+  static constexpr const char* kName = info(S).name;
+  static Expected<Config> config(uint64_t w) {
+    model::PlanRequest r;
+    r.window = Window::count(w);
+    r.fpr = kFpr;
+    r.structure = S;
+    auto p = model::plan(r);
+    if (auto* err = std::get_if<model::PlanError>(&p)) {
+      std::fprintf(stderr, "%s: %s\n", kName, err->message.c_str());
+      return Errc::too_large;
+    }
+    return std::get<Config>(std::get<model::Plan>(p).config.config);
+  }
+  static std::string describe(const Config& c) { return describe_config(c); }
 };
-// Blocked: one 512-bit block (one cache line) per segment probe.
-struct GeBlocked {
-  using Filter = GuardedEpochFilter;
-  static constexpr const char* kName = "ge_blocked512";
-  static auto config(uint64_t w) { return GuardedEpochConfig::for_fpr(Window::count(w), kFpr, 8, 512); }
-  static std::string describe(const GuardedEpochConfig& c) { return ge_describe(c); }
-};
-// The same with the blocked probe's baseline build (ge_blocked512 takes the
-// AVX2 build where the CPU has it), so one run shows what AVX2 buys (isa.hpp).
-struct GeBlockedBaseline : GeBlocked {
-  static constexpr const char* kName = "ge_blocked512_base";
+
+// The blocked guarded epoch filter with its probe's baseline build (the
+// registered one takes the AVX2 build where the CPU has it), so one run shows
+// what AVX2 buys (isa.hpp).
+struct GeBlockedBaseline : Registered<Structure::guarded_epoch_blocked> {
+  static constexpr const char* kName = "guarded-epoch-blocked-baseline-isa";
   static void tune(GuardedEpochFilter& f) { f.use_avx2(false); }
-};
-// APBF with the published parameterisation (k = 7, l = 4 at 1%).
-struct Apbf {
-  using Filter = ApbfFilter;
-  static constexpr const char* kName = "apbf";
-  static auto config(uint64_t w) { return ApbfConfig::for_fpr(Window::count(w), kFpr); }
-  static std::string describe(const ApbfConfig& c) { return apbf_describe(c); }
-};
-// APBBF, 512-bit blocks. (k, l, b) = (3, 16, 4): the fewest bits per item
-// whose model FP is at most 1% among k <= 4, l <= 16 (bounding the segments
-// a miss scans), b in {4, 8}; from a scan of ApbfConfig::model_fpr at
-// W = 1M: 20.6 bits/item, model FP 0.39%. With b = 8 nothing under 1% costs
-// less than 46 bits/item (k = 2, l = 2); k = 1 stops at 1.5%.
-struct Apbbf {
-  using Filter = ApbfFilter;
-  static constexpr const char* kName = "apbbf512";
-  static auto config(uint64_t w) { return ApbfConfig::blocked(Window::count(w), 3, 16, 512, 4); }
-  static std::string describe(const ApbfConfig& c) { return apbf_describe(c); }
-};
-// Rotating ring of N + 1 = 5 plain Bloom filters (paper 004's usual shape),
-// the same type as the guarded epoch filter with r = N.
-struct Ring {
-  using Filter = RotatingRingFilter;
-  static constexpr const char* kName = "ring4_flat";
-  static auto config(uint64_t w) { return RotatingRing::config(Window::count(w), 4, kFpr); }
-  static std::string describe(const GuardedEpochConfig& c) { return ge_describe(c); }
-};
-
-// The one-cache-line layout: every segment's lane of one line index in one
-// 64-byte line (8 x 64-bit lanes, r = 7), k bits partitioned in the lane.
-struct Interleaved {
-  using Filter = InterleavedEpochFilter<uint64_t>;
-  static constexpr const char* kName = "interleaved64";
-  static auto config(uint64_t w) { return InterleavedEpochConfig::for_fpr(Window::count(w), kFpr, 64); }
-  static std::string describe(const InterleavedEpochConfig& c) {
-    return "r=" + std::to_string(c.r) + " k=" + std::to_string(c.k) + " lines=" + std::to_string(c.lines);
-  }
-};
-
-// The APBF scan in one line: 16 lanes of 32 bits, k + l = 16.
-struct InterleavedApbf {
-  using Filter = InterleavedApbfFilter<uint32_t>;
-  static constexpr const char* kName = "interleaved_apbf32";
-  static auto config(uint64_t w) { return InterleavedApbfConfig::for_fpr(Window::count(w), kFpr, 32); }
-  static std::string describe(const InterleavedApbfConfig& c) {
-    return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " b=" + std::to_string(c.b) +
-           " lines=" + std::to_string(c.lines);
-  }
 };
 
 }  // namespace
 
 void register_filters(uint64_t w) {
-  register_subject<FilterSubject<Interleaved>>(w);
-  register_subject<FilterSubject<InterleavedApbf>>(w);
-  register_subject<FilterSubject<GeFlat>>(w);
-  register_subject<FilterSubject<GeBlocked>>(w);
+  for_each_structure([&]<Structure S>() { register_subject<FilterSubject<Registered<S>>>(w); });
   register_subject<FilterSubject<GeBlockedBaseline>>(w);
-  register_subject<FilterSubject<Apbf>>(w);
-  register_subject<FilterSubject<Apbbf>>(w);
-  register_subject<FilterSubject<Ring>>(w);
 }
 
 }  // namespace agebloom::perf
