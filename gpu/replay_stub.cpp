@@ -19,33 +19,15 @@ bool gpu_available(std::string& why) {
 
 std::string gpu_description() { return "none (built without CUDA)"; }
 
-GpuStatus replay_guarded_epoch(const GuardedEpochConfig&, const KeyHash*, size_t, const ReplayOptions&, uint8_t*,
-                               void*, size_t, ReplayStats*) {
+GpuStatus replay(const FilterConfig&, const KeyHash*, size_t, const ReplayOptions&, uint8_t*, void*, size_t,
+                 ReplayStats*) {
   return not_built();
 }
-GpuStatus contains_bulk(const GuardedEpochConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) {
+GpuStatus contains_bulk(const FilterConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) {
   return not_built();
 }
-GpuStatus insert_bulk(const GuardedEpochConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) {
+GpuStatus insert_bulk(const FilterConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) {
   return not_built();
 }
-
-GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig&, const KeyHash*, size_t, const ReplayOptions&,
-                                   uint8_t*, void*, size_t, ReplayStats*) {
-  return not_built();
-}
-GpuStatus contains_bulk(const InterleavedEpochConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) {
-  return not_built();
-}
-GpuStatus insert_bulk(const InterleavedEpochConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) {
-  return not_built();
-}
-
-GpuStatus replay_apbf(const ApbfConfig&, const KeyHash*, size_t, const ReplayOptions&, uint8_t*, void*, size_t,
-                      ReplayStats*) {
-  return not_built();
-}
-GpuStatus contains_bulk(const ApbfConfig&, const void*, size_t, const KeyHash*, size_t, uint8_t*) { return not_built(); }
-GpuStatus insert_bulk(const ApbfConfig&, void*, size_t, const KeyHash*, size_t, const uint64_t*) { return not_built(); }
 
 }  // namespace agebloom::gpu

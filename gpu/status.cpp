@@ -14,25 +14,10 @@ std::string GpuStatus::message() const {
              ") at " + (where ? where : "?");
     case GpuErrc::invalid_config: return std::string("invalid filter configuration: ") + agebloom::message(config_error);
     case GpuErrc::unsupported:
-      return "not supported by the CUDA backend yet (32-bit lanes, APBF over 64 slices or 64 bits per block)";
+      return "not replayed by the CUDA backend (a structure it does not take, 32-bit lanes, or APBF over 64 slices or 64 bits per block: unsupported_reason says which)";
     case GpuErrc::bad_argument: return "bad argument (null pointer, arena image size, time window without clocks, or more than 2^31 keys per call)";
   }
   return "unknown error";
-}
-
-size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept {
-  auto b = GuardedEpochFilter::bytes_needed(c);
-  return b ? *b : 0;
-}
-
-size_t arena_image_bytes(const ApbfConfig& c) noexcept {
-  auto b = ApbfFilter::bytes_needed(c);
-  return b ? *b : 0;
-}
-
-size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept {
-  auto b = InterleavedEpochFilter<uint64_t>::bytes_needed(c);
-  return b ? *b : 0;
 }
 
 }  // namespace agebloom::gpu

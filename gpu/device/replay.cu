@@ -259,45 +259,37 @@ GpuStatus insert_impl(const Config& c, void* arena_image, size_t arena_bytes, co
   return f.download(arena_image, arena_bytes);
 }
 
+// Calls f(config) for the config types the device owners take (those with a
+// shape_of), GpuErrc::unsupported for the others and for what
+// unsupported_reason() refuses.
+template <class F>
+GpuStatus on_device(const FilterConfig& config, F&& f) {
+  if (!unsupported_reason(config).empty()) return gpu_error(GpuErrc::unsupported);
+  return config.visit([&](const auto& c) -> GpuStatus {
+    if constexpr (requires { shape_of(c); }) return f(c);
+    else return gpu_error(GpuErrc::unsupported);
+  });
+}
+
 }  // namespace
 
-GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
-                               const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
-                               size_t arena_bytes, ReplayStats* stats) {
-  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
+GpuStatus replay(const FilterConfig& config, const KeyHash* keys, size_t n, const ReplayOptions& opt,
+                 uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
+  return on_device(config, [&](const auto& c) {
+    return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
+  });
 }
-GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHash* keys, size_t n,
-                                   const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
-                                   size_t arena_bytes, ReplayStats* stats) {
-  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
-}
-GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+
+GpuStatus contains_bulk(const FilterConfig& config, const void* arena_image, size_t arena_bytes,
                         const KeyHash* keys, size_t n, uint8_t* verdict_bits) {
-  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
+  return on_device(config, [&](const auto& c) {
+    return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
+  });
 }
-GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image, size_t arena_bytes,
-                        const KeyHash* keys, size_t n, uint8_t* verdict_bits) {
-  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
-}
-GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
+
+GpuStatus insert_bulk(const FilterConfig& config, void* arena_image, size_t arena_bytes, const KeyHash* keys,
                       size_t n, const uint64_t* times) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
-}
-GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                      size_t n, const uint64_t* times) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
-}
-GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
-                      uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats) {
-  return replay_impl(c, keys, n, opt, verdict_bits, arena_image, arena_bytes, stats);
-}
-GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                        size_t n, uint8_t* verdict_bits) {
-  return contains_impl(c, arena_image, arena_bytes, keys, n, verdict_bits);
-}
-GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
-                      const uint64_t* times) {
-  return insert_impl(c, arena_image, arena_bytes, keys, n, times);
+  return on_device(config, [&](const auto& c) { return insert_impl(c, arena_image, arena_bytes, keys, n, times); });
 }
 
 }  // namespace agebloom::gpu

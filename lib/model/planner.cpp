@@ -205,7 +205,12 @@ bool fits_accesses(const PlanRequest& req, Candidate& c) {
 }
 
 std::string what(const PlanRequest& req) {
-    return req.structure ? std::string(name(*req.structure)) : std::string("any structure");
+    if (req.structure) return name(*req.structure);
+    if (!req.auto_candidates) return "any structure";
+    std::string names;
+    for (const StructureInfo& s : kStructures)
+        if (s.auto_candidate) names += std::string(names.empty() ? "" : ", ") + s.name;
+    return "--filter auto's layouts (" + names + ")";
 }
 
 } // namespace
@@ -218,10 +223,22 @@ PlanResult plan(const PlanRequest& req) {
         if (fits_accesses(req, c)) return c.plan;
     char fpr[32];
     std::snprintf(fpr, sizeof fpr, "%g", req.fpr);
-    if (emitted == 0)
+    if (emitted == 0) {
+        // Nothing at all: the window too short for the segments, or the FPR
+        // out of reach. An easy FPR over the same window tells which.
+        PlanRequest easy = req;
+        easy.fpr = 0.5;
+        size_t easy_emitted = 0;
+        if (!req.window.is_time()) (void)ranked(easy, easy_emitted);
+        if (!req.window.is_time() && easy_emitted == 0)
+            return PlanError{PlanErrc::invalid_request,
+                             "window " + std::to_string(req.window.span) + " is shorter than the segments of " +
+                                 what(req) + " (each needs at least one insertion per segment): use a longer --window "
+                                 "or another --filter"};
         return PlanError{PlanErrc::fpr_unreachable,
                          "fpr " + std::string(fpr) + " is out of reach of " + what(req) +
-                             " (no shape within its limits and 2^50 bits, or the window is shorter than its segments): raise --fpr"};
+                             " (no shape within its limits and 2^50 bits): raise --fpr"};
+    }
     return PlanError{PlanErrc::over_limits,
                      "no configuration of " + what(req) + " meets fpr " + fpr + " within the given limits"};
 }

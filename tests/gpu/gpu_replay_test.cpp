@@ -54,18 +54,17 @@ long long first_difference(const std::vector<uint8_t>& a, const std::vector<uint
   return -1;
 }
 
-// One name for the replay of either filter (the host API has one per filter).
-gpu::GpuStatus replay(const GuardedEpochConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o,
-                      uint8_t* bits, void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
-  return gpu::replay_guarded_epoch(c, k, n, o, bits, image, bytes, stats);
+// A typed config as the registry's FilterConfig, which the host API takes.
+FilterConfig fc(const GuardedEpochConfig& c) {
+  return {c.block_bits ? Structure::guarded_epoch_blocked : Structure::guarded_epoch, c};
 }
-gpu::GpuStatus replay(const InterleavedEpochConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o,
-                      uint8_t* bits, void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
-  return gpu::replay_interleaved_epoch(c, k, n, o, bits, image, bytes, stats);
-}
-gpu::GpuStatus replay(const ApbfConfig& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o, uint8_t* bits,
+FilterConfig fc(const InterleavedEpochConfig& c) { return {Structure::interleaved, c}; }
+FilterConfig fc(const ApbfConfig& c) { return {c.block_bits ? Structure::apbbf : Structure::apbf, c}; }
+
+template <class Config>
+gpu::GpuStatus replay(const Config& c, const KeyHash* k, size_t n, const gpu::ReplayOptions& o, uint8_t* bits,
                       void* image, size_t bytes, gpu::ReplayStats* stats = nullptr) {
-  return gpu::replay_apbf(c, k, n, o, bits, image, bytes, stats);
+  return gpu::replay(fc(c), k, n, o, bits, image, bytes, stats);
 }
 
 // The CPU's verdicts as a bit array (cpu_reference.hpp): now != nullptr, a
@@ -91,7 +90,7 @@ template <class Filter, class Config>
 void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk,
                         const std::vector<uint64_t>& times = {}, bool on_miss = false) {
   const uint64_t* now = times.empty() ? nullptr : times.data();
-  const size_t bytes = gpu::arena_image_bytes(c);
+  const size_t bytes = gpu::arena_image_bytes(fc(c));
   Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
   Arena arena(mem.get(), bytes), fresh(gpu_image.get(), bytes);
   auto f = Filter::create(c, arena);
@@ -118,7 +117,7 @@ void expect_same_replay(const Config& c, const std::string& what, uint64_t windo
 // Bulk insert of half the keys on both (same state), then bulk contains of all.
 template <class Filter, class Config>
 void expect_same_bulk(const Config& c, uint64_t window, size_t n, uint64_t seed) {
-  const size_t bytes = gpu::arena_image_bytes(c);
+  const size_t bytes = gpu::arena_image_bytes(fc(c));
   const auto keys = stream(n, window, seed);
   Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
   Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
@@ -126,13 +125,13 @@ void expect_same_bulk(const Config& c, uint64_t window, size_t n, uint64_t seed)
   ASSERT_TRUE(f.has_value());
   ASSERT_TRUE(Filter::create(c, b).has_value());
   f->insert_bulk(keys.data(), n / 2);
-  const gpu::GpuStatus si = gpu::insert_bulk(c, gpu_mem.get(), bytes, keys.data(), n / 2);
+  const gpu::GpuStatus si = gpu::insert_bulk(fc(c), gpu_mem.get(), bytes, keys.data(), n / 2);
   ASSERT_TRUE(si.ok()) << si.message();
   EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "bulk insert state differs";
   std::vector<uint8_t> got((n + 7) / 8, 0), want((n + 7) / 8, 0);
   for (size_t i = 0; i < n; ++i)
     if (f->contains(keys[i])) want[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-  const gpu::GpuStatus sc = gpu::contains_bulk(c, cpu_mem.get(), bytes, keys.data(), n, got.data());
+  const gpu::GpuStatus sc = gpu::contains_bulk(fc(c), cpu_mem.get(), bytes, keys.data(), n, got.data());
   ASSERT_TRUE(sc.ok()) << sc.message();
   EXPECT_EQ(first_difference(want, got, n), -1);
 }
@@ -168,7 +167,7 @@ TEST_P(GpuVsCpu, SnapshotMovesBothWays) {
   const uint64_t window = 200'000;
   const size_t n = 3'000'000, half = 1'234'567;
   const GuardedEpochConfig c = config(window);
-  const size_t bytes = gpu::arena_image_bytes(c);
+  const size_t bytes = gpu::arena_image_bytes(fc(c));
   const auto keys = stream(n, window, 42);
 
   Buffer ref_mem = image_for(bytes);
@@ -184,7 +183,7 @@ TEST_P(GpuVsCpu, SnapshotMovesBothWays) {
   auto first = cpu_verdicts(*f, keys.data(), half);
   std::vector<uint8_t> second((n - half + 7) / 8, 0);
   const gpu::GpuStatus s =
-      gpu::replay_guarded_epoch(c, keys.data() + half, n - half, {}, second.data(), mem.get(), bytes);
+      gpu::replay(fc(c), keys.data() + half, n - half, {}, second.data(), mem.get(), bytes);
   ASSERT_TRUE(s.ok()) << s.message();
   for (size_t i = 0; i < n - half; ++i) {
     const bool w = (want[(half + i) / 8] >> ((half + i) % 8)) & 1;
@@ -253,7 +252,7 @@ TEST(GpuVsCpuTime, ReplayTenMillionKeys) {
   ASSERT_TRUE(c.has_value());
   const size_t m = 2'000'000;
   const auto keys = stream(m, 670'000, 77);
-  const size_t bytes = gpu::arena_image_bytes(*c);
+  const size_t bytes = gpu::arena_image_bytes(fc(*c));
   Buffer cpu_mem = image_for(bytes), gpu_mem = image_for(bytes);
   Arena a(cpu_mem.get(), bytes), b(gpu_mem.get(), bytes);
   auto f = GuardedEpochFilter::create(*c, a);
@@ -263,7 +262,7 @@ TEST(GpuVsCpuTime, ReplayTenMillionKeys) {
     ASSERT_TRUE(f->advance(t[i]).ok());
     f->insert(keys[i]);
   }
-  const gpu::GpuStatus si = gpu::insert_bulk(*c, gpu_mem.get(), bytes, keys.data(), m, t.data());
+  const gpu::GpuStatus si = gpu::insert_bulk(fc(*c), gpu_mem.get(), bytes, keys.data(), m, t.data());
   ASSERT_TRUE(si.ok()) << si.message();
   EXPECT_EQ(std::memcmp(cpu_mem.get(), gpu_mem.get(), bytes), 0) << "time-window bulk insert state differs";
 }
@@ -326,18 +325,18 @@ TEST(GpuErrors, InvalidConfigAndPolicyAreValues) {
   GuardedEpochConfig bad;  // k = 0, window 0
   uint8_t bits = 0;
   KeyHash k{1, 2};
-  EXPECT_EQ(gpu::replay_guarded_epoch(bad, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::invalid_config);
+  EXPECT_EQ(gpu::replay(fc(bad), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::invalid_config);
   auto c = GuardedEpochConfig::for_fpr(Window::count(1000), 0.01);
   ASSERT_TRUE(c.has_value());
   auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, 32);
   ASSERT_TRUE(c32.has_value());
-  EXPECT_EQ(gpu::replay_interleaved_epoch(*c32, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
+  EXPECT_EQ(gpu::replay(fc(*c32), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
   auto t = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 8, 0, 1000);
   ASSERT_TRUE(t.has_value());
   // A time window needs each key's clock.
-  EXPECT_EQ(gpu::replay_guarded_epoch(*t, &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::bad_argument);
-  std::vector<uint8_t> image(gpu::arena_image_bytes(*t));
-  EXPECT_EQ(gpu::insert_bulk(*t, image.data(), image.size(), &k, 1).code, gpu::GpuErrc::bad_argument);
+  EXPECT_EQ(gpu::replay(fc(*t), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::bad_argument);
+  std::vector<uint8_t> image(gpu::arena_image_bytes(fc(*t)));
+  EXPECT_EQ(gpu::insert_bulk(fc(*t), image.data(), image.size(), &k, 1).code, gpu::GpuErrc::bad_argument);
 }
 
 }  // namespace

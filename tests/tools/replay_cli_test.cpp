@@ -140,7 +140,10 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         // Too small an FPR: exit 2 naming fpr, at once (no hang, no abort).
                         Case{t + " --filter apbf --fpr 1e-50", "fpr"},
                         Case{t + " --fpr 1e-200", "fpr 1e-200"},
-                        Case{t + " --filter guarded-epoch-blocked --fpr 1e-300", "fpr"}}) {
+                        Case{t + " --filter guarded-epoch-blocked --fpr 1e-300", "fpr"},
+                        // A window shorter than the segments says so (not "fpr").
+                        Case{t + " --window 5", "shorter than the segments"},
+                        Case{t + " --window 3 --filter interleaved", "shorter than the segments"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;

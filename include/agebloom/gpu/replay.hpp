@@ -91,51 +91,34 @@ struct ReplayStats {
   double device_seconds = 0;   // kernel + copy time measured with CUDA events
 };
 
-// Bytes of an arena image for `c` (= the filter's bytes_needed; 0 if `c` is invalid).
-size_t arena_image_bytes(const GuardedEpochConfig& c) noexcept;
-size_t arena_image_bytes(const InterleavedEpochConfig& c) noexcept;
-size_t arena_image_bytes(const ApbfConfig& c) noexcept;
+// Bytes of an arena image for `config` (= the filter's bytes_needed; 0 if invalid).
+inline size_t arena_image_bytes(const FilterConfig& config) noexcept { return config.bytes_needed(); }
 
-// Replays keys[0..n) through the filter `c` (count window, or time window
-// with opt.times) with the dedup
-// semantics of `opt.policy`, writing one verdict bit per key to verdict_bits
-// (LSB first, byte i holds keys 8i..8i+7; 1 = "seen" = suppressed): (n + 7) / 8
-// bytes. Starts from arena_image when non-null (arena_bytes must equal
-// arena_image_bytes(c)) and writes the final state back into it, so the CPU
-// filter created on that arena continues exactly where the GPU stopped.
-GpuStatus replay_guarded_epoch(const GuardedEpochConfig& c, const KeyHash* keys, size_t n,
-                               const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
-                               size_t arena_bytes, ReplayStats* stats = nullptr);
-GpuStatus replay_interleaved_epoch(const InterleavedEpochConfig& c, const KeyHash* keys, size_t n,
-                                   const ReplayOptions& opt, uint8_t* verdict_bits, void* arena_image,
-                                   size_t arena_bytes, ReplayStats* stats = nullptr);
-GpuStatus replay_apbf(const ApbfConfig& c, const KeyHash* keys, size_t n, const ReplayOptions& opt,
-                      uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats = nullptr);
-
-// The registry's entry points (gpu/dispatch.cpp): empty when the backend
-// replays `config` (the registry row's gpu flag, and this backend's limits),
-// else why not; and replay() for any registered structure, which calls the
-// typed function above for its config (unsupported otherwise).
+// Empty when this backend replays `config` (the registry row's gpu flag and
+// this backend's limits: 64-bit lanes, at most 64 slices and 64 bits per
+// block), else why not (gpu/dispatch.cpp).
 std::string unsupported_reason(const FilterConfig& config);
+
+// Replays keys[0..n) through the filter `config` (count window, or time
+// window with opt.times) with the dedup semantics of `opt.policy`, writing one
+// verdict bit per key to verdict_bits (LSB first, byte i holds keys
+// 8i..8i+7; 1 = "seen" = suppressed): (n + 7) / 8 bytes. Starts from
+// arena_image when non-null (arena_bytes must equal arena_image_bytes(config))
+// and writes the final state back into it, so the CPU filter created on that
+// arena continues exactly where the GPU stopped. GpuErrc::unsupported for a
+// structure this backend does not replay, invalid_config (with config_error)
+// for a config that does not validate.
 GpuStatus replay(const FilterConfig& config, const KeyHash* keys, size_t n, const ReplayOptions& opt,
                  uint8_t* verdict_bits, void* arena_image, size_t arena_bytes, ReplayStats* stats = nullptr);
 
 // Bulk query over the state in arena_image (not modified): verdict bits as above.
-GpuStatus contains_bulk(const GuardedEpochConfig& c, const void* arena_image, size_t arena_bytes,
+GpuStatus contains_bulk(const FilterConfig& config, const void* arena_image, size_t arena_bytes,
                         const KeyHash* keys, size_t n, uint8_t* verdict_bits);
-GpuStatus contains_bulk(const InterleavedEpochConfig& c, const void* arena_image, size_t arena_bytes,
-                        const KeyHash* keys, size_t n, uint8_t* verdict_bits);
-GpuStatus contains_bulk(const ApbfConfig& c, const void* arena_image, size_t arena_bytes, const KeyHash* keys,
-                        size_t n, uint8_t* verdict_bits);
 
 // Bulk insert (rotating at epoch ends like insert_bulk on the CPU) into the
 // state in arena_image, which receives the result. Time windows: times[i] is
 // key i's clock (as advance(times[i]) then insert(keys[i]) in order).
-GpuStatus insert_bulk(const GuardedEpochConfig& c, void* arena_image, size_t arena_bytes,
-                      const KeyHash* keys, size_t n, const uint64_t* times = nullptr);
-GpuStatus insert_bulk(const InterleavedEpochConfig& c, void* arena_image, size_t arena_bytes,
-                      const KeyHash* keys, size_t n, const uint64_t* times = nullptr);
-GpuStatus insert_bulk(const ApbfConfig& c, void* arena_image, size_t arena_bytes, const KeyHash* keys, size_t n,
-                      const uint64_t* times = nullptr);
+GpuStatus insert_bulk(const FilterConfig& config, void* arena_image, size_t arena_bytes, const KeyHash* keys,
+                      size_t n, const uint64_t* times = nullptr);
 
 }  // namespace agebloom::gpu
