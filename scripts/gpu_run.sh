@@ -7,7 +7,7 @@
 #      10M-key replays, chunked streaming, snapshots both ways, bulk forms);
 #   3. agebloom-replay, CPU and GPU, on every bundled real trace and every
 #      filter the GPU takes: verdict files must be identical; seconds of each;
-#   4. agebloom-gpu-bench: sizes 8 MiB .. 2 GiB, three layouts, paper 000.
+#   4. agebloom-gpu-bench: sizes 8 MiB .. 2 GiB, three layouts, and the configuration of Guarded Epoch Bloom Filters (vs its B200 figure).
 # STEPS (default "emulation test replay bench") picks steps, to split the
 # work over several device calls (each at most 10 minutes).
 set -uo pipefail

@@ -1,4 +1,4 @@
-// Exact replay of the age-partitioned filters (APBF and APBBF, paper 001;
+// Exact replay of the age-partitioned filters (APBF and APBBF, Age-Partitioned Bloom Filters;
 // core's ApbfFilter) in the form the GPU runs it: the batch planner (host)
 // and the three per-packet passes (device, or the host emulation test), the
 // counterpart of epoch_plan.hpp and replay_steps.hpp for the guarded epoch

@@ -68,7 +68,7 @@ struct GuardedEpochRef {
     return true;
   }
 
-  // contains(): one segment holding all k bits is enough (paper 000, §2).
+  // contains(): one segment holding all k bits is enough (Guarded Epoch Bloom Filters, §2).
   AGEBLOOM_HD bool contains(KeyHash h) const noexcept {
     for (uint32_t j = 0; j < segments; ++j)
       if (segment_contains(j, h)) return true;

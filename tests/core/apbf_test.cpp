@@ -1,4 +1,4 @@
-// Age-partitioned Bloom filter (paper 001): Algorithm 1 against a brute-force
+// Age-partitioned Bloom filter (Age-Partitioned Bloom Filters): Algorithm 1 against a brute-force
 // scan, the window invariant over count and time windows, the slack bound,
 // the FP recurrence against the paper's vectors and against measurement.
 #include <gtest/gtest.h>
@@ -213,7 +213,7 @@ TEST(Apbf, OperationFormsAgree) {
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(static_cast<bool>(q[i]), b->contains(keys[i]));
 }
 
-// ---- APBBF (paper 001, §6): segments are blocked, partitioned Bloom filters.
+// ---- APBBF (Age-Partitioned Bloom Filters, §6): segments are blocked, partitioned Bloom filters.
 
 namespace {
 struct BlockShape {

@@ -26,7 +26,7 @@ extern "C" int main() {  // extern "C": under -ffreestanding clang does not trea
       // Fresh keys may be false positives; not an error by itself.
     }
   }
-  // The last 1000 insertions must all be present (paper 000, Lemma 1).
+  // The last 1000 insertions must all be present (Guarded Epoch Bloom Filters, Lemma 1).
   for (uint64_t i = 4000; i < 5000; ++i)
     if (!f->contains(hash(&i, sizeof i))) return 13;
   // The other structures, through the same arena, freestanding too.

@@ -1,4 +1,4 @@
-// Guarded epoch filter (paper 000): invariants as property tests over random
+// Guarded epoch filter (Guarded Epoch Bloom Filters): invariants as property tests over random
 // parameters and streams of many windows, equivalence of the operation forms,
 // and measured FPR against Prop. 2.
 #include <gtest/gtest.h>
@@ -224,7 +224,7 @@ TEST(GuardedEpoch, SizingMeetsTargetAndMatchesPaperBudget) {
       EXPECT_LE(cfg->model_fpr(), p);
       EXPECT_GT(cfg->model_fpr(), p / 2);  // not wastefully oversized
     }
-  // Paper 000 Table 1: 14 bits per live item, r = 8, W = 20,000 → FP ≈ 0.022.
+  // Guarded Epoch Bloom Filters Table 1: 14 bits per live item, r = 8, W = 20,000 → FP ≈ 0.022.
   auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(20000), 14, 8);
   ASSERT_TRUE(cfg);
   EXPECT_NEAR(cfg->bits_per_item(), 14.0, 0.01);

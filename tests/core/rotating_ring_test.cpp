@@ -1,4 +1,4 @@
-// Rotating ring of N+1 filters (paper 004): the shared guarded-epoch invariant
+// Rotating ring of N+1 filters (Continuous Bloom Filter (Surprenant)): the shared guarded-epoch invariant
 // through the ring's own constructor, and the capacity trigger that keeps the
 // FPR under overload at the price of a shorter (dynamic) window.
 #include <gtest/gtest.h>

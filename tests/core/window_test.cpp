@@ -11,7 +11,7 @@ TEST(Window, ValidationSaysWhichSpanIsZero) {
   EXPECT_TRUE(ab::Window::time(1).validate());
 }
 
-// Paper 000, Algorithm 1: insertion t rotates first when t > 0 and t mod ℓ == 0.
+// Guarded Epoch Bloom Filters, Algorithm 1: insertion t rotates first when t > 0 and t mod ℓ == 0.
 TEST(EpochSchedule, CountRotatesOnEpochBoundaries) {
   auto s = ab::EpochSchedule::make(ab::WindowKind::count, 3);
   std::vector<int> rotations;

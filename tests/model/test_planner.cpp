@@ -92,7 +92,7 @@ TEST(Planner, PlanIsWhatIsBuilt) {
     }
 }
 
-// The ring differs from the guarded epoch filter exactly by paper 004's
+// The ring differs from the guarded epoch filter exactly by the Continuous Bloom Filter post's (Surprenant)
 // capacity trigger: over a time window its epochs also end after
 // capacity/N insertions; over a count window the two are the same plan.
 TEST(Planner, RingCarriesItsCapacityTrigger) {

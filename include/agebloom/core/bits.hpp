@@ -35,7 +35,7 @@ struct Pattern {
 };
 
 // A block partitioned into b parts of 2^w bits with one bit set per part
-// (paper 001, §6): part i's bit is the i-th w-bit field of y. Needs b·w <= 64
+// (Age-Partitioned Bloom Filters, §6): part i's bit is the i-th w-bit field of y. Needs b·w <= 64
 // and b·2^w <= 64·BlockWords. Bits in different parts never collide, so the
 // FP of such blocks is exactly Σ_j Pois(j) (1 - (1 - b/B)^j)^b.
 template <unsigned BlockWords>

@@ -10,7 +10,7 @@
 namespace agebloom::bloom_math {
 
 // Classic Bloom filter of m bits, n items, k hash functions:
-// (1 - e^{-kn/m})^k (Bloom 1970; the approximation used by paper 000 Prop. 2).
+// (1 - e^{-kn/m})^k (Bloom 1970; the approximation used by Guarded Epoch Bloom Filters Prop. 2).
 constexpr double fpr(double m_bits, double n_items, unsigned k) noexcept {
   if (n_items <= 0) return 0.0;
   const double fill = 1.0 - math::exp(-static_cast<double>(k) * n_items / m_bits);
@@ -55,7 +55,7 @@ constexpr double blocked_fpr(double m_bits, double n_items, unsigned k, unsigned
 }
 
 // Blocked Bloom filter whose B-bit block is partitioned into b parts of B/b
-// bits, one bit set per part (paper 001, §6: the APBBF's segments):
+// bits, one bit set per part (Age-Partitioned Bloom Filters, §6: the APBBF's segments):
 // FP = Σ_j Pois(j; λ) (1 - (1 - b/B)^j)^b, λ = nB/m.
 constexpr double partitioned_block_fpr(double m_bits, double n_items, unsigned block_bits,
                                        unsigned b) noexcept {

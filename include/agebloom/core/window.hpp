@@ -52,7 +52,7 @@ struct EpochSchedule {
 
   // Count windows: called once per insertion, before its bits are set.
   // True when the epoch just completed its quota, i.e. insertion number t
-  // with t > 0 and t mod length == 0 (paper 000, Algorithm 1): rotate first.
+  // with t > 0 and t mod length == 0 (Guarded Epoch Bloom Filters, Algorithm 1): rotate first.
   // Time windows with a fill_cap: the same on the insertion count, and the
   // new epoch's clock starts at the latest tick seen.
   constexpr bool rotate_before_insert() noexcept {

@@ -1,5 +1,5 @@
 // Age-partitioned Bloom filter (Shtul, Baquero, Almeida, arXiv 2001.03147,
-// paper 001).
+// Age-Partitioned Bloom Filters).
 //
 // k + l slices of m bits in a circular buffer; logical slice 0 is the newest.
 // An insertion sets one bit in each of the k newest slices; every g
@@ -39,7 +39,7 @@
 
 namespace agebloom {
 
-// Algorithm 1 (paper 001, §5.4): is there a run of k consecutive slices, of
+// Algorithm 1 (Age-Partitioned Bloom Filters, §5.4): is there a run of k consecutive slices, of
 // the k + l (logical index 0 = newest), that all hold the key? Start at slice
 // l and walk towards older slices counting hits; on a miss jump k slices
 // towards the newer end, carrying the hits just found (p), since a run that

@@ -1,4 +1,4 @@
-// Guarded epoch Bloom filter (Alpay & Sarıoğlu, arXiv 2606.19210, paper 000).
+// Guarded epoch Bloom filter (Alpay & Sarıoğlu, "Guarded Epoch Bloom Filters for Sliding-Window Membership", arXiv 2606.19210).
 //
 // r+1 segments of s bits; the window W is cut into r epochs of ℓ = ⌈W/r⌉
 // insertions (or ⌈T/r⌉ ticks for a time window T). Insertions go to the
@@ -90,7 +90,7 @@ struct GuardedEpochConfig {
             block_bits ? static_cast<uint32_t>(__builtin_ctz(block_bits)) : 0};
   }
 
-  // Model FP (paper 000, Prop. 2; the blocked form replaces the per-segment
+  // Model FP (Guarded Epoch Bloom Filters, Prop. 2; the blocked form replaces the per-segment
   // term by the blocked Bloom filter's FP at the same load).
   // Bits a segment really uses: blocked segments hold whole blocks only.
   constexpr uint64_t usable_segment_bits() const noexcept {
@@ -299,7 +299,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     bits::clear(segment(state_->current), segment_words_);
   }
 
-  // The same k positions in every segment (paper 000, §2).
+  // The same k positions in every segment (Guarded Epoch Bloom Filters, §2).
   void flat_positions(KeyHash h, uint64_t* pos) const noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i) pos[i] = flat_.bit(h, i);
   }

@@ -1,6 +1,6 @@
 // Age-partitioned filter in the interleaved, one-cache-line layout.
 //
-// The APBF's k + l slices (paper 001, §5) become the lanes of one 64-byte
+// The APBF's k + l slices (Age-Partitioned Bloom Filters, §5) become the lanes of one 64-byte
 // line: 16 lanes of 32 bits (k + l <= 16) or 8 of 64. A key picks one line
 // (from h1); in each physical lane j it has its own pattern of b bits, one in
 // each of b parts of the lane (§6's partitioned blocks), drawn from h2 mixed

@@ -5,15 +5,15 @@
 // interleaved into one 64-byte line (8 lanes of 64 bits, or 16 of 32): lane j
 // of line x is segment j's block x, the "vertical layout" DPDK's vBF uses for
 // its sets. A key picks one line (from h1) and a pattern inside a lane (from
-// h2): the lane is partitioned into k parts with one bit in each (paper 001,
+// h2): the lane is partitioned into k parts with one bit in each (Age-Partitioned Bloom Filters,
 // §6), so k is a power of two; then
 //   - a query reads one line and tests the pattern against every lane,
 //   - an insert ORs the pattern into the current segment's lane (one word),
 //   - an epoch rotation clears one lane in every line.
-// Semantics are the guarded epoch filter's (paper 000, Algorithm 1: r+1
+// Semantics are the guarded epoch filter's (Guarded Epoch Bloom Filters, Algorithm 1: r+1
 // segments, epochs of ⌈W/r⌉, Lemma 1 and Prop. 1 hold unchanged), so the
 // invariant tests are the same. The price is FPR: each segment is a blocked
-// Bloom filter with B = lane bits, which is paper 001's Table 3 B = 64 row
+// Bloom filter with B = lane bits, which is Table 3 of Age-Partitioned Bloom Filters, B = 64 row
 // generalised; model_fpr() uses that blocked FP in Prop. 2.
 #pragma once
 

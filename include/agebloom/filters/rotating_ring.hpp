@@ -1,9 +1,9 @@
-// Rotating ring of N+1 Bloom filters (paper 004, "Rotating Filters").
+// Rotating ring of N+1 Bloom filters (Continuous Bloom Filter (Surprenant), "Rotating Filters").
 //
 // Each filter covers W/N insertions (or TTL/N ticks); at each boundary the
 // oldest is reset and becomes current; queries test all N+1; the extra filter
 // is the overlap that keeps keys from expiring before the window ends. That is
-// the guarded epoch filter of paper 000 with r = N, so the ring *is* a
+// the guarded epoch filter of Guarded Epoch Bloom Filters with r = N, so the ring *is* a
 // GuardedEpochFilter: one implementation, one set of tests for the shared
 // invariant, plain (flat) or blocked filters alike.
 //

@@ -130,7 +130,7 @@ constexpr void plan_epochs(const SizingRequest& r, uint32_t block_bits, bool rin
 }
 
 // The APBF shapes: k around the published ⌈log2 1/fpr⌉ (k0 - 2 .. k0 + 6,
-// paper 001 Sec. 5.3), every l from 1 while the memory still falls (it is
+// Age-Partitioned Bloom Filters Sec. 5.3), every l from 1 while the memory still falls (it is
 // unimodal in l: more generations shorten each, until the scan's FP over
 // more slices costs more bits than it saves; four steps past the best stop).
 template <class Emit>
@@ -195,7 +195,7 @@ template <>
 struct StructureTraits<Structure::apbbf> {
   using Config = ApbfConfig;
   using Filter = ApbfFilter;
-  // k in 1..8 and b in 1, 2, 4, ... (paper 001 Sec. 6 explores k <= 8).
+  // k in 1..8 and b in 1, 2, 4, ... (Age-Partitioned Bloom Filters Sec. 6 explores k <= 8).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     for (uint32_t b = 1; b < r.block_bits && b <= 32; b *= 2) {
