@@ -229,15 +229,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     app.shape = std::get<ab::dedup::DedupFilter>(planned);
-    const size_t bytes = app.shape.bytes_needed();
-    if (o.mem_bytes && bytes > o.mem_bytes) {
-      std::fprintf(stderr,
-                   "dedup_fwd: filter %s (%s) needs %zu MB per lcore, more than --mem %llu MB; raise --mem, "
-                   "shorten the window or relax --fpr\n",
-                   app.shape.name().c_str(), app.shape.parameters().c_str(), bytes >> 20,
-                   static_cast<unsigned long long>(o.mem_bytes >> 20));
-      return 2;
-    }
+    // (DedupFilter::plan checked it against --mem: the tlbf's budget, a limit for the others.)
   }
 
   rte_set_application_usage_hook(usage_hook);

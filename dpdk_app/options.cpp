@@ -33,7 +33,6 @@ void usage(FILE* out) {
       "\n"
       "%s"
       "  --click-ports P[,P...]|any      click: TCP ports carrying HTTP (default 80,8080)\n"
-      "  --mem MB                        memory budget for each worker lcore's filter\n"
       "  --action drop|mirror:PORT|count duplicates: free them (default), send them out of\n"
       "                                  PORT, or forward them and only count\n"
       "  --portmask HEX                  ports to use (default: all); paired 0<->1, 2<->3...\n"
@@ -91,12 +90,11 @@ Options parse_options(int argc, char** argv) {
   ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
   bool have_time_source = false, have_click_ports = false;
   enum {
-    kClickPorts = 256, kMem, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
+    kClickPorts = 256, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
     kExitOnIdle, kMbufs, kTimeSource, kHelp
   };
   std::vector<option> longopts = {
       {"click-ports", required_argument, nullptr, kClickPorts},
-      {"mem", required_argument, nullptr, kMem},
       {"action", required_argument, nullptr, kAction},
       {"portmask", required_argument, nullptr, kPortmask},
       {"same-port", no_argument, nullptr, kSamePort},
@@ -123,13 +121,6 @@ Options parse_options(int argc, char** argv) {
     }
     switch (c) {
       case kClickPorts: parse_click_ports(arg, o.click); have_click_ports = true; break;
-      case kMem: {
-        uint64_t mb;
-        if (!parse_u64(optarg, mb) || mb == 0 || mb > (uint64_t{1} << 30))
-          bad("--mem needs a positive number of MB, not '" + arg + "'");
-        o.mem_bytes = mb << 20;
-        break;
-      }
       case kAction:
         if (arg == "drop") {
           o.action = Action::drop;
@@ -196,6 +187,7 @@ Options parse_options(int argc, char** argv) {
   if (std::string e = shared.finish(); !e.empty()) bad(e);
   o.mode = shared.mode;
   o.spec = shared.spec;
+  o.mem_bytes = shared.spec.mem_bytes;  // per worker lcore's filter
   o.policy = shared.policy;
   o.seed = shared.seed;
   o.seed_set = shared.seed_set;

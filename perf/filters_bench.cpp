@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "agebloom/agebloom.hpp"
+#include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/model/planner.hpp"
 #include "agebloom/registry/filter_config.hpp"
 #include "bench_common.hpp"
@@ -90,21 +91,6 @@ class FilterSubject {
   Hasher hasher_{kHashSeed};
 };
 
-std::string describe_config(const GuardedEpochConfig& c) {
-  return "r=" + std::to_string(c.r) + " k=" + std::to_string(c.k) + " B=" + std::to_string(c.block_bits);
-}
-std::string describe_config(const ApbfConfig& c) {
-  return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " B=" + std::to_string(c.block_bits) +
-         " b=" + std::to_string(c.bits_per_block);
-}
-std::string describe_config(const InterleavedEpochConfig& c) {
-  return "r=" + std::to_string(c.r) + " k=" + std::to_string(c.k) + " lines=" + std::to_string(c.lines);
-}
-std::string describe_config(const InterleavedApbfConfig& c) {
-  return "k=" + std::to_string(c.k) + " l=" + std::to_string(c.l) + " b=" + std::to_string(c.b) +
-         " lines=" + std::to_string(c.lines);
-}
-
 // A registered structure as a subject: named as --filter names it, sized by
 // the planner as --filter NAME --fpr 0.01 would be.
 template <Structure S>
@@ -124,7 +110,7 @@ struct Registered {
     }
     return std::get<Config>(std::get<model::Plan>(p).config.config);
   }
-  static std::string describe(const Config& c) { return describe_config(c); }
+  static std::string describe(const Config& c) { return dedup::DedupFilter(FilterConfig{S, c}).parameters(); }
 };
 
 // The blocked guarded epoch filter with its probe's baseline build (the

@@ -107,7 +107,8 @@ nlohmann::json to_json(const m::Table2Row& r) {
 
 void print_plan_text(const m::Plan& p) {
     const bool aged = std::holds_alternative<agebloom::ApbfConfig>(p.config.config) ||
-                      std::holds_alternative<agebloom::InterleavedApbfConfig>(p.config.config);
+                      std::holds_alternative<agebloom::InterleavedApbfConfig>(p.config.config) ||
+                      std::holds_alternative<agebloom::TimeLimitedConfig>(p.config.config);
     const char* l_name = aged ? "l" : p.structure == agebloom::Structure::ring ? "N" : "r";
     std::printf("structure             %s\n", agebloom::name(p.structure));
     std::printf("k                     %u\n", p.k);

@@ -31,6 +31,11 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   req.capacity = spec.capacity;
   req.fpr = spec.fpr;
   req.structure = spec.structure;
+  req.memory_bytes = spec.mem_bytes;
+  // --ttl without --capacity: "auto" plans a rate-adaptive structure (the
+  // planner's rule); a named one that needs a capacity assumes the default.
+  if (spec.window.is_time() && spec.capacity == 0 && spec.structure && !info(*spec.structure).rate_adaptive)
+    req.capacity = kDefaultTtlCapacity;
   // "auto": a dataplane pays per packet, so the fewest bits per item among
   // the layouts measured fastest per packet (the registry's auto_candidate
   // rows; docs/PERFORMANCE.md has the cycles). The most compact structure is
@@ -38,7 +43,14 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   if (!spec.structure) req.auto_candidates = true;
   auto result = model::plan(req);
   if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
-  return DedupFilter(std::get<model::Plan>(result).config);
+  DedupFilter d(std::get<model::Plan>(result).config);
+  if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " needs %.1f MB, more than --mem %.1f MB; raise --mem, shorten the window or relax --fpr",
+                  d.bytes_needed() / 1048576.0, spec.mem_bytes / 1048576.0);
+    return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
+  }
+  return d;
 }
 
 std::string DedupFilter::create(Arena& arena) {
@@ -71,6 +83,13 @@ std::string describe(const InterleavedEpochConfig& i) {
   std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu", i.r, i.k,
                 static_cast<unsigned long long>(i.lines), i.lane_bits,
                 static_cast<unsigned long long>(i.epoch_length()));
+  return buf;
+}
+std::string describe(const TimeLimitedConfig& t) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "k=%u l=%u capacity=%llu budget_bits=%llu max_slices=%u", t.k, t.l,
+                static_cast<unsigned long long>(t.capacity), static_cast<unsigned long long>(t.budget_bits),
+                t.max_slices);
   return buf;
 }
 std::string describe(const InterleavedApbfConfig& i) {

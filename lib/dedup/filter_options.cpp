@@ -88,10 +88,11 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"click-param", required_argument, nullptr, kClickParam},
       {"click-host", no_argument, nullptr, kClickHost},
       {"list-filters", no_argument, nullptr, kListFilters},
+      {"mem", required_argument, nullptr, kMem},
   };
   for (const option& opt : shared) {
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
-                        opt.val == kFpr || opt.val == kListFilters;
+                        opt.val == kFpr || opt.val == kListFilters || opt.val == kMem;
     if (sizing || !sizing_only) table.push_back(opt);
   }
 }
@@ -106,7 +107,9 @@ std::string FilterOptions::help() {
          "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
          "  --window N                      count window: the last N insertions (default 1000000)\n"
          "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
-         "  --capacity N                    expected insertions per --ttl (default 1000000)\n"
+         "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
+         "                                  (it adapts to the rate), a named structure assumes 1000000\n"
+         "  --mem MB                        memory for the filter at most (tlbf: its budget)\n"
          "  --fpr P                         target false-positive rate (default 0.01)\n"
          "  --policy insert-always|insert-on-miss\n"
          "                                  default: insert-on-miss for click, else insert-always\n"
@@ -153,6 +156,12 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       have_click_opt_ = true;
       return true;
     case kListFilters: list_filters = true; return true;
+    case kMem: {
+      uint64_t mb;
+      if (!parse_u64(arg, mb) || mb == 0 || mb > (uint64_t{1} << 30)) error = "--mem needs a positive number of MB, not '" + arg + "'";
+      else spec.mem_bytes = mb << 20;
+      return true;
+    }
     default: return false;
   }
 }

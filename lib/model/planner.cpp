@@ -119,11 +119,33 @@ Plan describe(const InterleavedApbfConfig& c, double items) {
     return p;
 }
 
+Plan describe(const TimeLimitedConfig& c, double) {
+    Plan p;
+    p.k = c.k;
+    p.l_or_r = c.l;
+    p.segments = c.k + c.l;
+    p.bits_per_segment = c.steady_slice_words() * 64;
+    p.generation_or_epoch = c.steady_generation();
+    p.slack_items = double(c.k) * p.generation_or_epoch;
+    p.peak_npws = apbf_peak_npws(c.k, c.l, 0.5);
+    p.accesses_per_insert = c.k;
+    return p;
+}
+
 // APBF's query cost needs the access recurrences over its match
 // probabilities (§5.4): computed lazily, only for the cheapest candidates.
 std::function<double()> lazy_query_accesses(const ApbfConfig& c) {
     return [c] {
         const auto m = apbf_matches(c);
+        return std::max(apbf_accesses_window(c.k, c.l, m), apbf_accesses_false(c.k, c.l, m));
+    };
+}
+// The time-limited filter at its design point: APBF's fills (slices half
+// full as they leave the active k).
+std::function<double()> lazy_query_accesses(const TimeLimitedConfig& c) {
+    return [c] {
+        std::vector<double> m(c.k + c.l);
+        for (unsigned i = 0; i < c.k + c.l; ++i) m[i] = i < c.k ? 1.0 - std::exp2(-(i + 1.0) / c.k) : 0.5;
         return std::max(apbf_accesses_window(c.k, c.l, m), apbf_accesses_false(c.k, c.l, m));
     };
 }
@@ -137,6 +159,7 @@ void add_candidates(const PlanRequest& req, std::vector<Candidate>& out) {
     sizing.fpr = req.fpr;
     sizing.capacity = req.capacity;
     sizing.block_bits = req.block_bits.value_or(512);
+    sizing.memory_bytes = req.memory_bytes;
     const double items = double(sizing.items());
     StructureTraits<S>::plan(sizing, [&](const typename StructureTraits<S>::Config& c) {
         Candidate cand{describe(c, items), lazy_query_accesses(c)};
@@ -154,8 +177,9 @@ std::optional<PlanError> validate(const PlanRequest& req) {
     auto invalid = [](std::string m) { return PlanError{PlanErrc::invalid_request, std::move(m)}; };
     if (req.window.span == 0) return invalid(req.window.is_time() ? "ttl must be positive" : "window must be at least 1");
     if (!req.window.is_time() && req.window.span > kMaxWindow) return invalid("window must be at most 2^48");
-    if (req.window.is_time() && req.capacity == 0)
-        return invalid("a time window needs the expected insertions per window (capacity)");
+    if (req.window.is_time() && req.capacity == 0 && req.structure && !info(*req.structure).rate_adaptive)
+        return invalid(std::string("a time window needs the expected insertions per window (capacity) for ") +
+                       name(*req.structure) + "; --filter tlbf adapts to an unknown rate");
     if (req.capacity > kMaxWindow) return invalid("capacity must be at most 2^48");
     if (!(req.fpr > 0.0 && req.fpr < 1.0)) return invalid("fpr must lie strictly between 0 and 1");
     if (req.max_npws && !(*req.max_npws > 0.0)) return invalid("max-npws must be > 0");
@@ -185,8 +209,14 @@ bool within_cheap_limits(const PlanRequest& req, const Plan& p) {
 std::vector<Candidate> ranked(const PlanRequest& req, size_t& emitted) {
     std::vector<Candidate> cands;
     for_each_structure([&]<Structure S>() {
-        if ((!req.structure || *req.structure == S) && (!req.auto_candidates || info(S).auto_candidate))
-            add_candidates<S>(req, cands);
+        // A time window without a capacity: the rate is unknown, so only the
+        // structures that adapt to it.
+        const bool rate_unknown = req.window.is_time() && req.capacity == 0;
+        if (rate_unknown ? !info(S).rate_adaptive
+                         : (req.structure && *req.structure != S) || (req.auto_candidates && !info(S).auto_candidate))
+            return;
+        if (req.structure && *req.structure != S) return;
+        add_candidates<S>(req, cands);
     });
     emitted = cands.size();
     std::erase_if(cands, [&](const Candidate& c) { return !within_cheap_limits(req, c.plan); });

@@ -37,7 +37,8 @@ bool is_error(const m::PlanRequest& r) {
 
 bool aged(const m::Plan& p) {
     return std::holds_alternative<ab::ApbfConfig>(p.config.config) ||
-           std::holds_alternative<ab::InterleavedApbfConfig>(p.config.config);
+           std::holds_alternative<ab::InterleavedApbfConfig>(p.config.config) ||
+           std::holds_alternative<ab::TimeLimitedConfig>(p.config.config);
 }
 
 // The plan's figures are its config's: one model per structure.
@@ -199,11 +200,17 @@ TEST(Planner, Errors) {
     EXPECT_TRUE(is_error(request(1000, -0.5)));
     EXPECT_TRUE(is_error(request(1000, std::nan(""))));
     EXPECT_TRUE(is_error(request((std::uint64_t(1) << 48) + 1, 0.01)));
-    // A time window without its capacity, and an FPR out of reach (answered
-    // fpr_unreachable, not a hang or an overflow).
+    // A time window without its capacity: the rate is unknown, so only a
+    // rate-adaptive structure plans (the time-limited filter); a structure
+    // that needs the rate is an error naming the capacity.
     auto t = request(0, 0.01);
     t.window = ab::Window::time(1000);
-    EXPECT_TRUE(is_error(t));
+    EXPECT_EQ(must_plan(t).structure, Structure::tlbf);
+    t.structure = Structure::guarded_epoch;
+    const auto needs = m::plan(t);
+    ASSERT_TRUE(std::holds_alternative<m::PlanError>(needs));
+    EXPECT_NE(std::get<m::PlanError>(needs).message.find("capacity"), std::string::npos);
+    // An FPR out of reach (answered fpr_unreachable, not a hang or an overflow).
     for (double tiny : {1e-200, 1e-300}) {
         const auto res = m::plan(request(1000000, tiny));
         ASSERT_TRUE(std::holds_alternative<m::PlanError>(res)) << tiny;

@@ -29,6 +29,11 @@ enum class Errc : uint8_t {
   arena_misaligned,             // alignment not a power of two
   time_went_backwards,          // now < the last time the filter saw
   too_large,                    // sizes beyond kMaxStructureBits (an FPR too small to build)
+  capacity_too_small,           // an initial capacity below the structure's minimum (time-limited: l)
+  slice_budget_too_small,       // a memory budget that cannot hold the minimum k+l slices (time-limited)
+  cell_bits_invalid,            // stable BF: bits per cell d not 1, 2, 4 or 8
+  decrements_invalid,           // stable BF: cells decremented per insertion p out of 1..cells
+  ring_too_small,               // counting BF: the hash ring cannot hold the window's insertions
 };
 
 constexpr const char* message(Errc code) noexcept {
@@ -50,6 +55,12 @@ constexpr const char* message(Errc code) noexcept {
     case Errc::arena_too_small: return "arena is too small for the structure";
     case Errc::arena_misaligned: return "alignment must be a power of two";
     case Errc::time_went_backwards: return "time went backwards";
+    case Errc::capacity_too_small: return "initial capacity is below the structure's minimum (one insertion per generation)";
+    case Errc::slice_budget_too_small:
+      return "memory budget cannot hold the minimum k+l slices of the time-limited filter";
+    case Errc::cell_bits_invalid: return "bits per cell must be 1, 2, 4 or 8";
+    case Errc::decrements_invalid: return "cells decremented per insertion must be between 1 and the cell count";
+    case Errc::ring_too_small: return "the hash ring cannot hold the window's insertions";
     case Errc::too_large:
       return "the structure would exceed 2^50 bits: the false-positive rate is too small (or the window too "
              "large) to build";

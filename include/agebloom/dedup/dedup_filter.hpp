@@ -37,8 +37,13 @@ struct FilterSpec {
   std::optional<Structure> structure;  // nullopt: "auto"
   Window window = Window::count(0);
   double fpr = 0.01;
-  uint64_t capacity = 0;  // expected insertions per time window (required for --ttl)
+  uint64_t capacity = 0;  // expected insertions per time window; 0 with --ttl: unknown (auto plans tlbf,
+                          // a named structure that needs one takes kDefaultTtlCapacity)
+  uint64_t mem_bytes = 0;  // --mem: the filter's memory at most (tlbf: its budget); 0 = no limit
 };
+
+// The capacity a named structure that needs one assumes for --ttl without --capacity.
+inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
 
 // The name --filter takes for `spec.structure` ("auto" when empty).
 const char* spec_name(const FilterSpec& spec) noexcept;

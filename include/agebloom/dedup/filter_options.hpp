@@ -47,7 +47,8 @@ class FilterOptions {
  public:
   // Option codes: above any a tool uses for its own options.
   enum Code : int {
-    kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters
+    kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
+    kMem
   };
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
@@ -61,7 +62,7 @@ class FilterOptions {
 
   // Appends the shared options (not the terminating zero entry); with
   // sizing_only, just those that size a filter (--filter, --window, --ttl,
-  // --capacity, --fpr, --list-filters), for agebloom-plan.
+  // --capacity, --fpr, --mem, --list-filters), for agebloom-plan.
   static void append_to(std::vector<option>& table, bool sizing_only = false);
   // The --help lines of the shared options (the filter names from the registry).
   static std::string help();
@@ -69,8 +70,9 @@ class FilterOptions {
   // True when `code` is a shared option; a bad value sets `error`.
   bool take(int code, const char* arg, std::string& error);
   // Checks across options and fills the defaults: window 1,000,000
-  // insertions when neither --window nor --ttl is given, capacity 1,000,000
-  // for --ttl, the key mode's policy. Returns the message for a conflict, or "".
+  // insertions when neither --window nor --ttl is given, the key mode's
+  // policy; --ttl without --capacity leaves the capacity unknown (0: auto
+  // plans tlbf). Returns the message for a conflict, or "".
   std::string finish();
 
   bool time_window() const noexcept { return have_ttl_; }
@@ -78,7 +80,7 @@ class FilterOptions {
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
   bool have_click_opt_ = false;
-  uint64_t capacity_ = 1'000'000;
+  uint64_t capacity_ = 0;
 };
 
 }  // namespace agebloom::dedup

@@ -30,7 +30,9 @@ namespace agebloom::model {
 
 struct PlanRequest {
     Window window = Window::count(0);             // count (1..2^48 insertions) or time (ticks)
-    std::uint64_t capacity = 0;                   // insertions per window: required for time windows
+    std::uint64_t capacity = 0;                   // insertions per window; 0 with a time window: the rate
+                                                  // is unknown, and only rate-adaptive structures (tlbf) plan
+    std::uint64_t memory_bytes = 0;               // the budget of a structure that manages one (tlbf)
     double fpr = 0.0;                             // target FP, in (0, 1)
     std::optional<double> max_npws;               // peak NPWS limit
     std::optional<double> max_bits_per_item;      // memory limit

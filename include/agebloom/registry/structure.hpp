@@ -23,6 +23,7 @@
 #include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"
+#include "agebloom/filters/time_limited.hpp"
 
 namespace agebloom {
 
@@ -34,6 +35,7 @@ enum class Structure : uint8_t {
   ring,
   interleaved,
   interleaved_apbf,
+  tlbf,
 };
 
 // Which windows a structure keeps.
@@ -51,29 +53,35 @@ struct StructureInfo {
   bool one_line;         // one cache line per query and per insert
   bool auto_candidate;   // what --filter auto chooses among in a dataplane: the layouts measured
                          // fastest per packet (docs/PERFORMANCE.md), the fewest bits per item of them
+  bool rate_adaptive;    // keeps a time window at an unknown, varying rate (no --capacity needed):
+                         // what a time window without a capacity is planned with
 };
 
 inline constexpr StructureInfo kStructures[] = {
     {Structure::guarded_epoch, "guarded-epoch", "Guarded Epoch Bloom Filters, Sec. 2 and Prop. 2", kBothWindows,
      "k probes x (r+1) segments", "r+1 segments, epochs of W/r, one guard epoch: the most compact", true, false,
-     false, false},
+     false, false, false},
     {Structure::guarded_epoch_blocked, "guarded-epoch-blocked", "Guarded Epoch Bloom Filters, Sec. 2 (blocked)",
      kBothWindows, "one 512-bit block x (r+1) segments", "guarded epoch with a block per segment probe", true,
-     false, false, false},
+     false, false, false, false},
     {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 5 (Algorithm 1)", kBothWindows,
-     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false, false},
+     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false, false, false},
     {Structure::apbbf, "apbbf", "Age-Partitioned Bloom Filters, Sec. 6", kBothWindows, "~2-4 blocks",
-     "APBF whose slices are blocked filters with b bits per block", true, false, false, false},
+     "APBF whose slices are blocked filters with b bits per block", true, false, false, false, false},
     {Structure::ring, "ring", "Bloom filters for unbounded streams: rotating filters", kBothWindows,
      "k probes x (N+1) filters",
      "N+1 rotating filters; with --ttl and --capacity also rotates when the current one is full", true, false,
-     false, false},
+     false, false, false},
     {Structure::interleaved, "interleaved", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout)",
      kBothWindows, "one cache line", "guarded epoch with every segment's word of an index in one 64-byte line",
-     true, false, true, true},
+     true, false, true, true, false},
     {Structure::interleaved_apbf, "interleaved-apbf", "Age-Partitioned Bloom Filters, Sec. 5-6 (one-line layout)",
      kBothWindows, "one cache line", "APBF's k+l <= 16 slices as the lanes of one 64-byte line", false, false,
-     true, false},
+     true, false, false},
+    {Structure::tlbf, "tlbf", "Time-limited Bloom Filter, Sec. 6 (slices stamped with time)", kBothWindows,
+     "~k+ probes (jump-back scan)",
+     "APBF whose slices carry time: keeps the last T at any rate, in a memory budget (--mem)", false, false, false,
+     false, true},
 };
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
 
@@ -106,6 +114,7 @@ struct SizingRequest {
   double fpr = 0.01;
   uint64_t capacity = 0;
   uint32_t block_bits = 512;
+  uint64_t memory_bytes = 0;  // a structure that manages a budget (tlbf) takes this much; 0 = its default
 
   constexpr uint64_t items() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
 };
@@ -237,6 +246,31 @@ struct StructureTraits<Structure::interleaved_apbf> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = InterleavedApbfConfig::for_fpr(r.window, r.fpr, 32, r.capacity)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::tlbf> {
+  using Config = TimeLimitedConfig;
+  using Filter = TimeLimitedFilter;
+  // The reference's (k, l) for the FPR and capacity; the budget from
+  // memory_bytes (what is left after the header and the slice table), else
+  // 16 times the steady memory.
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, r.capacity);
+    if (!c) return;
+    // The planner's promise is the model at or under the target: the
+    // reference table's l can sit a hair above it.
+    while (c && c->l > 1 && c->model_fpr() > r.fpr) c = TimeLimitedConfig::with_shape(r.window, c->k, c->l - 1, r.capacity);
+    if (!c || c->model_fpr() > r.fpr) return;
+    if (r.memory_bytes) {
+      const uint64_t overhead = 4096 + uint64_t{sizeof(uint64_t) * 6} * c->max_slices;
+      if (r.memory_bytes <= overhead) return;
+      c = TimeLimitedConfig::with_shape(r.window, c->k, c->l, r.capacity, (r.memory_bytes - overhead) * 8 / 64 * 64);
+      if (!c) return;
+    }
+    emit(*c);
   }
 };
 
