@@ -92,6 +92,18 @@ std::string describe(const TimeLimitedConfig& t) {
                 t.max_slices);
   return buf;
 }
+std::string describe(const CountingConfig& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "k=%u cells=%llu ring=%llu", c.k, static_cast<unsigned long long>(c.cells),
+                static_cast<unsigned long long>(c.ring_slots()));
+  return buf;
+}
+std::string describe(const StableConfig& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "k=%u cells=%llu cell_bits=%u decrements=%llu", c.k,
+                static_cast<unsigned long long>(c.cells), c.cell_bits, static_cast<unsigned long long>(c.decrements));
+  return buf;
+}
 std::string describe(const InterleavedApbfConfig& i) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "k=%u l=%u b=%u lines=%llu lane_bits=%u generation=%llu", i.k, i.l, i.b,

@@ -132,6 +132,28 @@ Plan describe(const TimeLimitedConfig& c, double) {
     return p;
 }
 
+// The baselines: one flat filter of counters (cells) probed k times.
+Plan describe(const CountingConfig& c, double) {
+    Plan p;
+    p.k = c.k;
+    p.segments = 1;
+    p.bits_per_segment = c.cells * CountingConfig::kCellBits;
+    p.generation_or_epoch = c.load();  // exact deletion: nothing older than the window
+    p.accesses_per_insert = c.k;
+    p.accesses_per_query = probes_until_zero(c.k, 1.0 - std::exp(-double(c.k) * c.load() / double(c.cells)));
+    return p;
+}
+Plan describe(const StableConfig& c, double) {
+    Plan p;
+    p.k = c.k;
+    p.segments = 1;
+    p.bits_per_segment = c.cells * c.cell_bits;
+    p.generation_or_epoch = c.load();  // no window: decay makes the memory
+    p.accesses_per_insert = c.k + double(c.decrements) / 8;
+    p.accesses_per_query = probes_until_zero(c.k, 1.0 - c.zero_fraction());
+    return p;
+}
+
 // APBF's query cost needs the access recurrences over its match
 // probabilities (§5.4): computed lazily, only for the cheapest candidates.
 std::function<double()> lazy_query_accesses(const ApbfConfig& c) {

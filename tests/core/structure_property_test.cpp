@@ -13,6 +13,7 @@
 //     a zero window, an FPR out of reach.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <ostream>
 #include <random>
 #include <string>
@@ -59,7 +60,21 @@ struct Owned {
   }
 };
 
-class EveryStructure : public ::testing::TestWithParam<ab::StructureInfo> {};
+class EveryStructure : public ::testing::TestWithParam<ab::StructureInfo> {
+ protected:
+  // No live false negatives, except in a structure registered as having them
+  // by design (the stable filter): there the rate is measured and printed,
+  // and bounded by what its default cells promise (well under 5%).
+  void expect_live_fnr(uint64_t misses, uint64_t checks) const {
+    if (!GetParam().false_negatives) {
+      EXPECT_EQ(misses, 0u) << GetParam().name;
+      return;
+    }
+    const double fnr = static_cast<double>(misses) / static_cast<double>(checks);
+    std::printf("%s: live FNR %.4f (false negatives by design)\n", GetParam().name, fnr);
+    EXPECT_LT(fnr, 0.05) << GetParam().name;
+  }
+};
 
 TEST_P(EveryStructure, NoLiveFalseNegativesInCountWindows) {
   const uint64_t W = 3000;
@@ -80,7 +95,7 @@ TEST_P(EveryStructure, NoLiveFalseNegativesInCountWindows) {
     last[k] = t;
   }
   EXPECT_GT(live_checks, 3 * W);  // the check had work to do
-  EXPECT_EQ(misses, 0u) << GetParam().name;
+  expect_live_fnr(misses, live_checks);
 }
 
 TEST_P(EveryStructure, NoLiveFalseNegativesInTimeWindows) {
@@ -104,7 +119,7 @@ TEST_P(EveryStructure, NoLiveFalseNegativesInTimeWindows) {
     last[k] = now;
   }
   EXPECT_GT(live_checks, 2 * T);
-  EXPECT_EQ(misses, 0u) << GetParam().name;
+  expect_live_fnr(misses, live_checks);
 }
 
 TEST_P(EveryStructure, TimeGoingBackwardsChangesNothing) {

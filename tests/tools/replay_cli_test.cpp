@@ -46,6 +46,21 @@ std::vector<std::string> filters() {
   return names;
 }
 
+// The structures --list-filters marks as having false negatives by design
+// (the stable filter): their live FNR is measured and bounded, not zero.
+bool false_negatives_by_design(const std::string& name) {
+  const Outcome list = run("--list-filters");
+  std::istringstream lines(list.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.substr(0, line.find(' ')) == name) return line.find("false negatives by design") != std::string::npos;
+  return false;
+}
+
+void expect_live_fnr(const nlohmann::json& j, const std::string& filter, const std::string& what) {
+  if (false_negatives_by_design(filter)) EXPECT_LT(j["live_fnr"].get<double>(), 0.05) << filter << " " << what;
+  else EXPECT_EQ(j["live_fnr"], 0.0) << filter << " " << what;
+}
+
 TEST(ReplayCli, ListFiltersNamesTheSevenStructures) {
   const std::vector<std::string> names = filters();
   for (const char* want : {"guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved",
@@ -63,7 +78,7 @@ TEST(ReplayCli, TruthOnRealTracesInTimeWindows) {
                               ttl + " --filter " + filter + " --key " + key);
         ASSERT_EQ(r.code, 0) << r.out;
         const auto j = nlohmann::json::parse(r.out);
-        EXPECT_EQ(j["live_fnr"], 0.0) << filter << " " << ttl << " " << key;
+        expect_live_fnr(j, filter, std::string(ttl) + " " + key);
         EXPECT_GT(j["truth_duplicates"].get<uint64_t>(), 0u);
         EXPECT_EQ(j["filter"]["window_kind"], "time_ns");
         EXPECT_EQ(j["filter"]["name"], filter == "auto" ? j["filter"]["name"].get<std::string>() : filter);
@@ -79,7 +94,7 @@ TEST(ReplayCli, TruthOnRealTracesHasNoLiveFalseNegatives) {
       const auto j = nlohmann::json::parse(r.out);
       EXPECT_EQ(j["packets"], 4631);
       EXPECT_EQ(j["backend"], "cpu");
-      EXPECT_EQ(j["live_fnr"], 0.0) << filter << " " << key;
+      expect_live_fnr(j, filter, key);
       EXPECT_LE(j["fpr"].get<double>(), 0.05);
       EXPECT_EQ(j["packets"].get<uint64_t>(), j["passed"].get<uint64_t>() + j["suppressed"].get<uint64_t>());
       for (const char* field : {"keyed", "seconds", "keys_per_second", "truth_duplicates", "expired_positive_rate"})

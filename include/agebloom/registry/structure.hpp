@@ -23,6 +23,8 @@
 #include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"
+#include "agebloom/filters/counting.hpp"
+#include "agebloom/filters/stable.hpp"
 #include "agebloom/filters/time_limited.hpp"
 
 namespace agebloom {
@@ -36,6 +38,8 @@ enum class Structure : uint8_t {
   interleaved,
   interleaved_apbf,
   tlbf,
+  counting,
+  stable,
 };
 
 // Which windows a structure keeps.
@@ -82,6 +86,11 @@ inline constexpr StructureInfo kStructures[] = {
      "~k+ probes (jump-back scan)",
      "APBF whose slices carry time: keeps the last T at any rate, in a memory budget (--mem)", false, false, false,
      false, true},
+    {Structure::counting, "counting", "Guarded Epoch Bloom Filters, Sec. 4 (its counting baseline)", kBothWindows,
+     "k counters", "4-bit counters with exact window deletion: a ring of the window's hashes (baseline)", false,
+     false, false, false, false},
+    {Structure::stable, "stable", "Deng & Rafiei, Stable Bloom Filters (SIGMOD 2006)", kBothWindows, "k cells",
+     "cells of d bits decayed at random: no window guarantee (baseline)", false, true, false, false, false},
 };
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
 
@@ -271,6 +280,26 @@ struct StructureTraits<Structure::tlbf> {
       if (!c) return;
     }
     emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::counting> {
+  using Config = CountingConfig;
+  using Filter = CountingFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = CountingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::stable> {
+  using Config = StableConfig;
+  using Filter = StableFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = StableConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
   }
 };
 
