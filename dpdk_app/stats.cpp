@@ -1,5 +1,7 @@
 #include "stats.hpp"
 
+#include <algorithm>
+
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
@@ -116,6 +118,19 @@ int tel_filter(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_add_dict_string(d, "model_fpr", buf);
   rte_tel_data_add_dict_string(d, "key", agebloom::dedup::key_mode_name(g_app.opt.mode));
   rte_tel_data_add_dict_string(d, "policy", agebloom::dedup::policy_name(g_app.opt.policy));
+  // The structure's own figures, summed over lcores (the time-limited
+  // filter's budget saturations: FPR above the model while non-zero).
+  std::vector<std::pair<std::string, double>> sum;
+  for (const Worker& x : g_app.workers)
+    for (const auto& [name, value] : x.filter.stats()) {
+      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == name; });
+      if (it == sum.end()) sum.emplace_back(name, value);
+      else it->second += value;
+    }
+  for (const auto& [name, value] : sum) {
+    std::snprintf(buf, sizeof buf, "%.6g", value);
+    rte_tel_data_add_dict_string(d, name.c_str(), buf);
+  }
   return 0;
 }
 
@@ -143,6 +158,9 @@ void print_stats_line(uint64_t now) {
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
   std::string damage;
   const uint64_t bad = input_errors(&damage);
+  uint64_t saturated = 0;
+  for (const Worker& w : g_app.workers) saturated += w.filter.saturations();
+  if (saturated) damage += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
   std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
               "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f%s%s\n",
               t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, mpps,
@@ -231,6 +249,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     e["lcore"] = w.lcore_id;
     e["socket"] = w.socket;
     e["fill_ratio"] = w.filter.fill_ratio();  // workers have stopped: no race
+    for (const auto& [name, value] : w.filter.stats()) e["filter_stats"][name] = value;
     lc.push_back(e);
   }
   j["lcores"] = lc;

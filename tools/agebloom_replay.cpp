@@ -361,6 +361,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
                  {"window_kind", o.dedup.spec.window.is_time() ? "time_ns" : "count"},
                  {"model_fpr", filter.model_fpr()},
                  {"bits_per_item", filter.bits_per_item()}};
+  for (const auto& [name, value] : filter.stats()) j["filter"]["stats"][name] = value;
   nlohmann::json rj = nlohmann::json::object();
   for (size_t i = 0; i < run.reasons.size(); ++i)
     if (run.reasons[i] && i != 0) rj[pk::reason_name(static_cast<pk::Reason>(i))] = run.reasons[i];
@@ -390,6 +391,10 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               static_cast<unsigned long long>(run.packets - run.keyed));
   std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
               filter.parameters().c_str(), owned.bytes, filter.model_fpr(), dedup::policy_name(o.dedup.policy));
+  if (const uint64_t sat = filter.saturations())
+    std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
+                "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
+                static_cast<unsigned long long>(sat));
   if (o.truth)
     std::printf("  truth: %llu duplicates in window, live FNR %.4g, FPR %.4g on %llu first sightings, "
                 "expired positives %.4g\n",

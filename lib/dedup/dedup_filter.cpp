@@ -117,6 +117,37 @@ std::string DedupFilter::parameters() const {
   return config_.visit([](const auto& c) { return describe(c); });
 }
 
+std::vector<std::pair<std::string, double>> DedupFilter::stats() const {
+  std::vector<std::pair<std::string, double>> out;
+  std::visit(
+      [&](const auto& f) {
+        auto add = [&](const char* name, double v) { out.emplace_back(name, v); };
+        if constexpr (requires { f.slices(); }) {
+          add("slices", f.slices());
+          add("bits_in_use", static_cast<double>(f.bits_in_use()));
+          add("generation_target", static_cast<double>(f.generation_target()));
+          add("measured_rate_per_tick", f.measured_rate());
+          add("shifts", static_cast<double>(f.shifts()));
+          add("budget_saturations", static_cast<double>(f.saturations()));
+        }
+        if constexpr (requires { f.ring_overflows(); }) {
+          add("ring_overflows", static_cast<double>(f.ring_overflows()));
+          add("saturated_insertions", static_cast<double>(f.saturated_insertions()));
+        }
+      },
+      filter_);
+  return out;
+}
+
+uint64_t DedupFilter::saturations() const noexcept {
+  return std::visit(
+      [](const auto& f) -> uint64_t {
+        if constexpr (requires { f.saturations(); }) return f.saturations();
+        else return 0;
+      },
+      filter_);
+}
+
 double DedupFilter::fill_ratio() const noexcept {
   return std::visit([](const auto& f) { return f.fill_ratio(); }, filter_);
 }

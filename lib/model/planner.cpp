@@ -275,6 +275,27 @@ PlanResult plan(const PlanRequest& req) {
         if (fits_accesses(req, c)) return c.plan;
     char fpr[32];
     std::snprintf(fpr, sizeof fpr, "%g", req.fpr);
+    if (emitted == 0 && req.structure) {
+        // A structure that can say why (a hook of its traits) says it.
+        Errc why = Errc::ok;
+        for_each_structure([&]<Structure S>() {
+            if constexpr (requires(SizingRequest r) { StructureTraits<S>::why(r); })
+                if (S == *req.structure) {
+                    SizingRequest sizing;
+                    sizing.window = req.window;
+                    sizing.fpr = req.fpr;
+                    sizing.capacity = req.capacity;
+                    sizing.memory_bytes = req.memory_bytes;
+                    why = StructureTraits<S>::why(sizing);
+                }
+        });
+        // An FPR too small shows as k, l or the size out of range: that is
+        // said below, as for every structure.
+        const bool fpr_driven = why == Errc::k_out_of_range || why == Errc::l_out_of_range || why == Errc::too_large ||
+                                why == Errc::fpr_out_of_range;
+        if (why != Errc::ok && !fpr_driven)
+            return PlanError{PlanErrc::invalid_request, std::string(name(*req.structure)) + ": " + message(why)};
+    }
     if (emitted == 0) {
         // Nothing at all: the window too short for the segments, or the FPR
         // out of reach. An easy FPR over the same window tells which.

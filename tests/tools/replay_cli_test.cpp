@@ -158,7 +158,11 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --filter guarded-epoch-blocked --fpr 1e-300", "fpr"},
                         // A window shorter than the segments says so (not "fpr").
                         Case{t + " --window 5", "shorter than the segments"},
-                        Case{t + " --window 3 --filter interleaved", "shorter than the segments"}}) {
+                        Case{t + " --window 3 --filter interleaved", "shorter than the segments"},
+                        // The time-limited filter's own limits, by name.
+                        Case{t + " --ttl 1s --filter tlbf --mem 1 --capacity 100000000", "budget cannot hold"},
+                        Case{t + " --ttl 1s --filter tlbf --capacity 2", "capacity is below"},
+                        Case{t + " --mem 0", "--mem"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -166,6 +170,23 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   const Outcome help = run("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
+}
+
+// The time-limited filter over real captures with no --capacity (the rate
+// is unknown: it adapts), a 10 s TTL: live FNR 0, and its own figures in the
+// report. "auto" plans it too when the rate is unknown.
+TEST(ReplayCli, TimeLimitedFilterNeedsNoCapacity) {
+  for (const char* name : {"pcapplusplus_example.pcap", "pcapplusplus_4KHttpRequests.pcap"})
+    for (const char* filter : {"tlbf", "auto"}) {
+      const Outcome r = run(trace(name) + " --json --truth --seed 6 --key flow --ttl 10s --filter " + filter);
+      ASSERT_EQ(r.code, 0) << r.out;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_EQ(j["filter"]["name"], "tlbf") << filter;
+      EXPECT_EQ(j["live_fnr"], 0.0) << name;
+      EXPECT_GT(j["truth_duplicates"].get<uint64_t>(), 0u);
+      EXPECT_EQ(j["filter"]["stats"]["budget_saturations"], 0.0);
+      EXPECT_GE(j["filter"]["stats"]["slices"].get<double>(), 2.0);
+    }
 }
 
 // Under insert-on-miss a key whose first sighting was judged a duplicate is

@@ -16,7 +16,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "agebloom/agebloom.hpp"
 #include "agebloom/registry/filter_config.hpp"
@@ -100,6 +102,13 @@ class DedupFilter {
   double model_fpr() const noexcept { return config_.model_fpr(); }
   double bits_per_item() const noexcept { return config_.bits_per_item(); }
   double fill_ratio() const noexcept;
+  // What a structure keeps about itself, by name (empty for most): the
+  // time-limited filter's slices, bits in use, generation target, measured
+  // rate, shifts and budget saturations (shifts skipped: FPR above the model
+  // meanwhile); the counting filter's ring overflows and saturated counters.
+  std::vector<std::pair<std::string, double>> stats() const;
+  // Budget saturations so far (time-limited filter; 0 for the others).
+  uint64_t saturations() const noexcept;
 
  private:
   FilterConfig config_;

@@ -274,12 +274,24 @@ struct StructureTraits<Structure::tlbf> {
     while (c && c->l > 1 && c->model_fpr() > r.fpr) c = TimeLimitedConfig::with_shape(r.window, c->k, c->l - 1, r.capacity);
     if (!c || c->model_fpr() > r.fpr) return;
     if (r.memory_bytes) {
-      const uint64_t overhead = 4096 + uint64_t{sizeof(uint64_t) * 6} * c->max_slices;
-      if (r.memory_bytes <= overhead) return;
-      c = TimeLimitedConfig::with_shape(r.window, c->k, c->l, r.capacity, (r.memory_bytes - overhead) * 8 / 64 * 64);
+      c = with_memory(r, *c);
       if (!c) return;
     }
     emit(*c);
+  }
+  // Why plan() emitted nothing (an optional hook: the planner's message).
+  static constexpr Errc why(const SizingRequest& r) {
+    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, r.capacity);
+    if (c && r.memory_bytes) c = with_memory(r, *c);
+    return c ? Errc::ok : c.code();
+  }
+
+ private:
+  // The budget is what memory_bytes leaves after the header and the table.
+  static constexpr Expected<TimeLimitedConfig> with_memory(const SizingRequest& r, const TimeLimitedConfig& c) {
+    const uint64_t overhead = 4096 + uint64_t{sizeof(uint64_t) * 6} * c.max_slices;
+    if (r.memory_bytes <= overhead) return Errc::slice_budget_too_small;
+    return TimeLimitedConfig::with_shape(r.window, c.k, c.l, r.capacity, (r.memory_bytes - overhead) * 8 / 64 * 64);
   }
 };
 
