@@ -347,6 +347,8 @@ void register_subject(uint64_t w) {
 
 // Registration hooks, called by main() once per window in this order.
 void register_filters(uint64_t w);
+// The time-limited filter under rate steps (perf/rate_step_bench.cpp).
+void register_rate_steps();
 #if AGEBLOOM_BENCH_DPDK
 void register_rte_member_peers(uint64_t w);
 // dedup_fwd's burst code over mbufs in memory beside testpmd's 5tswap work

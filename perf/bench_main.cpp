@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     if (peers) register_rte_member_peers(w);
 #endif
   }
+  register_rate_steps();
 #if AGEBLOOM_BENCH_DPDK
   if (peers) register_pipeline();  // needs EAL's heap for its mempool
 #endif
