@@ -150,8 +150,7 @@ struct TimeLimitedConfig {
   }
 
   // Explicit (k, l): the capacity (default as in for_fpr), a slice table of
-  // 4(k + l) entries and a budget of 16 times the steady memory (room for
-  // the rate to grow 16-fold) unless given.
+  // 4(k + l) entries and a budget unless given (below).
   static constexpr Expected<TimeLimitedConfig> with_shape(Window window, uint32_t k, uint32_t l, uint64_t capacity = 0,
                                                           uint64_t budget_bits = 0, uint32_t max_slices = 0) noexcept {
     if (Status s = window.validate(); !s) return s;
@@ -164,8 +163,12 @@ struct TimeLimitedConfig {
     if (l == 0 || l > ApbfConfig::kMaxL) return Errc::l_out_of_range;
     if (capacity == 0 && c.capacity < l) c.capacity = l;  // a default never falls below one per generation
     c.max_slices = max_slices ? max_slices : (4 * (c.k + c.l) < kMaxSlices ? 4 * (c.k + c.l) : kMaxSlices);
-    if (c.steady_slice_words() > kMaxStructureBits / 64 / (c.k + c.l) / 16) return Errc::too_large;
-    c.budget_bits = budget_bits ? budget_bits : 16 * c.steady_bits();
+    // Default budget: a time window gets room for the rate to grow 16-fold
+    // over `capacity`; a count window's clock is the insertion count, so its
+    // rate never changes and twice the steady memory covers the growth.
+    const uint64_t headroom = window.is_time() ? 16 : 2;
+    if (c.steady_slice_words() > kMaxStructureBits / 64 / (c.k + c.l) / headroom) return Errc::too_large;
+    c.budget_bits = budget_bits ? budget_bits : headroom * c.steady_bits();
     if (Status s = c.validate(); !s) return s;
     return c;
   }
