@@ -97,16 +97,9 @@ void usage_hook(const char*) {
   std::fflush(stdout);
 }
 
-[[noreturn]] void bad_config(const std::string& msg) {
-  std::fprintf(stderr, "dedup_fwd: %s\n", msg.c_str());
-  rte_eal_cleanup();
-  std::exit(2);
-}
-
 // One filter per worker, planned once (all shards have the same shape) and
 // created in memory on the worker's own NUMA node.
 void setup_workers(App& app) {
-  const Options& o = app.opt;
   std::vector<unsigned> lcores;
   if (rte_lcore_count() == 1) {
     lcores.push_back(rte_get_main_lcore());  // the main lcore forwards too

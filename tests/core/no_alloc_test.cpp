@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "agebloom/registry/structure.hpp"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -154,6 +155,36 @@ TEST(NoAllocation, InterleavedApbf) {
   long n = -1;
   run_filter_ops<ab::InterleavedApbfFilter<uint32_t>>(*cfg, n);
   EXPECT_EQ(n, 0);
+}
+
+// Every registered structure, from the registry: its sizing hook, create()
+// and every operation, armed, over a count window and a time window. A new
+// structure is covered by being registered.
+TEST(NoAllocation, EveryRegisteredStructure) {
+  ab::for_each_structure([&]<ab::Structure S>() {
+    using Traits = ab::StructureTraits<S>;
+    for (ab::Window w : {ab::Window::count(2000), ab::Window::time(500)}) {
+      ab::SizingRequest r;
+      r.window = w;
+      r.fpr = 0.01;
+      r.capacity = w.is_time() ? 2000 : 0;
+      typename Traits::Config cfg{};
+      bool planned = false;
+      long sizing = 0;
+      {
+        Armed armed;
+        Traits::plan(r, [&](const typename Traits::Config& c) {
+          if (!planned) cfg = c, planned = true;
+        });
+        sizing = armed.count();
+      }
+      ASSERT_TRUE(planned) << ab::name(S);
+      EXPECT_EQ(sizing, 0) << ab::name(S) << ": sizing allocated";
+      long allocations = -1;
+      run_filter_ops<typename Traits::Filter>(cfg, allocations);
+      EXPECT_EQ(allocations, 0) << ab::name(S) << (w.is_time() ? " (time window)" : " (count window)");
+    }
+  });
 }
 
 TEST(NoAllocation, SizingAllocatesNothing) {
