@@ -10,6 +10,8 @@
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/apbf.hpp"
+#include "agebloom/filters/block_timing.hpp"
+#include "agebloom/filters/clock.hpp"
 #include "agebloom/filters/counting.hpp"
 #include "agebloom/filters/guarded_epoch.hpp"
 #include "agebloom/filters/interleaved_apbf.hpp"

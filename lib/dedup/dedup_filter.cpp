@@ -92,6 +92,19 @@ std::string describe(const TimeLimitedConfig& t) {
                 t.max_slices);
   return buf;
 }
+std::string describe(const BlockTimingConfig& c) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "k=%u timers=%llu bpt=%u block=%llu padding=%llu", c.k,
+                static_cast<unsigned long long>(c.timers), c.bpt, static_cast<unsigned long long>(c.block),
+                static_cast<unsigned long long>(c.padding));
+  return buf;
+}
+std::string describe(const ClockConfig& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "k=%u cells=%llu divisor=%u tick=%llu", c.k, static_cast<unsigned long long>(c.cells),
+                c.divisor, static_cast<unsigned long long>(c.tick_length()));
+  return buf;
+}
 std::string describe(const CountingConfig& c) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "k=%u cells=%llu ring=%llu", c.k, static_cast<unsigned long long>(c.cells),

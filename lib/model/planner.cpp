@@ -154,6 +154,31 @@ Plan describe(const StableConfig& c, double) {
     return p;
 }
 
+Plan describe(const BlockTimingConfig& c, double) {
+    Plan p;
+    p.k = c.k;
+    p.segments = 1;
+    p.block_bits = c.bpt;  // bits per timer
+    p.bits_per_segment = c.timers * c.bpt;
+    p.generation_or_epoch = c.block;
+    p.slack_items = c.block_load();  // a block's keys look live together (Sec. 3.2.2)
+    p.accesses_per_insert = c.k + double(c.sweep_per_step()) / double(c.block);
+    p.accesses_per_query = c.k;
+    return p;
+}
+Plan describe(const ClockConfig& c, double) {
+    Plan p;
+    p.k = c.k;
+    p.segments = 1;
+    p.block_bits = 4;
+    p.bits_per_segment = c.cells * 4;
+    p.generation_or_epoch = c.tick_length();
+    p.slack_items = double(c.load()) / c.divisor;  // keys live up to (1 + 1/divisor)·W
+    p.accesses_per_insert = c.k + double(c.sweep_per_tick()) / double(c.tick_length());
+    p.accesses_per_query = c.k;
+    return p;
+}
+
 // APBF's query cost needs the access recurrences over its match
 // probabilities (§5.4): computed lazily, only for the cheapest candidates.
 std::function<double()> lazy_query_accesses(const ApbfConfig& c) {
@@ -199,6 +224,9 @@ std::optional<PlanError> validate(const PlanRequest& req) {
     auto invalid = [](std::string m) { return PlanError{PlanErrc::invalid_request, std::move(m)}; };
     if (req.window.span == 0) return invalid(req.window.is_time() ? "ttl must be positive" : "window must be at least 1");
     if (!req.window.is_time() && req.window.span > kMaxWindow) return invalid("window must be at most 2^48");
+    if (req.structure && !(info(*req.structure).windows & (req.window.is_time() ? kTimeWindows : kCountWindows)))
+        return invalid(std::string(name(*req.structure)) + " keeps " +
+                       (req.window.is_time() ? "count windows only (--window)" : "time windows only (--ttl)"));
     if (req.window.is_time() && req.capacity == 0 && req.structure && !info(*req.structure).rate_adaptive)
         return invalid(std::string("a time window needs the expected insertions per window (capacity) for ") +
                        name(*req.structure) + "; --filter tlbf adapts to an unknown rate");
@@ -238,6 +266,7 @@ std::vector<Candidate> ranked(const PlanRequest& req, size_t& emitted) {
                          : (req.structure && *req.structure != S) || (req.auto_candidates && !info(S).auto_candidate))
             return;
         if (req.structure && *req.structure != S) return;
+        if (!(info(S).windows & (req.window.is_time() ? kTimeWindows : kCountWindows))) return;
         add_candidates<S>(req, cands);
     });
     emitted = cands.size();

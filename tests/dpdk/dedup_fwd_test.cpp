@@ -273,17 +273,23 @@ TEST(DedupFwd, GoldenEveryStructureEqualsReplay) {
   const Outcome list = shell(std::string(AGEBLOOM_REPLAY) + " --list-filters");
   ASSERT_EQ(list.code, 0) << list.out;
   std::vector<std::string> names;
+  std::vector<bool> time_too;  // the line says "count+time"
   for (size_t at = 0; at < list.out.size();) {
     const size_t end = list.out.find('\n', at);
     const std::string line = list.out.substr(at, end - at);
-    if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
+    if (!line.empty()) {
+      names.push_back(line.substr(0, line.find(' ')));
+      time_too.push_back(line.find("count+time") != std::string::npos);
+    }
     at = end == std::string::npos ? list.out.size() : end + 1;
   }
   ASSERT_GE(names.size(), 7u);
   const auto frames = keyed_trace(500, 13, nullptr);
-  for (const std::string& name : names) {
+  for (size_t n = 0; n < names.size(); ++n) {
+    const std::string& name = names[n];
     SCOPED_TRACE(name);
     expect_same_as_replay("every-" + name, frames, "--key flow --filter " + name + " --window 64 --seed 5eed");
+    if (!time_too[n]) continue;  // count windows only
     expect_same_as_replay("every-ttl-" + name, frames,
                           "--key flow --filter " + name + " --ttl 2ms --capacity 300 --seed 5eed",
                           "--time-source rx-timestamp");

@@ -34,6 +34,10 @@ enum class Errc : uint8_t {
   cell_bits_invalid,            // stable BF: bits per cell d not 1, 2, 4 or 8
   decrements_invalid,           // stable BF: cells decremented per insertion p out of 1..cells
   ring_too_small,               // counting BF: the hash ring cannot hold the window's insertions
+  timer_bits_invalid,           // timing filters: bits per timer outside 3..32, or too few for T_Ω
+  block_invalid,                // block timing: block size 0 or beyond the window
+  padding_invalid,              // timing filters: padding beyond the window
+  divisor_invalid,              // clock filter: resolution divisor outside 1..7
 };
 
 constexpr const char* message(Errc code) noexcept {
@@ -61,6 +65,11 @@ constexpr const char* message(Errc code) noexcept {
     case Errc::cell_bits_invalid: return "bits per cell must be 1, 2, 4 or 8";
     case Errc::decrements_invalid: return "cells decremented per insertion must be between 1 and the cell count";
     case Errc::ring_too_small: return "the hash ring cannot hold the window's insertions";
+    case Errc::timer_bits_invalid:
+      return "bits per timer must be 3..32 and hold every timestamp (T_max + 2 values)";
+    case Errc::block_invalid: return "block size must be at least 1 and at most the window";
+    case Errc::padding_invalid: return "padding must not exceed the window";
+    case Errc::divisor_invalid: return "clock resolution divisor must be 1..7 (15 clock slots)";
     case Errc::too_large:
       return "the structure would exceed 2^50 bits: the false-positive rate is too small (or the window too "
              "large) to build";

@@ -23,6 +23,8 @@
 #include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"
+#include "agebloom/filters/block_timing.hpp"
+#include "agebloom/filters/clock.hpp"
 #include "agebloom/filters/counting.hpp"
 #include "agebloom/filters/stable.hpp"
 #include "agebloom/filters/time_limited.hpp"
@@ -40,6 +42,9 @@ enum class Structure : uint8_t {
   tlbf,
   counting,
   stable,
+  tbf,
+  btbf,
+  clock4,
 };
 
 // Which windows a structure keeps.
@@ -91,6 +96,15 @@ inline constexpr StructureInfo kStructures[] = {
      false, false, false, false},
     {Structure::stable, "stable", "Deng & Rafiei, Stable Bloom Filters (SIGMOD 2006)", kBothWindows, "k cells",
      "cells of d bits decayed at random: no window guarantee (baseline)", false, true, false, false, false},
+    {Structure::tbf, "tbf", "Inferential Time-Decaying Bloom Filters, Sec. 3.1 (Timing Bloom Filter)", kCountWindows,
+     "k timers", "timers stamped with the insertion count; padding spreads the expiry sweep", false, false, false,
+     false, false},
+    {Structure::btbf, "btbf", "Inferential Time-Decaying Bloom Filters, Sec. 3.2 (Block Timing Bloom Filter)",
+     kBothWindows, "k timers", "one timestamp per block of B insertions (or ticks): bpt = k bits per timer", false,
+     false, false, false, false},
+    {Structure::clock4, "clock4", "Continuous Bloom Filter (Surprenant): the continuous filter", kBothWindows,
+     "k 4-bit cells", "a 15-slot clock per cell ticking every TTL/2, swept so it cannot wrap; keys live TTL..1.5 TTL",
+     false, false, false, false, false},
 };
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
 
@@ -312,6 +326,37 @@ struct StructureTraits<Structure::stable> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = StableConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::tbf> {
+  using Config = BlockTimingConfig;
+  using Filter = BlockTimingFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (r.window.is_time()) return;  // a timestamp per insertion: count windows only
+    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, r.capacity, /*tbf=*/true)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::btbf> {
+  using Config = BlockTimingConfig;
+  using Filter = BlockTimingFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+  }
+};
+
+template <>
+struct StructureTraits<Structure::clock4> {
+  using Config = ClockConfig;
+  using Filter = ClockFilter;
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = ClockConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
   }
 };
 

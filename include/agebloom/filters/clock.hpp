@@ -1,0 +1,231 @@
+// Continuous filter with a 4-bit clock (the Continuous Bloom Filter post,
+// "Continuous Filter"; Surprenant, the Bloombroom gem).
+//
+// Cells of 4 bits: 0 = empty, 1..15 = the clock slot of the last write. The
+// clock ticks every TTL/divisor (count windows: W/divisor insertions; time
+// windows: T/divisor ticks) and its slot wraps over 1..15. An insertion
+// writes the current slot into the key's k cells. A cell is a miss when 0 or
+// when more than `divisor` ticks have passed since its slot; a key is seen
+// when none of its k cells is a miss, so it lives between TTL and
+// (1 + 1/divisor)·TTL (a tick of slack), never less: no false negatives.
+// Insertions reset the expired cells they meet (the post's lazy reset).
+//
+// The original's flaw: a cell untouched for 15 ticks wraps round and looks
+// fresh again. Here an amortised sweep fixes it: a cell has expired after
+// divisor + 1 ticks and aliases after 15, which leaves 14 − divisor ticks to
+// find it, so a cursor resets the expired cells among m/(14 − divisor) per
+// tick (spread over the tick's insertions in a count window; at advance()
+// for the ticks that passed in a time window, a whole pass after a gap).
+//
+// The model: a Bloom filter of m cells holding the keys of at most
+// (1 + 1/divisor)·W insertions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/arena.hpp"
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/bloom_math.hpp"
+#include "agebloom/core/error.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
+#include "agebloom/core/window.hpp"
+#include "agebloom/filters/bulk_ops.hpp"
+
+namespace agebloom {
+
+struct ClockConfig {
+  Window window = Window::count(0);
+  uint64_t capacity = 0;  // insertions per window (time windows: the model's load)
+  uint32_t k = 0;
+  uint64_t cells = 0;     // m, 16 per word
+  uint32_t divisor = 2;   // ticks per TTL
+
+  static constexpr uint32_t kMaxK = 32, kSlots = 15;
+  constexpr bool operator==(const ClockConfig&) const = default;
+
+  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
+  constexpr uint64_t tick_length() const noexcept { return math::ceil_div(window.span, divisor ? divisor : 1); }
+  // Cells the sweep resets per tick: every cell once per 14 − divisor ticks.
+  constexpr uint64_t sweep_per_tick() const noexcept { return math::ceil_div(cells, kSlots - 1 - divisor); }
+  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, 16); }
+
+  constexpr Status validate() const noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (divisor == 0 || divisor > 7) return Errc::divisor_invalid;
+    if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
+    if (cells < k || cells < 16) return Errc::budget_too_small;
+    if (cells > kMaxStructureBits / 4) return Errc::too_large;
+    if (window.is_time() && capacity == 0) return Errc::capacity_zero;
+    if (!window.is_time() && window.span < divisor) return Errc::window_smaller_than_segments;
+    return Errc::ok;
+  }
+  // The keys of up to (1 + 1/divisor)·W insertions are live at once.
+  constexpr double model_fpr() const noexcept {
+    const double live = static_cast<double>(load()) * (1.0 + 1.0 / divisor);
+    return bloom_math::fpr(static_cast<double>(cells), live, k);
+  }
+  constexpr double bits_per_item() const noexcept {
+    return static_cast<double>(cells * 4) / static_cast<double>(load() ? load() : 1);
+  }
+
+  static constexpr Expected<ClockConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
+                                                 uint32_t divisor = 2) noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
+    ClockConfig c;
+    c.window = window;
+    c.divisor = divisor;
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    if (c.load() == 0) return Errc::capacity_zero;
+    const double live = static_cast<double>(c.load()) * (1.0 + 1.0 / (divisor ? divisor : 1));
+    const double m = bloom_math::bits_for(live, fpr);
+    if (!(m <= static_cast<double>(kMaxStructureBits / 4))) return Errc::too_large;
+    c.cells = math::ceil_to_u64(m);
+    if (c.cells < 16) c.cells = 16;
+    c.k = bloom_math::optimal_k(static_cast<double>(c.cells), live, kMaxK);
+    for (int i = 0; i < 64 && c.model_fpr() > fpr; ++i) c.cells += c.cells / 100 + 1;
+    if (c.model_fpr() > fpr) return Errc::too_large;  // k <= 32 cannot reach it within the bounds
+    if (Status s = c.validate(); !s) return s;
+    return c;
+  }
+};
+
+class ClockFilter : public BulkOps<ClockFilter> {
+ public:
+  constexpr ClockFilter() noexcept = default;
+
+  static constexpr Expected<size_t> bytes_needed(const ClockConfig& c) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    return ArenaLayout{}.add(sizeof(Header)).add(c.words() * 8).bytes();
+  }
+
+  static Expected<ClockFilter> create(const ClockConfig& c, Arena& arena) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    const size_t mark = arena.used();
+    auto header = arena.carve_array<Header>(1);
+    auto words = arena.carve_array<uint64_t>(c.words());
+    if (!header || !words) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    ClockFilter f;
+    f.cfg_ = c;
+    f.h_ = *header;
+    f.words_ = *words;
+    *f.h_ = Header{};
+    bits::clear(f.words_, c.words());
+    return f;
+  }
+
+  // Time windows: the ticks that passed, the sweep catching up for them (a
+  // gap of 14 − divisor ticks or more: one pass clears every expired cell).
+  Status advance(uint64_t now) noexcept {
+    if (!cfg_.window.is_time()) return Errc::ok;
+    if (h_->started && now < h_->now) return Errc::time_went_backwards;
+    if (!h_->started) {
+      h_->started = true;
+      h_->now = now;
+      h_->tick_start = now;
+      return Errc::ok;
+    }
+    h_->now = now;
+    const uint64_t ticks = (now - h_->tick_start) / cfg_.tick_length();
+    if (ticks == 0) return Errc::ok;
+    h_->tick_start += ticks * cfg_.tick_length();
+    if (ticks < ClockConfig::kSlots - 1 - cfg_.divisor) {
+      for (uint64_t t = 0; t < ticks; ++t) tick();
+      return Errc::ok;
+    }
+    // Expire, before the clock jumps, every cell the jump would age past
+    // divisor ticks (all of them once it is a whole window).
+    for (uint64_t i = 0; i < cfg_.cells; ++i) {
+      const uint32_t v = cell(i);
+      if (v != 0 && (ticks > cfg_.divisor || elapsed(v) + ticks > cfg_.divisor)) put(i, 0);
+    }
+    h_->slot = static_cast<uint32_t>((h_->slot - 1 + ticks % ClockConfig::kSlots) % ClockConfig::kSlots + 1);
+    return Errc::ok;
+  }
+
+  bool contains(KeyHash h) const noexcept {
+    for (uint32_t i = 0; i < cfg_.k; ++i)
+      if (expired(cell(probe(h, i, cfg_.cells)))) return false;
+    return true;
+  }
+
+  void insert(KeyHash h) noexcept {
+    if (!cfg_.window.is_time()) {
+      // A count window's tick ends before the insertion that opens the next
+      // one (as an epoch rotates before its first insertion): until then the
+      // full tick's keys are live, the state the model describes.
+      if (h_->in_tick == cfg_.tick_length()) {
+        h_->in_tick = 0;
+        h_->slot = h_->slot % ClockConfig::kSlots + 1;
+      }
+      ++h_->in_tick;
+      sweep(math::ceil_div(cfg_.sweep_per_tick(), cfg_.tick_length()));  // spread over the tick
+    }
+    for (uint32_t i = 0; i < cfg_.k; ++i) put(probe(h, i, cfg_.cells), h_->slot);
+    ++h_->insertions;
+  }
+  // The post's lazy reset: an insertion clears the expired cells it meets
+  // (the key's own are about to be rewritten anyway, so only the verdict
+  // reads them); contains() stays read-only.
+  bool test_and_insert(KeyHash h) noexcept {
+    const bool seen = contains(h);
+    insert(h);
+    return seen;
+  }
+  void prefetch(KeyHash h) const noexcept { bits::prefetch_read(words_ + probe(h, 0, cfg_.cells) / 16); }
+
+  const ClockConfig& config() const noexcept { return cfg_; }
+  uint64_t insertions() const noexcept { return h_->insertions; }
+  double fill_ratio() const noexcept {
+    uint64_t live = 0;
+    for (uint64_t i = 0; i < cfg_.cells; ++i) live += !expired(cell(i));
+    return static_cast<double>(live) / static_cast<double>(cfg_.cells);
+  }
+  // The clock's slot (1..15), for tests.
+  uint32_t slot() const noexcept { return h_->slot; }
+
+ private:
+  struct Header {
+    uint32_t slot = 1;       // current clock slot, 1..15
+    uint64_t in_tick = 0;    // count windows: insertions in this tick
+    uint64_t tick_start = 0; // time windows
+    uint64_t now = 0;
+    uint64_t cursor = 0;
+    uint64_t insertions = 0;
+    bool started = false;
+  };
+
+  uint32_t elapsed(uint32_t v) const noexcept {
+    return (h_->slot + ClockConfig::kSlots - v) % ClockConfig::kSlots;
+  }
+  bool expired(uint32_t v) const noexcept { return v == 0 || elapsed(v) > cfg_.divisor; }
+  void tick() noexcept {
+    sweep(cfg_.sweep_per_tick());
+    h_->slot = h_->slot % ClockConfig::kSlots + 1;
+  }
+  // Resets expired cells under the cursor (the fix for the wrap-round).
+  void sweep(uint64_t n) noexcept {
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint32_t v = cell(h_->cursor);
+      if (v != 0 && elapsed(v) > cfg_.divisor) put(h_->cursor, 0);
+      if (++h_->cursor == cfg_.cells) h_->cursor = 0;
+    }
+  }
+  uint32_t cell(uint64_t i) const noexcept { return static_cast<uint32_t>(words_[i / 16] >> (i % 16 * 4)) & 15u; }
+  void put(uint64_t i, uint32_t v) noexcept {
+    uint64_t& w = words_[i / 16];
+    const uint32_t s = static_cast<uint32_t>(i % 16 * 4);
+    w = (w & ~(uint64_t{15} << s)) | (uint64_t{v} << s);
+  }
+
+  ClockConfig cfg_{};
+  Header* h_ = nullptr;
+  uint64_t* words_ = nullptr;
+};
+
+}  // namespace agebloom
