@@ -7,6 +7,7 @@
 //
 // Exit codes: 0 success, 1 no plan satisfies the limits, 2 usage error (an
 // FPR out of reach of every structure included).
+#include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/models.hpp"
 #include "agebloom/model/planner.hpp"
@@ -112,11 +113,17 @@ void print_plan_text(const m::Plan& p) {
     const char* l_name = aged ? "l" : p.structure == agebloom::Structure::ring ? "N" : "r";
     std::printf("structure             %s\n", agebloom::name(p.structure));
     std::printf("k                     %u\n", p.k);
-    std::printf("%-21s %u\n", l_name, p.l_or_r);
-    if (p.block_bits) {
-        std::printf("block bits            %u\n", p.block_bits);
-        std::printf("bits per block        %u\n", p.bits_per_block);
+    if (p.segments > 1) {
+        std::printf("%-21s %u\n", l_name, p.l_or_r);
+        if (p.block_bits) {
+            std::printf("block bits            %u\n", p.block_bits);
+            std::printf("bits per block        %u\n", p.bits_per_block);
+        }
+    } else if (p.block_bits) {
+        std::printf("bits per cell         %u\n", p.block_bits);  // one array of counters, cells or timers
     }
+    std::printf("parameters            %s\n",
+                agebloom::dedup::DedupFilter(p.config).parameters().c_str());
     std::printf("segments              %llu\n", static_cast<unsigned long long>(p.segments));
     std::printf("bits per segment      %llu\n", static_cast<unsigned long long>(p.bits_per_segment));
     std::printf("generation/epoch      %llu\n", static_cast<unsigned long long>(p.generation_or_epoch));
