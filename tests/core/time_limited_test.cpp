@@ -19,16 +19,7 @@ constexpr uint64_t kSecond = 1'000'000'000;  // ticks are nanoseconds here
 const Hasher kHash(0x71b5);
 KeyHash key(uint64_t i) { return kHash(&i, sizeof i); }
 
-struct Owned {
-  std::vector<unsigned char> memory;
-  TimeLimitedFilter f;
-  explicit Owned(const TimeLimitedConfig& c) : memory(*TimeLimitedFilter::bytes_needed(c) + 64) {
-    Arena arena(memory.data(), memory.size());
-    auto made = TimeLimitedFilter::create(c, arena);
-    EXPECT_TRUE(made) << made.what();
-    f = *made;
-  }
-};
+using Owned = OwnedFilter<TimeLimitedFilter>;
 
 double fpr_of(const TimeLimitedFilter& f, uint64_t base, uint64_t n) {
   uint64_t hits = 0;
@@ -47,11 +38,11 @@ TEST(TimeLimited, ReferenceCountWindow) {
   EXPECT_EQ(c->k, 10u);
   EXPECT_EQ(c->l, 25u);
   Owned o(*c);
-  EXPECT_EQ(o.f.slices(), 35u);
-  for (uint64_t i = 0; i < 20000; ++i) o.f.insert(key(i));
-  for (uint64_t i = 19000; i < 20000; ++i) ASSERT_TRUE(o.f.contains(key(i))) << i;
-  EXPECT_LT(fpr_of(o.f, 1u << 30, 100000), 0.015);
-  EXPECT_EQ(o.f.saturations(), 0u);
+  EXPECT_EQ(o.filter.slices(), 35u);
+  for (uint64_t i = 0; i < 20000; ++i) o.filter.insert(key(i));
+  for (uint64_t i = 19000; i < 20000; ++i) ASSERT_TRUE(o.filter.contains(key(i))) << i;
+  EXPECT_LT(fpr_of(o.filter, 1u << 30, 100000), 0.015);
+  EXPECT_EQ(o.filter.saturations(), 0u);
 }
 
 // ... and over a time window (capacity 100, T = 1 s): 1000 distinct keys
@@ -62,13 +53,13 @@ TEST(TimeLimited, ReferenceTimeWindow) {
   ASSERT_TRUE(c);
   Owned o(*c);
   const uint64_t t0 = 7 * kSecond;
-  ASSERT_TRUE(o.f.advance(t0));
-  for (uint64_t i = 0; i < 1000; ++i) o.f.insert(key(i));
-  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(o.f.contains(key(i))) << i;
-  ASSERT_TRUE(o.f.advance(t0 + kSecond / 2));
-  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(o.f.contains(key(i))) << i;
-  ASSERT_TRUE(o.f.advance(t0 + 2 * kSecond));
-  for (uint64_t i = 0; i < 1000; ++i) EXPECT_FALSE(o.f.contains(key(i))) << i;
+  ASSERT_TRUE(o.filter.advance(t0));
+  for (uint64_t i = 0; i < 1000; ++i) o.filter.insert(key(i));
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(o.filter.contains(key(i))) << i;
+  ASSERT_TRUE(o.filter.advance(t0 + kSecond / 2));
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(o.filter.contains(key(i))) << i;
+  ASSERT_TRUE(o.filter.advance(t0 + 2 * kSecond));
+  for (uint64_t i = 0; i < 1000; ++i) EXPECT_FALSE(o.filter.contains(key(i))) << i;
 }
 
 // Rate steps x10 and x0.1 around a planned 1000 keys per second: no key
@@ -93,31 +84,31 @@ TEST(TimeLimited, FollowsRateStepsWithoutLosingLiveKeys) {
     const uint64_t step = kSecond / p.per_second;
     for (uint64_t i = 0; i < 6 * p.per_second; ++i) {  // six seconds each
       now += step;
-      ASSERT_TRUE(o.f.advance(now));
+      ASSERT_TRUE(o.filter.advance(now));
       // Every key of the last T: present (checked on a rolling sample).
       while (!live.empty() && now - live.front().second > kSecond) live.pop_front();
       if (i % 7 == 0)
         for (size_t j = 0; j < live.size(); j += live.size() / 16 + 1)
-          ASSERT_TRUE(o.f.contains(key(live[j].first))) << "rate " << p.per_second << " age " << now - live[j].second;
-      o.f.insert(key(next));
+          ASSERT_TRUE(o.filter.contains(key(live[j].first))) << "rate " << p.per_second << " age " << now - live[j].second;
+      o.filter.insert(key(next));
       live.emplace_back(next++, now);
-      p.max_slices = std::max(p.max_slices, o.f.slices());
-      p.max_bits = std::max(p.max_bits, o.f.bits_in_use());
+      p.max_slices = std::max(p.max_slices, o.filter.slices());
+      p.max_bits = std::max(p.max_bits, o.filter.bits_in_use());
     }
-    for (const auto& [k, t] : live) ASSERT_TRUE(o.f.contains(key(k)));
-    p.end_bits = o.f.bits_in_use();
-    p.fpr = fpr_of(o.f, 1ull << 40, 50000);
+    for (const auto& [k, t] : live) ASSERT_TRUE(o.filter.contains(key(k)));
+    p.end_bits = o.filter.bits_in_use();
+    p.fpr = fpr_of(o.filter, 1ull << 40, 50000);
     std::printf("rate %6llu/s: slices max %u end %u, bits max %llu end %llu, g* %llu, FPR %.4f\n",
-                static_cast<unsigned long long>(p.per_second), p.max_slices, o.f.slices(),
+                static_cast<unsigned long long>(p.per_second), p.max_slices, o.filter.slices(),
                 static_cast<unsigned long long>(p.max_bits), static_cast<unsigned long long>(p.end_bits),
-                static_cast<unsigned long long>(o.f.generation_target()), p.fpr);
-    EXPECT_EQ(o.f.slices(), base_slices) << "back to k + l after six spans at a steady rate";
+                static_cast<unsigned long long>(o.filter.generation_target()), p.fpr);
+    EXPECT_EQ(o.filter.slices(), base_slices) << "back to k + l after six spans at a steady rate";
     EXPECT_LT(p.fpr, 0.02);
   }
   EXPECT_GT(phases[1].max_slices, base_slices) << "a x10 step grows the filter for a while";
   EXPECT_GT(phases[1].end_bits, 5 * phases[0].end_bits) << "memory follows the rate up";
   EXPECT_LT(phases[3].end_bits, phases[2].end_bits / 2) << "and down";
-  EXPECT_EQ(o.f.saturations(), 0u) << "the default budget takes a x10 step";
+  EXPECT_EQ(o.filter.saturations(), 0u) << "the default budget takes a x10 step";
 }
 
 // At a steady rate, bits per window key against the paper's Table 2 (bits
@@ -133,9 +124,9 @@ TEST(TimeLimited, BitsPerElementAndModelAtSteadyRate) {
     ASSERT_TRUE(c);
     Owned o(*c);
     uint64_t i = 0;
-    for (; i < 10 * W; ++i) o.f.insert(key(i));
-    while (o.f.insertions_before_shift() != 0) o.f.insert(key(i++));
-    const double bits = static_cast<double>(o.f.bits_in_use()) / W, measured = fpr_of(o.f, 1ull << 44, 400000);
+    for (; i < 10 * W; ++i) o.filter.insert(key(i));
+    while (o.filter.insertions_before_shift() != 0) o.filter.insert(key(i++));
+    const double bits = static_cast<double>(o.filter.bits_in_use()) / W, measured = fpr_of(o.filter, 1ull << 44, 400000);
     std::printf("FP %g: k=%u l=%u, %.1f bits per window key (paper %.0f-%.0f), model FPR %.5f, measured %.5f\n", r.fpr,
                 c->k, c->l, bits, r.lo, r.hi, c->model_fpr(), measured);
     EXPECT_GE(bits, r.lo - 1.5);
@@ -158,39 +149,39 @@ TEST(TimeLimited, ExhaustedBudgetKeepsEveryLiveKey) {
   const uint64_t surge = 50000;  // 50 times the planned rate, in one second
   for (uint64_t i = 0; i < surge; ++i) {
     now += kSecond / surge;
-    ASSERT_TRUE(o.f.advance(now));
-    o.f.insert(key(i));
+    ASSERT_TRUE(o.filter.advance(now));
+    o.filter.insert(key(i));
   }
-  EXPECT_GT(o.f.saturations(), 0u);
-  EXPECT_LE(o.f.bits_in_use(), c->budget_bits);
-  for (uint64_t i = 0; i < surge; ++i) ASSERT_TRUE(o.f.contains(key(i))) << i;
-  const double high = fpr_of(o.f, 1ull << 41, 20000);
+  EXPECT_GT(o.filter.saturations(), 0u);
+  EXPECT_LE(o.filter.bits_in_use(), c->budget_bits);
+  for (uint64_t i = 0; i < surge; ++i) ASSERT_TRUE(o.filter.contains(key(i))) << i;
+  const double high = fpr_of(o.filter, 1ull << 41, 20000);
   EXPECT_GT(high, c->model_fpr()) << "the FPR rises while the budget is exhausted";
   // Back to the planned rate for three spans: the surge ages out.
   for (uint64_t i = 0; i < 3000; ++i) {
     now += kSecond / 1000;
-    ASSERT_TRUE(o.f.advance(now));
-    o.f.insert(key((1ull << 42) + i));
+    ASSERT_TRUE(o.filter.advance(now));
+    o.filter.insert(key((1ull << 42) + i));
   }
-  for (uint64_t i = 2000; i < 3000; ++i) ASSERT_TRUE(o.f.contains(key((1ull << 42) + i)));
-  EXPECT_LT(fpr_of(o.f, 1ull << 43, 20000), 0.02);
+  for (uint64_t i = 2000; i < 3000; ++i) ASSERT_TRUE(o.filter.contains(key((1ull << 42) + i)));
+  EXPECT_LT(fpr_of(o.filter, 1ull << 43, 20000), 0.02);
 }
 
 TEST(TimeLimited, IdleGapEmptiesAndTimeBackwardsChangesNothing) {
   auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, 1000);
   ASSERT_TRUE(c);
   Owned o(*c);
-  ASSERT_TRUE(o.f.advance(10 * kSecond));
-  for (uint64_t i = 0; i < 500; ++i) o.f.insert(key(i));
-  const std::vector<unsigned char> before = o.memory;
-  EXPECT_EQ(o.f.advance(10 * kSecond - 1).code(), Errc::time_went_backwards);
-  EXPECT_EQ(o.memory, before);
-  for (uint64_t i = 0; i < 500; ++i) EXPECT_TRUE(o.f.contains(key(i)));
-  ASSERT_TRUE(o.f.advance(12 * kSecond));  // longer than T without an insertion
-  EXPECT_EQ(o.f.fill_ratio(), 0.0);
-  for (uint64_t i = 0; i < 500; ++i) EXPECT_FALSE(o.f.contains(key(i)));
-  o.f.insert(key(1));  // and it starts again
-  EXPECT_TRUE(o.f.contains(key(1)));
+  ASSERT_TRUE(o.filter.advance(10 * kSecond));
+  for (uint64_t i = 0; i < 500; ++i) o.filter.insert(key(i));
+  const std::vector<unsigned char> before = o.state();
+  EXPECT_EQ(o.filter.advance(10 * kSecond - 1).code(), Errc::time_went_backwards);
+  EXPECT_EQ(o.state(), before);
+  for (uint64_t i = 0; i < 500; ++i) EXPECT_TRUE(o.filter.contains(key(i)));
+  ASSERT_TRUE(o.filter.advance(12 * kSecond));  // longer than T without an insertion
+  EXPECT_EQ(o.filter.fill_ratio(), 0.0);
+  for (uint64_t i = 0; i < 500; ++i) EXPECT_FALSE(o.filter.contains(key(i)));
+  o.filter.insert(key(1));  // and it starts again
+  EXPECT_TRUE(o.filter.contains(key(1)));
 }
 
 TEST(TimeLimited, OperationFormsAgree) {
@@ -202,20 +193,21 @@ TEST(TimeLimited, OperationFormsAgree) {
   bool got[64];
   for (size_t at = 0; at < keys.size(); at += 64) {
     const size_t n = std::min<size_t>(64, keys.size() - at);
-    a.f.test_and_insert_bulk(&keys[at], n, got);
+    a.filter.test_and_insert_bulk(&keys[at], n, got);
     for (size_t i = 0; i < n; ++i) {
-      const bool v = b.f.contains(keys[at + i]);
-      b.f.insert(keys[at + i]);
+      const bool v = b.filter.contains(keys[at + i]);
+      b.filter.insert(keys[at + i]);
       ASSERT_EQ(got[i], v) << at + i;
     }
   }
-  // The same state: counters, slices, and every answer.
-  EXPECT_EQ(a.f.insertions(), b.f.insertions());
-  EXPECT_EQ(a.f.slices(), b.f.slices());
-  EXPECT_EQ(a.f.bits_in_use(), b.f.bits_in_use());
-  EXPECT_EQ(a.f.shifts(), b.f.shifts());
-  EXPECT_EQ(a.f.fill_ratio(), b.f.fill_ratio());
-  for (uint64_t i = 0; i < 20000; ++i) ASSERT_EQ(a.f.contains(key(i)), b.f.contains(key(i))) << i;
+  // The same state: byte for byte, counters, slices, and every answer.
+  EXPECT_EQ(a.state(), b.state());
+  EXPECT_EQ(a.filter.insertions(), b.filter.insertions());
+  EXPECT_EQ(a.filter.slices(), b.filter.slices());
+  EXPECT_EQ(a.filter.bits_in_use(), b.filter.bits_in_use());
+  EXPECT_EQ(a.filter.shifts(), b.filter.shifts());
+  EXPECT_EQ(a.filter.fill_ratio(), b.filter.fill_ratio());
+  for (uint64_t i = 0; i < 20000; ++i) ASSERT_EQ(a.filter.contains(key(i)), b.filter.contains(key(i))) << i;
 }
 
 TEST(TimeLimited, ErrorPaths) {

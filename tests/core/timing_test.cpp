@@ -10,6 +10,7 @@
 
 #include "agebloom/filters/block_timing.hpp"
 #include "agebloom/filters/clock.hpp"
+#include "owned_filter.hpp"
 
 using namespace agebloom;
 
@@ -18,19 +19,8 @@ namespace {
 const Hasher kHash(0x7b1f);
 KeyHash key(uint64_t i) { return kHash(&i, sizeof i); }
 
-template <class Filter, class Config>
-struct Owned {
-  std::vector<unsigned char> memory;
-  Filter f;
-  explicit Owned(const Config& c) : memory(*Filter::bytes_needed(c) + 64) {
-    Arena arena(memory.data(), memory.size());
-    auto made = Filter::create(c, arena);
-    EXPECT_TRUE(made) << made.what();
-    f = *made;
-  }
-};
-using Timing = Owned<BlockTimingFilter, BlockTimingConfig>;
-using Clock = Owned<ClockFilter, ClockConfig>;
+using Timing = OwnedFilter<BlockTimingFilter>;
+using Clock = OwnedFilter<ClockFilter>;
 
 }  // namespace
 
@@ -67,11 +57,11 @@ TEST(Timing, ExpiryBoundary) {
     ASSERT_TRUE(c) << c.what();
     Timing o(*c);
     uint64_t next = 1'000'000;
-    o.f.insert(key(0));
-    for (uint64_t i = 0; i + 1 < W; ++i) o.f.insert(key(next++));  // I_x = W - 1: still in the window
-    EXPECT_TRUE(o.f.contains(key(0)));
-    for (uint64_t i = 0; i < c->block + 1; ++i) o.f.insert(key(next++));
-    EXPECT_FALSE(o.f.contains(key(0))) << "B = " << c->block;
+    o.filter.insert(key(0));
+    for (uint64_t i = 0; i + 1 < W; ++i) o.filter.insert(key(next++));  // I_x = W - 1: still in the window
+    EXPECT_TRUE(o.filter.contains(key(0)));
+    for (uint64_t i = 0; i < c->block + 1; ++i) o.filter.insert(key(next++));
+    EXPECT_FALSE(o.filter.contains(key(0))) << "B = " << c->block;
   }
 }
 
@@ -83,18 +73,18 @@ TEST(Timing, TimeWindowSteps) {
   auto c = BlockTimingConfig::for_fpr(Window::time(T), 0.001, 5000);
   ASSERT_TRUE(c) << c.what();
   Timing o(*c);
-  ASSERT_TRUE(o.f.advance(10 * T));
-  for (uint64_t i = 0; i < 2000; ++i) o.f.insert(key(i));
-  ASSERT_TRUE(o.f.advance(10 * T + T / 2));
-  for (uint64_t i = 0; i < 2000; ++i) ASSERT_TRUE(o.f.contains(key(i)));
-  ASSERT_TRUE(o.f.advance(10 * T + T));  // exactly T after: still inside
-  for (uint64_t i = 0; i < 2000; ++i) ASSERT_TRUE(o.f.contains(key(i)));
-  ASSERT_TRUE(o.f.advance(12 * T + c->block));
+  ASSERT_TRUE(o.filter.advance(10 * T));
+  for (uint64_t i = 0; i < 2000; ++i) o.filter.insert(key(i));
+  ASSERT_TRUE(o.filter.advance(10 * T + T / 2));
+  for (uint64_t i = 0; i < 2000; ++i) ASSERT_TRUE(o.filter.contains(key(i)));
+  ASSERT_TRUE(o.filter.advance(10 * T + T));  // exactly T after: still inside
+  for (uint64_t i = 0; i < 2000; ++i) ASSERT_TRUE(o.filter.contains(key(i)));
+  ASSERT_TRUE(o.filter.advance(12 * T + c->block));
   uint64_t left = 0;
-  for (uint64_t i = 0; i < 2000; ++i) left += o.f.contains(key(i));
+  for (uint64_t i = 0; i < 2000; ++i) left += o.filter.contains(key(i));
   EXPECT_EQ(left, 0u);
-  EXPECT_EQ(o.f.fill_ratio(), 0.0);
-  EXPECT_EQ(o.f.advance(12 * T).code(), Errc::time_went_backwards);
+  EXPECT_EQ(o.filter.fill_ratio(), 0.0);
+  EXPECT_EQ(o.filter.advance(12 * T).code(), Errc::time_went_backwards);
 }
 
 // The continuous filter's known flaw: a cell untouched for 15 ticks wraps
@@ -106,20 +96,20 @@ TEST(Clock, NoWrapRoundAfterFifteenTicks) {
   ASSERT_TRUE(c) << c.what();
   Clock o(*c);
   uint64_t now = 5 * T;
-  ASSERT_TRUE(o.f.advance(now));
-  o.f.insert(key(42));
+  ASSERT_TRUE(o.filter.advance(now));
+  o.filter.insert(key(42));
   // 15 ticks of TTL/2, one at a time: the clock comes back to the same slot.
-  const uint32_t slot = o.f.slot();
-  for (int t = 0; t < 15; ++t) ASSERT_TRUE(o.f.advance(now += c->tick_length()));
-  EXPECT_EQ(o.f.slot(), slot);
-  EXPECT_FALSE(o.f.contains(key(42))) << "the cells wrapped round and looked fresh";
+  const uint32_t slot = o.filter.slot();
+  for (int t = 0; t < 15; ++t) ASSERT_TRUE(o.filter.advance(now += c->tick_length()));
+  EXPECT_EQ(o.filter.slot(), slot);
+  EXPECT_FALSE(o.filter.contains(key(42))) << "the cells wrapped round and looked fresh";
   // The same on the count clock: 15 ticks of W/2 insertions of other keys.
   auto cc = ClockConfig::for_fpr(Window::count(200), 1e-6);
   ASSERT_TRUE(cc);
   Clock q(*cc);
-  q.f.insert(key(7));
-  for (uint64_t i = 0; i < 15 * cc->tick_length(); ++i) q.f.insert(key(1000 + i));
-  EXPECT_FALSE(q.f.contains(key(7)));
+  q.filter.insert(key(7));
+  for (uint64_t i = 0; i < 15 * cc->tick_length(); ++i) q.filter.insert(key(1000 + i));
+  EXPECT_FALSE(q.filter.contains(key(7)));
 }
 
 // Keys live between TTL and (1 + 1/divisor)·TTL: present right up to TTL,
@@ -129,12 +119,12 @@ TEST(Clock, LifetimeBounds) {
   auto c = ClockConfig::for_fpr(Window::count(W), 1e-6);
   ASSERT_TRUE(c);
   Clock o(*c);
-  o.f.insert(key(1));
+  o.filter.insert(key(1));
   uint64_t next = 100;
-  for (uint64_t i = 0; i < W; ++i) o.f.insert(key(next++));
-  EXPECT_TRUE(o.f.contains(key(1))) << "inside the window";
-  for (uint64_t i = 0; i < W / c->divisor + c->tick_length(); ++i) o.f.insert(key(next++));
-  EXPECT_FALSE(o.f.contains(key(1))) << "past (1 + 1/divisor)·W";
+  for (uint64_t i = 0; i < W; ++i) o.filter.insert(key(next++));
+  EXPECT_TRUE(o.filter.contains(key(1))) << "inside the window";
+  for (uint64_t i = 0; i < W / c->divisor + c->tick_length(); ++i) o.filter.insert(key(next++));
+  EXPECT_FALSE(o.filter.contains(key(1))) << "past (1 + 1/divisor)·W";
 }
 
 TEST(Timing, ErrorPaths) {
