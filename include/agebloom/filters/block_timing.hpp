@@ -169,6 +169,7 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     f.h_ = *header;
     f.words_ = *words;
     *f.h_ = Header{};
+    f.h_->steps = EpochSchedule::make(WindowKind::time, c.block);
     // Every timer starts expired.
     for (uint64_t i = 0; i < c.timers; ++i) f.set(i, c.expired_value());
     return f;
@@ -178,17 +179,12 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
   // up for every step (a gap longer than the window expires everything).
   Status advance(uint64_t now) noexcept {
     if (!cfg_.window.is_time()) return Errc::ok;
-    if (h_->started && now < h_->now) return Errc::time_went_backwards;
-    if (!h_->started) {
-      h_->started = true;
-      h_->now = now;
-      h_->block_start = now;
-      return Errc::ok;
-    }
-    h_->now = now;
-    const uint64_t steps = (now - h_->block_start) / cfg_.block;
+    // The steps of B ticks that ended by now (core/window.hpp's schedule:
+    // the first call anchors it; time going backwards changes nothing).
+    auto elapsed = h_->steps.epochs_elapsed(now);
+    if (!elapsed) return elapsed.error();
+    const uint64_t steps = *elapsed;
     if (steps == 0) return Errc::ok;
-    h_->block_start += steps * cfg_.block;
     if (steps <= cfg_.padding) {  // a few steps: the incremental sweep keeps up
       for (uint64_t s = 0; s < steps; ++s) step();
       return Errc::ok;
@@ -250,16 +246,16 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
   struct Header {
     uint64_t current = 0;      // T+
     uint64_t in_block = 0;     // count windows: b
-    uint64_t block_start = 0;  // time windows: tick at which this step began
-    uint64_t now = 0;
+    EpochSchedule steps{};     // time windows: steps of B ticks (start, latest tick)
     uint64_t cursor = 0;       // the sweep's next timer
     uint64_t insertions = 0;
-    bool started = false;
   };
 
   uint64_t next(uint64_t t) const noexcept { return t == cfg_.max_timestamp() ? 0 : t + 1; }
   // b: insertions or ticks since T+ last advanced.
-  uint64_t since_step() const noexcept { return cfg_.window.is_time() ? h_->now - h_->block_start : h_->in_block; }
+  uint64_t since_step() const noexcept {
+    return cfg_.window.is_time() ? h_->steps.last_now - h_->steps.epoch_start : h_->in_block;
+  }
   // λ >= ⌈(w − b)/B⌉ + 1 is expired (Definition 9).
   uint64_t expiry_age() const noexcept {
     const uint64_t b = since_step(), w = cfg_.window.span;

@@ -115,6 +115,7 @@ class ClockFilter : public BulkOps<ClockFilter> {
     f.h_ = *header;
     f.words_ = *words;
     *f.h_ = Header{};
+    f.h_->ticks = EpochSchedule::make(c.window.kind, c.tick_length());
     bits::clear(f.words_, c.words());
     return f;
   }
@@ -123,17 +124,12 @@ class ClockFilter : public BulkOps<ClockFilter> {
   // gap of 14 − divisor ticks or more: one pass clears every expired cell).
   Status advance(uint64_t now) noexcept {
     if (!cfg_.window.is_time()) return Errc::ok;
-    if (h_->started && now < h_->now) return Errc::time_went_backwards;
-    if (!h_->started) {
-      h_->started = true;
-      h_->now = now;
-      h_->tick_start = now;
-      return Errc::ok;
-    }
-    h_->now = now;
-    const uint64_t ticks = (now - h_->tick_start) / cfg_.tick_length();
+    // The ticks that ended by now (core/window.hpp's schedule: the first call
+    // anchors it; time going backwards changes nothing).
+    auto passed = h_->ticks.epochs_elapsed(now);
+    if (!passed) return passed.error();
+    const uint64_t ticks = *passed;
     if (ticks == 0) return Errc::ok;
-    h_->tick_start += ticks * cfg_.tick_length();
     if (ticks < ClockConfig::kSlots - 1 - cfg_.divisor) {
       for (uint64_t t = 0; t < ticks; ++t) tick();
       return Errc::ok;
@@ -159,11 +155,7 @@ class ClockFilter : public BulkOps<ClockFilter> {
       // A count window's tick ends before the insertion that opens the next
       // one (as an epoch rotates before its first insertion): until then the
       // full tick's keys are live, the state the model describes.
-      if (h_->in_tick == cfg_.tick_length()) {
-        h_->in_tick = 0;
-        h_->slot = h_->slot % ClockConfig::kSlots + 1;
-      }
-      ++h_->in_tick;
+      if (h_->ticks.rotate_before_insert()) h_->slot = h_->slot % ClockConfig::kSlots + 1;
       sweep(math::ceil_div(cfg_.sweep_per_tick(), cfg_.tick_length()));  // spread over the tick
     }
     for (uint32_t i = 0; i < cfg_.k; ++i) put(probe(h, i, cfg_.cells), h_->slot);
@@ -192,12 +184,9 @@ class ClockFilter : public BulkOps<ClockFilter> {
  private:
   struct Header {
     uint32_t slot = 1;       // current clock slot, 1..15
-    uint64_t in_tick = 0;    // count windows: insertions in this tick
-    uint64_t tick_start = 0; // time windows
-    uint64_t now = 0;
+    EpochSchedule ticks{};   // insertions (count) or ticks (time) per clock tick: core/window.hpp
     uint64_t cursor = 0;
     uint64_t insertions = 0;
-    bool started = false;
   };
 
   uint32_t elapsed(uint32_t v) const noexcept {
