@@ -87,9 +87,11 @@ TEST(TimeLimited, FollowsRateStepsWithoutLosingLiveKeys) {
       ASSERT_TRUE(o.filter.advance(now));
       // Every key of the last T: present (checked on a rolling sample).
       while (!live.empty() && now - live.front().second > kSecond) live.pop_front();
-      if (i % 7 == 0)
-        for (size_t j = 0; j < live.size(); j += live.size() / 16 + 1)
+      if (i % 7 == 0) {
+        for (size_t j = 0; j < live.size(); j += live.size() / 16 + 1) {
           ASSERT_TRUE(o.filter.contains(key(live[j].first))) << "rate " << p.per_second << " age " << now - live[j].second;
+        }
+      }
       o.filter.insert(key(next));
       live.emplace_back(next++, now);
       p.max_slices = std::max(p.max_slices, o.filter.slices());
