@@ -6,7 +6,9 @@
 // reason when the EAL cannot start here.
 #include <gtest/gtest.h>
 
+#include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
+#include "three_lcores.hpp"
 #include <pcap/pcap.h>
 #include <sched.h>
 #include <signal.h>
@@ -57,20 +59,6 @@ std::string eal(const std::string& vdevs, const std::string& lcores = "0") {
          std::to_string(getpid()) + "-" + std::to_string(n++) + l + " " + vdevs;
 }
 
-// Three lcores (main + two) whatever the CPU count: lcores 0-2 floating over
-// the CPUs this process may use (a 2-core machine cannot give -l 0,1,2).
-std::string three_lcores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::string cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) {
-        if (!cpus.empty()) cpus += ',';
-        cpus += std::to_string(c);
-      }
-  return "(0,1,2)@(" + (cpus.empty() ? std::string("0") : cpus) + ")";
-}
 
 std::string pcap_vdev(int i, const fs::path& in, const fs::path& out) {
   return "--vdev net_pcap" + std::to_string(i) + ",rx_pcap=" + in.string() + ",tx_pcap=" + out.string();
@@ -270,26 +258,14 @@ TEST(DedupFwd, GoldenEveryKeyModeEqualsReplay) {
 // replay's, packet for packet, over a count window and over a time window
 // clocked by the capture's timestamps (10 us apart: a 2 ms TTL spans ~200).
 TEST(DedupFwd, GoldenEveryStructureEqualsReplay) {
-  const Outcome list = shell(std::string(AGEBLOOM_REPLAY) + " --list-filters");
-  ASSERT_EQ(list.code, 0) << list.out;
-  std::vector<std::string> names;
-  std::vector<bool> time_too;  // the line says "count+time"
-  for (size_t at = 0; at < list.out.size();) {
-    const size_t end = list.out.find('\n', at);
-    const std::string line = list.out.substr(at, end - at);
-    if (!line.empty()) {
-      names.push_back(line.substr(0, line.find(' ')));
-      time_too.push_back(line.find("count+time") != std::string::npos);
-    }
-    at = end == std::string::npos ? list.out.size() : end + 1;
-  }
-  ASSERT_GE(names.size(), 7u);
+  const auto& listed = agebloom::testing::listed_filters(AGEBLOOM_REPLAY);  // tests/common/filter_list.hpp
+  ASSERT_GE(listed.size(), 7u);
   const auto frames = keyed_trace(500, 13, nullptr);
-  for (size_t n = 0; n < names.size(); ++n) {
-    const std::string& name = names[n];
+  for (const auto& f : listed) {
+    const std::string& name = f.name;
     SCOPED_TRACE(name);
     expect_same_as_replay("every-" + name, frames, "--key flow --filter " + name + " --window 64 --seed 5eed");
-    if (!time_too[n]) continue;  // count windows only
+    if (!f.time_windows) continue;  // count windows only
     expect_same_as_replay("every-ttl-" + name, frames,
                           "--key flow --filter " + name + " --ttl 2ms --capacity 300 --seed 5eed",
                           "--time-source rx-timestamp");

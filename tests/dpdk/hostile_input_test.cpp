@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "three_lcores.hpp"
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<uint8_t>;
@@ -168,20 +169,6 @@ void pcapng_packet(Bytes& file, const Bytes& data, uint64_t ts_us, int64_t lengt
   le32(file, total);
 }
 
-// Three lcores (main + two workers: the software dispatcher over net_pcap)
-// floating over the CPUs this process may use.
-std::string three_lcores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::string cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) {
-        if (!cpus.empty()) cpus += ',';
-        cpus += std::to_string(c);
-      }
-  return "--lcores '(0,1,2)@(" + (cpus.empty() ? std::string("0") : cpus) + ")'";
-}
 
 size_t count_pcap(const fs::path& p, size_t* empty_frames = nullptr) {
   char err[PCAP_ERRBUF_SIZE];
@@ -422,7 +409,7 @@ TEST(HostileInput, OversizedRecordIsNotForwardedAsEmptyFrames) {
   pcap_record(f, frame(1), 0);
   pcap_record(f, Bytes(300000, 0), 10);
   pcap_record(f, frame(2), 20);
-  for (const std::string& lcores : {std::string(), three_lcores()}) {
+  for (const std::string& lcores : {std::string(), "--lcores '" + three_lcores() + "'"}) {
     SCOPED_TRACE(lcores.empty() ? "one lcore" : "dispatcher");
     const CaptureRun r = run_capture(lcores.empty() ? "oversized" : "oversized-dispatch", f, lcores);
     EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;

@@ -3,6 +3,7 @@
 // bad options, exit 1 for unreadable traces, never a crash).
 #include <gtest/gtest.h>
 
+#include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
 #include <sys/wait.h>
 
@@ -34,35 +35,28 @@ fs::path temp_dir() {
 
 }  // namespace
 
-// The names --filter takes, as --list-filters prints them (the registry),
-// and "auto".
+// The structures --list-filters prints (tests/common/filter_list.hpp).
+const std::vector<agebloom::testing::ListedFilter>& listed() {
+  return agebloom::testing::listed_filters(AGEBLOOM_REPLAY);
+}
+
+// The names --filter takes, as --list-filters prints them, and "auto".
 std::vector<std::string> filters() {
-  const Outcome list = run("--list-filters");
-  EXPECT_EQ(list.code, 0) << list.out;
   std::vector<std::string> names = {"auto"};
-  std::istringstream lines(list.out);
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
+  for (const auto& f : listed()) names.push_back(f.name);
   return names;
 }
 
-// The structures --list-filters marks as having false negatives by design
-// (the stable filter): their live FNR is measured and bounded, not zero.
+// What a structure's --list-filters line says ("auto" keeps both windows, no false negatives).
 bool false_negatives_by_design(const std::string& name) {
-  const Outcome list = run("--list-filters");
-  std::istringstream lines(list.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.substr(0, line.find(' ')) == name) return line.find("false negatives by design") != std::string::npos;
+  for (const auto& f : listed())
+    if (f.name == name) return f.false_negatives;
   return false;
 }
-
-// The structures --list-filters says keep time windows ("count+time").
 bool keeps_time_windows(const std::string& name) {
-  const Outcome list = run("--list-filters");
-  std::istringstream lines(list.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.substr(0, line.find(' ')) == name) return line.find("count+time") != std::string::npos;
-  return true;  // "auto"
+  for (const auto& f : listed())
+    if (f.name == name) return f.time_windows;
+  return true;
 }
 
 void expect_live_fnr(const nlohmann::json& j, const std::string& filter, const std::string& what) {
