@@ -195,14 +195,21 @@ struct ApbfConfig {
     c.window = window;
     c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
     if (c.capacity == 0) return Errc::capacity_zero;
-    c.k = static_cast<uint32_t>(math::ceil_to_u64(-math::ln(fpr) / math::kLn2));
-    if (c.k == 0) c.k = 1;
-    if (c.k > kMaxK) return Errc::k_out_of_range;
+    const uint64_t k = published_k(fpr);
+    if (k > kMaxK) return Errc::k_out_of_range;
+    c.k = static_cast<uint32_t>(k);
     c.l = 0;
     for (uint32_t l = 1; l <= 100; ++l)
       if (design_fpr(c.k, l) <= fpr) c.l = l;
     if (c.l == 0) c.l = 1;  // k from ⌈-log2 fpr⌉ always admits l = 1 (FP <= 2^-k)
     return with_shape(window, c.k, c.l, c.capacity);
+  }
+
+  // The published parameterisation's k = ⌈log2 1/fpr⌉ (at least 1; may
+  // exceed kMaxK for tiny FPRs: the caller decides).
+  static constexpr uint64_t published_k(double fpr) noexcept {
+    const uint64_t k = math::ceil_to_u64(-math::ln(fpr) / math::kLn2);
+    return k ? k : 1;
   }
 
   // Explicit (k, l): g and m follow from the window as in for_fpr.

@@ -186,10 +186,6 @@ constexpr void plan_apbf(const SizingRequest& r, uint32_t k_from, uint32_t k_to,
   }
 }
 
-constexpr uint32_t published_k(double fpr) noexcept {
-  const uint64_t k0 = math::ceil_to_u64(-math::ln(fpr) / math::kLn2);
-  return k0 < 1 ? 1 : (k0 > 64 ? 64 : static_cast<uint32_t>(k0));
-}
 }  // namespace registry_detail
 
 template <>
@@ -218,7 +214,8 @@ struct StructureTraits<Structure::apbf> {
   using Filter = ApbfFilter;
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    const uint32_t k0 = registry_detail::published_k(r.fpr);
+    const uint64_t k = ApbfConfig::published_k(r.fpr);
+    const uint32_t k0 = k > 64 ? 64 : static_cast<uint32_t>(k);  // the search range stops at kMaxK anyway
     registry_detail::plan_apbf(r, k0 > 2 ? k0 - 2 : 1, k0 + 6, 0, 0, emit);
   }
 };
