@@ -199,14 +199,20 @@ std::function<double()> lazy_query_accesses(const TimeLimitedConfig& c) {
 template <class C>
 std::function<double()> lazy_query_accesses(const C&) { return nullptr; }
 
-template <Structure S>
-void add_candidates(const PlanRequest& req, std::vector<Candidate>& out) {
+// What the structures' sizing hooks are asked (registry/structure.hpp).
+SizingRequest sizing_of(const PlanRequest& req) {
     SizingRequest sizing;
     sizing.window = req.window;
     sizing.fpr = req.fpr;
     sizing.capacity = req.capacity;
     sizing.block_bits = req.block_bits.value_or(512);
     sizing.memory_bytes = req.memory_bytes;
+    return sizing;
+}
+
+template <Structure S>
+void add_candidates(const PlanRequest& req, std::vector<Candidate>& out) {
+    const SizingRequest sizing = sizing_of(req);
     const double items = double(sizing.items());
     StructureTraits<S>::plan(sizing, [&](const typename StructureTraits<S>::Config& c) {
         Candidate cand{describe(c, items), lazy_query_accesses(c)};
@@ -309,14 +315,7 @@ PlanResult plan(const PlanRequest& req) {
         Errc why = Errc::ok;
         for_each_structure([&]<Structure S>() {
             if constexpr (requires(SizingRequest r) { StructureTraits<S>::why(r); })
-                if (S == *req.structure) {
-                    SizingRequest sizing;
-                    sizing.window = req.window;
-                    sizing.fpr = req.fpr;
-                    sizing.capacity = req.capacity;
-                    sizing.memory_bytes = req.memory_bytes;
-                    why = StructureTraits<S>::why(sizing);
-                }
+                if (S == *req.structure) why = StructureTraits<S>::why(sizing_of(req));
         });
         // An FPR too small shows as k, l or the size out of range: that is
         // said below, as for every structure.
