@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libdpdk-dev dpdk-dev
   tcpreplay tcpdump
+  python3-matplotlib
 )
 
 missing=()

@@ -4,6 +4,7 @@
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto]
+//                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end (or an output
@@ -32,6 +33,7 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/packet/click_value.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
@@ -137,9 +139,11 @@ struct Truth {
   uint64_t expired = 0, expired_positives = 0;
   uint64_t uninserted = 0, uninserted_positives = 0;
 
-  void record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
+  // Returns whether the key was inserted within the window (a true repeat).
+  bool record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
     auto [it, first] = last.try_emplace(std::move(k), kNever);
     const uint64_t at = w.is_time() ? now : insertions;
+    bool live = false;
     if (first) {
       ++firsts;
       first_positives += verdict;
@@ -149,6 +153,7 @@ struct Truth {
     } else if (at - it->second <= w.span) {
       ++duplicates;
       live_misses += !verdict;
+      live = true;
     } else {
       ++expired;
       expired_positives += verdict;
@@ -157,6 +162,25 @@ struct Truth {
       it->second = at;
       ++insertions;
     }
+    return live;
+  }
+};
+
+// --decide penalties: what the decisions expected to cost and, with --truth,
+// what they cost, beside the plain filter's yes/no on the same queries.
+struct PenaltyTally {
+  double expected = 0;             // Σ expected penalty of the answers given
+  double realised = 0;             // Σ penalty of the wrong answers (--truth)
+  double realised_standard = 0;    // the same for the filter's yes/no
+  uint64_t standard_suppressed = 0;
+  uint64_t fn_from_param = 0;      // clicks whose $FN came from --penalty-param
+
+  void add(const dedup::PenaltyVerdict& v, inference::Penalties pen, bool truth, bool live) {
+    expected += v.expected_penalty;
+    standard_suppressed += v.standard;
+    if (!truth) return;
+    if (v.duplicate != live) realised += live ? pen.fn : pen.fp;
+    if (v.standard != live) realised_standard += live ? pen.fn : pen.fp;
   }
 };
 
@@ -169,6 +193,7 @@ struct Run {
   std::array<uint64_t, pk::kReasonCount> reasons{};
   std::vector<uint8_t> verdict_bits;
   Truth truth;
+  PenaltyTally penalty;
   bool gpu = false;
   gpu::ReplayStats gpu_stats;
   std::string gpu_why_not;  // --backend auto that stayed on the CPU
@@ -194,6 +219,11 @@ struct OwnedFilter {
 // not), auto falls back to the CPU and says why in the report.
 bool choose_gpu(const Options& o, const dedup::DedupFilter& f, std::string& why_not) {
   if (o.backend == Backend::cpu) return false;
+  if (o.dedup.decide == dedup::Decide::penalties) {
+    if (o.backend == Backend::gpu) bad("--backend gpu: --decide penalties runs on the CPU only");
+    why_not = "--decide penalties runs on the CPU only";
+    return false;
+  }
   std::string why;
   if (!gpu::gpu_available(why)) {
     if (o.backend == Backend::gpu) bad("--backend gpu: " + why);
@@ -252,10 +282,15 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
 
-  // What a verdict changes, wherever it was computed.
-  auto apply = [&](uint64_t packet, bool dup, std::string key_bytes, uint64_t at) {
+  const bool penalties = o.dedup.decide == dedup::Decide::penalties;
+
+  // What a verdict changes, wherever it was computed (`scored`: a penalty-aware one).
+  auto apply = [&](uint64_t packet, bool dup, std::string key_bytes, uint64_t at,
+                   const dedup::PenaltyVerdict* scored = nullptr, inference::Penalties pen = {}) {
     run.suppressed += dup;
-    if (o.truth) run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
+    bool live = false;
+    if (o.truth) live = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
+    if (scored) run.penalty.add(*scored, pen, o.truth, live);
     if (dup && !o.verdicts.empty()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
   };
 
@@ -284,6 +319,13 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
         queue.time.push_back(now);
         if (o.truth) queue.key.push_back(std::move(key_bytes));
         if (queue.hash.size() == GpuQueue::kChunk && !(gpu_error = queue.flush(o, owned, run, apply)).empty()) break;
+      } else if (penalties) {
+        inference::Penalties pen = o.dedup.penalties;
+        if (!o.dedup.penalty_param.empty() &&
+            pk::click_param_number(pkt.linktype, pkt.data, pkt.caplen, click, o.dedup.penalty_param.c_str(), pen.fn))
+          ++run.penalty.fn_from_param;
+        const dedup::PenaltyVerdict v = owned.filter.decide_with_penalties(h, o.dedup.policy, o.dedup.prior, pen);
+        apply(run.packets, v.duplicate, std::move(key_bytes), now, &v, pen);
       } else {
         (void)owned.filter.advance(now);  // cannot fail: now never decreases
         apply(run.packets, owned.filter.is_duplicate(h, o.dedup.policy), std::move(key_bytes), now);
@@ -378,6 +420,25 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["uninserted_positive_rate"] = ratio(t.uninserted_positives, t.uninserted);
     j["distinct_keys"] = t.last.size();
   }
+  if (o.dedup.decide == dedup::Decide::penalties) {
+    const PenaltyTally& p = run.penalty;
+    nlohmann::json pj = {{"decide", "penalties"},
+                         {"penalty_fp", o.dedup.penalties.fp},
+                         {"penalty_fn", o.dedup.penalties.fn},
+                         {"prior", o.dedup.prior},
+                         {"expected_penalty", p.expected},
+                         {"standard_suppressed", p.standard_suppressed}};
+    if (!o.dedup.penalty_param.empty()) {
+      pj["penalty_param"] = o.dedup.penalty_param;
+      pj["fn_from_param"] = p.fn_from_param;
+    }
+    if (o.truth) {
+      pj["realised_penalty"] = p.realised;
+      pj["realised_penalty_standard"] = p.realised_standard;
+      pj["penalty_ratio_standard_to_inferential"] = p.realised > 0 ? p.realised_standard / p.realised : 0.0;
+    }
+    j["penalties"] = pj;
+  }
   return j;
 }
 
@@ -401,6 +462,17 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
                 static_cast<unsigned long long>(run.truth.duplicates), j["live_fnr"].get<double>(),
                 j["fpr"].get<double>(), static_cast<unsigned long long>(run.truth.firsts),
                 j["expired_positive_rate"].get<double>());
+  if (o.dedup.decide == dedup::Decide::penalties) {
+    const PenaltyTally& p = run.penalty;
+    std::printf("  penalties ($FP %g, $FN %g%s%s, prior %.4g): expected %.6g; the filter's yes/no would have "
+                "suppressed %llu\n",
+                o.dedup.penalties.fp, o.dedup.penalties.fn, o.dedup.penalty_param.empty() ? "" : " or --penalty-param ",
+                o.dedup.penalty_param.c_str(), o.dedup.prior, p.expected,
+                static_cast<unsigned long long>(p.standard_suppressed));
+    if (o.truth)
+      std::printf("  realised penalty: %.6g by penalties, %.6g by the filter's yes/no (ratio %.3f)\n", p.realised,
+                  p.realised_standard, p.realised > 0 ? p.realised_standard / p.realised : 0.0);
+  }
 }
 
 }  // namespace
@@ -411,6 +483,8 @@ int main(int argc, char** argv) {
   auto planned = dedup::DedupFilter::plan(o.dedup.spec);
   if (auto* err = std::get_if<std::string>(&planned)) bad("filter: " + *err);
   OwnedFilter owned(std::move(std::get<dedup::DedupFilter>(planned)));
+  if (o.dedup.decide == dedup::Decide::penalties)
+    if (std::string err = owned.filter.enable_posteriors(); !err.empty()) bad(err);
 
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);

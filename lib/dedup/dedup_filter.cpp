@@ -62,6 +62,44 @@ std::string DedupFilter::create(Arena& arena) {
   });
 }
 
+std::string DedupFilter::posterior_support(const FilterConfig& config) {
+  const auto* c = std::get_if<BlockTimingConfig>(&config.config);
+  if (c == nullptr)
+    return std::string("--decide penalties needs a filter that keeps timestamps to infer from (tbf or btbf), not ") +
+           agebloom::name(config.structure);
+  if (c->window.is_time())
+    return "--decide penalties needs a count window (--window N): the posteriors count insertions, and a --ttl "
+           "window's blocks are ticks";
+  return {};
+}
+
+std::string DedupFilter::enable_posteriors(const inference::DistinctItems& distinct) {
+  if (std::string why = posterior_support(config_); !why.empty()) return why;
+  auto p = inference::BlockTimingPosterior::make(std::get<BlockTimingConfig>(config_.config), distinct);
+  if (!p) return p.what();
+  posterior_ = *p;
+  return {};
+}
+
+double DedupFilter::posterior(KeyHash h, double prior) const noexcept {
+  const auto& f = std::get<BlockTimingFilter>(filter_);
+  return posterior_->posterior(f.observe(h), prior);
+}
+
+PenaltyVerdict DedupFilter::decide_with_penalties(KeyHash h, Policy policy, double prior,
+                                                  inference::Penalties pen) noexcept {
+  auto& f = std::get<BlockTimingFilter>(filter_);
+  PenaltyVerdict v;
+  const TimerObservation o = f.observe(h);
+  v.standard = !o.expired();
+  v.posterior = posterior_->posterior(o, prior);
+  const inference::Decision d = inference::decide(v.posterior, pen);
+  v.duplicate = d.seen;
+  v.expected_penalty = d.expected_penalty;
+  if (policy == Policy::insert_always || !v.duplicate) f.insert(h);
+  return v;
+}
+
 namespace {
 std::string describe(const GuardedEpochConfig& g) {
   char buf[200];

@@ -44,6 +44,13 @@ std::string parse_fpr_option(const std::string& arg, double& fpr) {
   return {};
 }
 
+// A finite positive number (penalties), whole string.
+bool parse_positive(const std::string& arg, double& out) {
+  char* end = nullptr;
+  out = std::strtod(arg.c_str(), &end);
+  return !arg.empty() && end != nullptr && *end == '\0' && inference::finite_positive(out);
+}
+
 std::string parse_seed_option(const std::string& arg, uint64_t& seed) {
   if (!parse_u64(arg, seed, 16)) return "--seed needs a hexadecimal number, not '" + arg + "'";
   return {};
@@ -89,6 +96,11 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"click-host", no_argument, nullptr, kClickHost},
       {"list-filters", no_argument, nullptr, kListFilters},
       {"mem", required_argument, nullptr, kMem},
+      {"decide", required_argument, nullptr, kDecide},
+      {"penalty-fp", required_argument, nullptr, kPenaltyFp},
+      {"penalty-fn", required_argument, nullptr, kPenaltyFn},
+      {"prior", required_argument, nullptr, kPrior},
+      {"penalty-param", required_argument, nullptr, kPenaltyParam},
   };
   for (const option& opt : shared) {
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
@@ -115,7 +127,16 @@ std::string FilterOptions::help() {
          "                                  default: insert-on-miss for click, else insert-always\n"
          "  --seed HEX                      hash secret (default: random)\n"
          "  --click-param NAME              click: key on this query parameter's value only\n"
-         "  --click-host                    click: include the Host header in the key\n";
+         "  --click-host                    click: include the Host header in the key\n"
+         "  --decide filter|penalties       filter (default): the structure's yes/no; penalties: suppress\n"
+         "                                  iff $FP*(1-P) <= $FN*P, P the posterior that the key was seen\n"
+         "                                  within the window (tbf or btbf over --window only)\n"
+         "  --penalty-fp X                  cost of suppressing a key not seen in the window (default 1)\n"
+         "  --penalty-fn Y                  cost of passing a repeat within the window (default 1)\n"
+         "  --prior P                       chance that the next insertion is a given key (default: the\n"
+         "                                  p with (1-p)^W = 1/2, a key as likely in the window as not)\n"
+         "  --penalty-param NAME            click: a request's $FN is its query parameter NAME (e.g. the\n"
+         "                                  bid), --penalty-fn when absent or not a positive number\n";
 }
 
 bool FilterOptions::take(int code, const char* optarg, std::string& error) {
@@ -162,6 +183,33 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       else spec.mem_bytes = mb << 20;
       return true;
     }
+    case kDecide:
+      if (arg == "filter") decide = Decide::filter;
+      else if (arg == "penalties") decide = Decide::penalties;
+      else error = "--decide must be filter or penalties, not '" + arg + "'";
+      return true;
+    case kPenaltyFp:
+    case kPenaltyFn: {
+      const char* name = code == kPenaltyFp ? "--penalty-fp" : "--penalty-fn";
+      double v;
+      if (!parse_positive(arg, v)) error = std::string(name) + " needs a finite number greater than 0, not '" + arg + "'";
+      (code == kPenaltyFp ? penalties.fp : penalties.fn) = v;
+      have_penalty_opt_ = true;
+      return true;
+    }
+    case kPrior: {
+      char* end = nullptr;
+      prior = std::strtod(arg.c_str(), &end);
+      if (arg.empty() || end == nullptr || *end != '\0' || !inference::validate_prior(prior))
+        error = "--prior must lie strictly between 0 and 1, not '" + arg + "'";
+      prior_set_ = have_penalty_opt_ = true;
+      return true;
+    }
+    case kPenaltyParam:
+      if (arg.empty()) error = "--penalty-param needs a parameter name";
+      penalty_param = arg;
+      have_penalty_opt_ = true;
+      return true;
     default: return false;
   }
 }
@@ -171,7 +219,19 @@ std::string FilterOptions::finish() {
   if (have_window_ && have_ttl_) return "--window and --ttl exclude each other";
   if (have_capacity_ && !have_ttl_) return "--capacity applies to --ttl windows only";
   if (have_click_opt_ && mode != packet::KeyMode::click) return "--click-param and --click-host need --key click";
+  if (have_penalty_opt_ && decide != Decide::penalties)
+    return "--penalty-fp, --penalty-fn, --prior and --penalty-param need --decide penalties";
+  if (!penalty_param.empty() && mode != packet::KeyMode::click) return "--penalty-param needs --key click";
+  if (decide == Decide::penalties) {
+    if (!spec.structure || (*spec.structure != Structure::btbf && *spec.structure != Structure::tbf))
+      return std::string("--decide penalties needs --filter btbf or --filter tbf (a filter that keeps timestamps "
+                         "to infer from), not ") + spec_name(spec);
+    if (have_ttl_)
+      return "--decide penalties needs a count window (--window N): the posteriors count insertions, and a "
+             "--ttl window's blocks are ticks";
+  }
   if (!have_window_ && !have_ttl_) spec.window = Window::count(1'000'000);
+  if (!prior_set_ && !have_ttl_) prior = inference::neutral_prior(spec.window.span);
   spec.capacity = have_ttl_ ? capacity_ : 0;
   if (!policy_set_) policy = default_policy(mode);
   return {};

@@ -24,7 +24,7 @@ GuardedEpochConfig valid() {
 
 TEST(Errors, EveryCodeHasADistinctMessage) {
   std::set<std::string> seen;
-  for (int i = 0; i <= static_cast<int>(Errc::divisor_invalid); ++i) {
+  for (int i = 0; i <= static_cast<int>(Errc::distinct_model_invalid); ++i) {
     const std::string m = ab::message(static_cast<Errc>(i));
     EXPECT_FALSE(m.empty());
     EXPECT_NE(m, "unknown error");

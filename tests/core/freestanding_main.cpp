@@ -43,6 +43,23 @@ extern "C" int main() {  // extern "C": under -ffreestanding clang does not trea
   }
   for (uint64_t i = 2000; i < 3000; ++i)
     if (!a->contains(hash(&i, sizeof i)) || !b->contains(hash(&i, sizeof i))) return 17;
+  // The inferential BTBF: posteriors of keys in the window are high, of an
+  // expired key exactly 0 (Theorem 2), all without libm or libstdc++.
+  auto bt = BlockTimingConfig::for_fpr(Window::count(1000), 0.01);
+  if (!bt) return 18;
+  auto t = BlockTimingFilter::create(*bt, arena);
+  auto post = inference::BlockTimingPosterior::make(*bt, *inference::DistinctItems::uniform(1 << 16));
+  if (!t || !post) return 19;
+  for (uint64_t i = 0; i < 3000; ++i) t->insert(hash(&i, sizeof i));
+  const double prior = inference::neutral_prior(1000);
+  for (uint64_t i = 2500; i < 3000; ++i) {
+    const double p = post->posterior(t->observe(hash(&i, sizeof i)), prior);
+    if (!(p > 0.5 && p <= 1.0)) return 20;
+  }
+  uint64_t old = 0;
+  const TimerObservation gone = t->observe(hash(&old, sizeof old));
+  if (gone.expired() != !t->contains(hash(&old, sizeof old))) return 21;
+  if (gone.expired() && post->posterior(gone, prior) != 0.0) return 22;
   Arena tiny(g_arena, 16);
   if (GuardedEpochFilter::create(*cfg, tiny).code() != Errc::arena_too_small) return 14;
   return 0;

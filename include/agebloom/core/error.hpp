@@ -38,6 +38,10 @@ enum class Errc : uint8_t {
   block_invalid,                // block timing: block size 0 or beyond the window
   padding_invalid,              // timing filters: padding beyond the window
   divisor_invalid,              // clock filter: resolution divisor outside 1..7
+  prior_invalid,                // inference: a prior p_x outside (0, 1) or not finite
+  penalty_invalid,              // inference: a penalty <= 0 or not finite
+  inference_unsupported,        // inference: the structure (or its window kind) keeps no posterior
+  distinct_model_invalid,       // inference: a D(j) model without items, or samples not increasing
 };
 
 constexpr const char* message(Errc code) noexcept {
@@ -70,6 +74,12 @@ constexpr const char* message(Errc code) noexcept {
     case Errc::block_invalid: return "block size must be at least 1 and at most the window";
     case Errc::padding_invalid: return "padding must not exceed the window";
     case Errc::divisor_invalid: return "clock resolution divisor must be 1..7 (15 clock slots)";
+    case Errc::prior_invalid: return "prior probability p_x must lie strictly between 0 and 1";
+    case Errc::penalty_invalid: return "penalties must be finite and greater than 0";
+    case Errc::inference_unsupported:
+      return "posteriors need a timing filter (tbf or btbf) over a count window";
+    case Errc::distinct_model_invalid:
+      return "distinct-items model needs a universe of at least one item, or samples increasing in j and D(j)";
     case Errc::too_large:
       return "the structure would exceed 2^50 bits: the false-positive rate is too small (or the window too "
              "large) to build";

@@ -35,6 +35,18 @@ constexpr double ln(double x) noexcept {
   return 2.0 * sum + e * kLn2;
 }
 
+// b^n for a non-negative integer n, by squaring: exact enough and far
+// cheaper than exp(n ln b) in the models' inner sums.
+constexpr double ipow(double b, uint64_t n) noexcept {
+  double r = 1.0;
+  while (n) {
+    if (n & 1) r *= b;
+    b *= b;
+    n >>= 1;
+  }
+  return r;
+}
+
 // exp(x) = 2^n * exp(r), |r| <= ln2/2, Taylor series for exp(r).
 constexpr double exp(double x) noexcept {
   if (x != x) return x;
@@ -48,28 +60,41 @@ constexpr double exp(double x) noexcept {
     term *= r / i;
     sum += term;
   }
-  double scale = 1.0;
-  const double step = n >= 0 ? 2.0 : 0.5;
-  for (int64_t i = 0, c = n >= 0 ? n : -n; i < c; ++i) scale *= step;
-  return sum * scale;
-}
-
-// b^n for a non-negative integer n, by squaring: exact enough and far
-// cheaper than exp(n ln b) in the models' inner sums.
-constexpr double ipow(double b, uint64_t n) noexcept {
-  double r = 1.0;
-  while (n) {
-    if (n & 1) r *= b;
-    b *= b;
-    n >>= 1;
-  }
-  return r;
+  // 2^n by squaring (|n| <= 1075): a handful of multiplications, not |n|.
+  return sum * ipow(n >= 0 ? 2.0 : 0.5, static_cast<uint64_t>(n >= 0 ? n : -n));
 }
 
 // b^e for b > 0.
 constexpr double pow(double b, double e) noexcept {
   if (b == 1.0 || e == 0.0) return 1.0;
   return exp(e * ln(b));
+}
+
+// ln(1 - x) for 0 <= x < 1. For small x, 1 - x loses x's low digits (at
+// x = 1e-6 half of them), so the series -x - x²/2 - x³/3 - x⁴/4 is used.
+constexpr double ln_one_minus(double x) noexcept {
+  if (x < 1e-4) return -x * (1.0 + x * (0.5 + x * (1.0 / 3.0 + x * 0.25)));
+  return ln(1.0 - x);
+}
+
+// exp(x) − 1 without the cancellation near 0 (its series there).
+constexpr double expm1_safe(double x) noexcept {
+  if (x > -1e-5 && x < 1e-5) return x * (1.0 + x * (0.5 + x / 6.0));
+  return exp(x) - 1.0;
+}
+
+// (1 - p)^n and 1 - (1 - p)^n for an integer n: a geometric prior's mass
+// beyond n, and within it (Dautrich & Ravishankar, eq. 5). By squaring, as
+// the paper's Sec. 4.4 counts it (O(log n) multiplications); where n·p is
+// tiny, 1 - (1 - p)^n cancels, so its series n·p − C(n,2)p² + C(n,3)p³.
+constexpr double survive(double p, uint64_t n) noexcept { return ipow(1.0 - p, n); }
+constexpr double hit(double p, uint64_t n) noexcept {
+  const double np = static_cast<double>(n) * p;
+  if (np < 1e-5) {
+    const double d = static_cast<double>(n);
+    return np - d * (d - 1.0) * 0.5 * p * p + d * (d - 1.0) * (d - 2.0) / 6.0 * p * p * p;
+  }
+  return 1.0 - survive(p, n);
 }
 
 // 1 - (1 - p)^(1/n). For tiny p, 1 - p rounds to 1 and the direct form

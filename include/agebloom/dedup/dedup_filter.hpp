@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "agebloom/inference/block_timing_posterior.hpp"
+#include "agebloom/inference/penalty.hpp"
 #include "agebloom/registry/filter_config.hpp"
 
 namespace agebloom::dedup {
@@ -29,6 +31,23 @@ enum class Policy : uint8_t { insert_always, insert_on_miss };
 
 const char* policy_name(Policy p) noexcept;
 bool parse_policy(std::string_view s, Policy& out) noexcept;
+
+// How a verdict is reached:
+//   filter:    the structure's yes/no (no false negatives in the window);
+//   penalties: the inferential filter's minimum expected penalty per query
+//              (Dautrich & Ravishankar, Sec. 2.6): suppress iff
+//              $FP·(1 − P) <= $FN·P with P = P(I_x < w | R_x). Timing
+//              filters (tbf, btbf) over count windows only.
+enum class Decide : uint8_t { filter, penalties };
+
+// One penalty-aware verdict, with what it expects to cost and what the
+// plain filter would have said on the same state.
+struct PenaltyVerdict {
+  bool duplicate = false;         // suppress
+  bool standard = false;          // the structure's own yes/no
+  double posterior = 0.0;         // P(I_x < w | R_x)
+  double expected_penalty = 0.0;  // of `duplicate` under the query's penalties
+};
 
 // What the user asks for, parsed at the edge (filter_options.hpp):
 // `structure` empty asks the planner (lib/model) for the structure with the
@@ -88,6 +107,19 @@ class DedupFilter {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
   }
 
+  // Penalty-aware decisions (Decide::penalties). "" when `config` keeps
+  // posteriors (the timing filters over a count window), else why not.
+  static std::string posterior_support(const FilterConfig& config);
+  // Prepares the posteriors (before or after create()), with D(j) for the
+  // key stream (default: every insertion a distinct key). Message on error.
+  std::string enable_posteriors(const inference::DistinctItems& distinct = {});
+  bool has_posteriors() const noexcept { return posterior_.has_value(); }
+  // P(I_x < w | R_x) for prior p_x; needs has_posteriors() and create().
+  double posterior(KeyHash h, double prior) const noexcept;
+  // The verdict minimising the expected penalty, then the policy's insertion
+  // (insert-always: every key; insert-on-miss: the keys that pass).
+  PenaltyVerdict decide_with_penalties(KeyHash h, Policy policy, double prior, inference::Penalties pen) noexcept;
+
   // The concrete filter, for code that wants its own loop over it.
   template <class F>
   decltype(auto) visit(F&& f) {
@@ -113,6 +145,7 @@ class DedupFilter {
  private:
   FilterConfig config_;
   AnyFilter filter_;
+  std::optional<inference::BlockTimingPosterior> posterior_;
 };
 
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.

@@ -4,6 +4,7 @@
 //
 //   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P
 //   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
+//   --decide filter|penalties  --penalty-fp X  --penalty-fn Y  --prior P  --penalty-param NAME
 //
 // A tool appends these to its own getopt_long table (append_to), offers each
 // option code to take(), and calls finish() once after the loop for the
@@ -48,7 +49,7 @@ class FilterOptions {
   // Option codes: above any a tool uses for its own options.
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
-    kMem
+    kMem, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam
   };
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
@@ -59,6 +60,11 @@ class FilterOptions {
   std::string click_param;
   bool click_host = false;
   bool list_filters = false;
+  // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
+  Decide decide = Decide::filter;
+  inference::Penalties penalties;  // --penalty-fp, --penalty-fn (default 1 and 1)
+  double prior = 0.0;              // --prior; finish() sets the neutral prior of the window when not given
+  std::string penalty_param;       // click: the query parameter whose value is a click's $FN
 
   // Appends the shared options (not the terminating zero entry); with
   // sizing_only, just those that size a filter (--filter, --window, --ttl,
@@ -80,6 +86,7 @@ class FilterOptions {
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
   bool have_click_opt_ = false;
+  bool have_penalty_opt_ = false, prior_set_ = false;
   uint64_t capacity_ = 0;
 };
 

@@ -91,6 +91,41 @@ struct BlockTimingConfig {
   // sweep at <= k timers per insertion (which in turn asks for a larger B);
   // m and k the Bloom optimum for the FPR at the load w + B. block == 1
   // asks for the TBF: bpt then follows from T_Ω.
+  // The BTBF of m = `timers` timers and k hashes shaped as for_fpr() does
+  // (bpt = k, at least 3; then B and P): the paper's experiments size it so,
+  // from a memory budget (Sec. 5.1.2-5.1.3), not from a target FPR.
+  static constexpr Expected<BlockTimingConfig> with_timers(Window window, uint64_t timers, uint32_t k,
+                                                           uint64_t capacity = 0) noexcept {
+    if (Status s = window.validate(); !s) return s;
+    if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
+    BlockTimingConfig c;
+    c.window = window;
+    c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
+    c.timers = timers;
+    c.k = k;
+    c.shape_blocks();
+    if (Status s = c.validate(); !s) return s;
+    return c;
+  }
+
+  // bpt = k (at least 3), then the smallest P with the sweep at <= k timers
+  // per insertion: m <= k·B(P)·(P + 1) with B(P) = ⌈w/(steps − P)⌉ the
+  // block whose T_Ω fits in bpt bits, which grows with P, so a bisection over
+  // [0, steps − 1] finds it.
+  constexpr void shape_blocks() noexcept {
+    bpt = k < 3 ? 3 : (k > 32 ? 32 : k);
+    const uint64_t steps = (uint64_t{1} << bpt) - 3;  // T_Ω + 2 values: ⌈w/B⌉ + P <= 2^bpt − 3
+    auto block_for = [&](uint64_t p) { return math::ceil_div(window.span, steps - p); };
+    auto sweep_ok = [&](uint64_t p) {
+      return static_cast<double>(timers) <=
+             static_cast<double>(k) * static_cast<double>(block_for(p)) * static_cast<double>(p + 1);
+    };
+    uint64_t p = 0;
+    if (!sweep_ok(0)) p = sweep_ok(steps - 1) ? math::bisect_smallest(0, steps - 1, sweep_ok) : steps - 1;
+    padding = p;
+    block = block_for(p);
+  }
+
   static constexpr Expected<BlockTimingConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
                                                        bool tbf = false) noexcept {
     if (Status s = window.validate(); !s) return s;
@@ -115,23 +150,7 @@ struct BlockTimingConfig {
         while (bpt < 32 && c.max_timestamp() + 1 >= (uint64_t{1} << bpt)) ++bpt;
         c.bpt = bpt;
       } else {
-        c.bpt = c.k < 3 ? 3 : c.k;
-        if (c.bpt > 32) c.bpt = 32;
-        const uint64_t steps = (uint64_t{1} << c.bpt) - 3;  // T_Ω + 2 values: ⌈w/B⌉ + P <= 2^bpt − 3
-        // The smallest P with the sweep at <= k timers per insertion:
-        // m <= k·B(P)·(P + 1) with B(P) = ⌈w/(steps − P)⌉, which grows with
-        // P, so a bisection over [0, steps − 1] finds it.
-        auto block_for = [&](uint64_t p) { return math::ceil_div(window.span, steps - p); };
-        auto sweep_ok = [&](uint64_t p) {
-          return static_cast<double>(c.timers) <=
-                 static_cast<double>(c.k) * static_cast<double>(block_for(p)) * static_cast<double>(p + 1);
-        };
-        uint64_t p = 0;
-        if (!sweep_ok(0)) {
-          p = sweep_ok(steps - 1) ? math::bisect_smallest(0, steps - 1, sweep_ok) : steps - 1;
-        }
-        c.padding = p;
-        c.block = block_for(p);
+        c.shape_blocks();
       }
       const double next = static_cast<double>(c.load()) + c.block_load();
       if (next <= n * 1.0001) break;
@@ -144,6 +163,24 @@ struct BlockTimingConfig {
     if (Status s = c.validate(); !s) return s;
     return c;
   }
+};
+
+// What a query sees of a key's timers, all the inferential BTBF needs
+// (Dautrich & Ravishankar, Sec. 4, Definitions 10 and 11): the age λ_x of
+// the oldest timestamp in R_x, how many of the key's distinct timers hold it
+// (c_x of r_x), and the position in the block. An expired timer makes λ_x
+// infinite (kExpired): the key is certainly outside the window (Theorem 2).
+struct TimerObservation {
+  static constexpr uint64_t kExpired = ~uint64_t{0};
+  uint64_t age = kExpired;  // λ_x
+  uint32_t oldest = 0;      // c_x
+  uint32_t timers = 0;      // r_x = |R_x|: the key's k probes, repeats counted once
+  uint64_t in_block = 0;    // b: insertions since T+ last advanced
+  uint64_t block = 1;       // B
+  uint64_t window = 0;      // w
+  uint64_t live_ages = 0;   // ⌈(w − b)/B⌉: the largest λ_x of a key still possibly in the window
+
+  constexpr bool expired() const noexcept { return age > live_ages; }
 };
 
 class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
@@ -206,6 +243,33 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     for (uint32_t i = 0; i < cfg_.k; ++i)
       if (age(get(probe(h, i, cfg_.timers))) >= limit) return false;
     return true;
+  }
+
+  // The key's timers as the inference reads them (same reads as contains()).
+  TimerObservation observe(KeyHash h) const noexcept {
+    TimerObservation o;
+    o.in_block = since_step();
+    o.block = cfg_.block;
+    o.window = cfg_.window.span;
+    o.live_ages = expiry_age() - 1;
+    uint64_t seen[BlockTimingConfig::kMaxK];
+    uint64_t oldest = 0;
+    for (uint32_t i = 0; i < cfg_.k; ++i) {
+      const uint64_t t = probe(h, i, cfg_.timers);
+      bool repeat = false;
+      for (uint32_t j = 0; j < o.timers; ++j) repeat |= seen[j] == t;
+      if (repeat) continue;
+      seen[o.timers++] = t;
+      const uint64_t a = age(get(t));
+      if (a > oldest || o.oldest == 0) {
+        oldest = a;
+        o.oldest = 1;
+      } else if (a == oldest) {
+        ++o.oldest;
+      }
+    }
+    o.age = oldest > o.live_ages ? TimerObservation::kExpired : oldest;
+    return o;
   }
 
   void insert(KeyHash h) noexcept {

@@ -1,0 +1,32 @@
+// The accuracy lab's experiments: one row each in kExperiments (main.cpp),
+// like the registry of structures. An experiment reproduces one paper
+// result, writes its CSV, a PNG plot (lab/plots/NAME.py over the CSV) and a
+// markdown table into the output folder, prints its headline numbers and
+// returns the process's exit status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace agebloom::lab {
+
+struct LabOptions {
+  std::string out = "lab-out";  // --out DIR
+  bool quick = false;            // --quick: the small variant scripts/test.sh runs
+  uint64_t seed = 1;             // --seed S
+  std::string plots;             // folder of the plotting scripts
+};
+
+struct Experiment {
+  const char* name;
+  const char* reproduces;  // one line: the paper's result
+  int (*run)(const LabOptions&);
+};
+
+// Draws `csv` into `png` with lab/plots/<script>; false (and a message on
+// stderr) when Python or matplotlib is missing or the script fails.
+bool plot(const LabOptions& o, const std::string& script, const std::string& csv, const std::string& png);
+
+int penalties_003(const LabOptions& o);
+
+}  // namespace agebloom::lab

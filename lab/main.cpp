@@ -1,0 +1,147 @@
+// agebloom-lab: the accuracy lab. One command per paper result.
+//
+//   agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S]
+//   agebloom-lab --list
+//
+// Exit codes: 0 done (and, with --quick, the headline numbers within their
+// bounds), 1 an experiment's check failed or an output could not be written,
+// 2 bad options.
+#include <getopt.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "experiment.hpp"
+
+namespace agebloom::lab {
+
+namespace {
+
+const Experiment kExperiments[] = {
+    {"003-penalties",
+     "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
+     "and posterior error, uniform and power-law streams, both conditions, across bits per item",
+     penalties_003},
+};
+
+[[noreturn]] void bad(const std::string& msg) {
+  std::fprintf(stderr, "agebloom-lab: %s\ntry 'agebloom-lab --help'\n", msg.c_str());
+  std::exit(2);
+}
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S]\n"
+               "       agebloom-lab --list\n"
+               "  --out DIR   where the CSV, PNG and markdown go (default lab-out; created)\n"
+               "  --quick     the small variant (seconds), checked against the headline bounds\n"
+               "  --seed S    workload seed (default 1)\n"
+               "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
+}
+
+// The plotting scripts: beside the source tree's lab/ when run from the
+// build tree, else the installed share folder.
+std::string plots_folder(const char* argv0) {
+  if (const char* env = std::getenv("AGEBLOOM_LAB_PLOTS")) return env;
+  std::string self = argv0;
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) self.assign(buf, static_cast<size_t>(n));
+  const std::string dir = self.substr(0, self.rfind('/'));
+  for (const std::string& c : {std::string(AGEBLOOM_LAB_SOURCE "/plots"), dir + "/../share/agebloom/lab/plots"}) {
+    struct stat st;
+    if (stat(c.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return c;
+  }
+  return AGEBLOOM_LAB_SOURCE "/plots";
+}
+
+bool make_dirs(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+bool plot(const LabOptions& o, const std::string& script, const std::string& csv, const std::string& png) {
+  // Debian's python3 (with python3-matplotlib) before whatever PATH offers.
+  const char* py = std::getenv("AGEBLOOM_PYTHON");
+  std::string python = py ? py : (access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+  const std::string path = o.plots + "/" + script;
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    execlp(python.c_str(), python.c_str(), path.c_str(), csv.c_str(), png.c_str(), static_cast<char*>(nullptr));
+    std::fprintf(stderr, "agebloom-lab: cannot run %s: %s\n", python.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  std::fprintf(stderr, "agebloom-lab: plotting %s with %s failed (python3-matplotlib installed? scripts/setup.sh "
+                       "installs it)\n", png.c_str(), path.c_str());
+  return false;
+}
+
+}  // namespace agebloom::lab
+
+int main(int argc, char** argv) {
+  using namespace agebloom::lab;
+  LabOptions o;
+  bool list = false;
+  enum { kOut = 1, kQuick, kSeed, kList, kHelp };
+  const option table[] = {{"out", required_argument, nullptr, kOut},   {"quick", no_argument, nullptr, kQuick},
+                          {"seed", required_argument, nullptr, kSeed}, {"list", no_argument, nullptr, kList},
+                          {"help", no_argument, nullptr, kHelp},       {nullptr, 0, nullptr, 0}};
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", table, nullptr)) != -1) {
+    const std::string arg = optarg ? optarg : "";
+    switch (c) {
+      case kOut:
+        if (arg.empty()) bad("--out needs a folder");
+        o.out = arg;
+        break;
+      case kQuick: o.quick = true; break;
+      case kSeed: {
+        char* end = nullptr;
+        errno = 0;
+        o.seed = std::strtoull(arg.c_str(), &end, 10);
+        if (arg.empty() || arg[0] == '-' || *end != '\0' || errno) bad("--seed needs a whole number, not '" + arg + "'");
+        break;
+      }
+      case kList: list = true; break;
+      case kHelp: usage(stdout); return 0;
+      default: bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
+    }
+  }
+  if (list) {
+    for (const Experiment& e : kExperiments) std::printf("%-16s %s\n", e.name, e.reproduces);
+    return 0;
+  }
+  if (optind + 1 != argc) bad(optind == argc ? "no EXPERIMENT given (--list lists them)" : "more than one EXPERIMENT");
+  const std::string name = argv[optind];
+  for (const Experiment& e : kExperiments) {
+    if (name != e.name) continue;
+    if (!make_dirs(o.out)) {
+      std::fprintf(stderr, "agebloom-lab: cannot create %s: %s\n", o.out.c_str(), std::strerror(errno));
+      return 1;
+    }
+    o.plots = plots_folder(argv[0]);
+    return e.run(o);
+  }
+  bad("no experiment '" + name + "' (--list lists them)");
+}
