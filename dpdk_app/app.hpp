@@ -41,7 +41,11 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter rx, tx, keyed, duplicates, suppressed, mirrored, dropped_error;
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
   Counter last_rx_tsc;
-  Counter ring_full;  // dispatcher: enqueues that found a worker's ring full and waited
+  Counter ring_full;
+  // --decide penalties: Σ expected penalty of the verdicts in millionths (a
+  // counter, so the stats line and telemetry read it without a lock), and
+  // the clicks whose $FN came from --penalty-param.
+  Counter expected_penalty_micro, penalty_from_param;  // dispatcher: enqueues that found a worker's ring full and waited
   // Mbufs a PMD handed over that are no frame: zero length, or segment
   // lengths that do not add up to pkt_len (net_pcap reading a damaged
   // capture). Freed at receive, never forwarded; totals count them as

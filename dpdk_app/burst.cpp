@@ -2,6 +2,8 @@
 
 #include <rte_prefetch.h>
 
+#include "agebloom/packet/click_value.hpp"
+
 namespace dedup_fwd {
 
 namespace ab = agebloom;
@@ -62,6 +64,13 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
         ++no_ts;
       }
     }
+    if (Mode == pk::KeyMode::click && !g_app.opt.penalty_param.empty()) {
+      // $FN from the click's own request (e.g. its bid), else --penalty-fn.
+      double fn = g_app.opt.penalties.fn;
+      if (pk::click_param_number(pk::linktype::en10mb, data, len, click, g_app.opt.penalty_param.c_str(), fn))
+        st.penalty_from_param.add(1);
+      out.penalty_fn[out.k] = fn;
+    }
     out.time[out.k] = clock_ns;
     out.hash[out.k] = h;
     out.at[out.k++] = i;
@@ -86,7 +95,21 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
                    rte_mbuf** dups) {
   const Options& o = g_app.opt;
   bool dup[kBurst];
-  w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
+  if (o.decide == ab::dedup::Decide::penalties) {
+    // The inferential filter, one key at a time: count windows only (no clock).
+    double expected = 0;
+    const bool per_click = o.mode == pk::KeyMode::click && !o.penalty_param.empty();
+    for (uint16_t j = 0; j < in.k; ++j) {
+      ab::inference::Penalties pen = o.penalties;
+      if (per_click) pen.fn = in.penalty_fn[j];
+      const ab::dedup::PenaltyVerdict v = w.filter.decide_with_penalties(in.hash[j], o.policy, o.prior, pen);
+      dup[j] = v.duplicate;
+      expected += v.expected_penalty;
+    }
+    w.stats->expected_penalty_micro.add(static_cast<uint64_t>(expected * 1e6 + 0.5));
+  } else {
+    w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
+  }
 
   // Walk the burst in order, consuming the keyed packets' verdicts as their
   // indices come up: unkeyed packets have no verdict and are forwarded.

@@ -19,6 +19,7 @@ struct Keyed {
   agebloom::KeyHash hash[kBurst];
   uint64_t time[kBurst];  // the window's clock for each keyed packet (time windows)
   uint16_t at[kBurst];    // index in the burst of keyed packet j
+  double penalty_fn[kBurst];  // --decide penalties with --penalty-param: each click's $FN
   uint16_t k = 0;
 };
 

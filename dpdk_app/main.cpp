@@ -222,6 +222,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     app.shape = std::get<ab::dedup::DedupFilter>(planned);
+    if (o.decide == ab::dedup::Decide::penalties)
+      if (std::string err = app.shape.enable_posteriors(); !err.empty()) {
+        std::fprintf(stderr, "dedup_fwd: %s\n", err.c_str());
+        return 2;
+      }
     // (DedupFilter::plan checked it against --mem: the tlbf's budget, a limit for the others.)
   }
 

@@ -193,6 +193,10 @@ Options parse_options(int argc, char** argv) {
   o.seed_set = shared.seed_set;
   o.click_param = shared.click_param;
   o.click.include_host = shared.click_host;
+  o.decide = shared.decide;
+  o.penalties = shared.penalties;
+  o.prior = shared.prior;
+  o.penalty_param = shared.penalty_param;
 
   // Conflicts: each names both options so the user knows which to drop.
   if (have_time_source && !shared.time_window()) bad("--time-source applies to --ttl windows only");

@@ -44,6 +44,11 @@ struct Options {
   uint64_t exit_on_idle_ms = 0;  // 0 = run until signalled
   uint64_t mbufs = 0;            // mbuf pool size; 0 = computed from the rings
   TimeSource time_source = TimeSource::tsc;
+  // --decide penalties (the inferential BTBF's per-click decision).
+  agebloom::dedup::Decide decide = agebloom::dedup::Decide::filter;
+  agebloom::inference::Penalties penalties;
+  double prior = 0.0;
+  std::string penalty_param;  // click: the query parameter carrying a click's $FN
 
   // `click` with `param` pointing at click_param: built on use, since a
   // pointer stored at parse time would dangle once Options is moved.

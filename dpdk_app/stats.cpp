@@ -30,6 +30,8 @@ void add(Totals& t, const LcoreStats& s) {
   t.no_timestamp += s.no_timestamp.get();
   t.bursts += s.bursts.get();
   t.busy_cycles += s.busy_cycles.get();
+  t.expected_penalty_micro += s.expected_penalty_micro.get();
+  t.penalty_from_param += s.penalty_from_param.get();
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -45,6 +47,7 @@ void add_dispatcher(Totals& t, const LcoreStats& s) {
   t.no_timestamp += s.no_timestamp.get();
   t.bursts += s.bursts.get();
   t.busy_cycles += s.busy_cycles.get();
+  t.penalty_from_param += s.penalty_from_param.get();  // the dispatcher keys (and reads $FN) in dispatch mode
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -71,6 +74,18 @@ nlohmann::json to_json(const Totals& t) {
   for (size_t r = 1; r < t.reasons.size(); ++r)
     if (t.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = t.reasons[r];
   j["unparsed_reasons"] = reasons;
+  if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
+    const Options& o = g_app.opt;
+    j["penalties"] = {{"decide", "penalties"},
+                      {"penalty_fp", o.penalties.fp},
+                      {"penalty_fn", o.penalties.fn},
+                      {"prior", o.prior},
+                      {"expected_penalty", t.expected_penalty_micro / 1e6}};
+    if (!o.penalty_param.empty()) {
+      j["penalties"]["penalty_param"] = o.penalty_param;
+      j["penalties"]["fn_from_param"] = t.penalty_from_param;
+    }
+  }
   return j;
 }
 
@@ -102,6 +117,11 @@ int tel_stats(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "mirrored", t.mirrored);
   rte_tel_data_add_dict_u64(d, "dropped_error", t.dropped_error);
   rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
+  if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6f", t.expected_penalty_micro / 1e6);
+    rte_tel_data_add_dict_string(d, "expected_penalty", buf);
+  }
   return 0;
 }
 
@@ -160,6 +180,11 @@ void print_stats_line(uint64_t now) {
   const uint64_t bad = input_errors(&damage);
   uint64_t saturated = 0;
   for (const Worker& w : g_app.workers) saturated += w.filter.saturations();
+  if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
+    damage += buf;
+  }
   if (saturated) damage += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
   std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
               "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f%s%s\n",

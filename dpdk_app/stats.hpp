@@ -12,6 +12,7 @@ struct Totals {
   uint64_t rx = 0, tx = 0, keyed = 0, duplicates = 0, suppressed = 0, mirrored = 0, dropped_error = 0;
   uint64_t unparsed = 0, time_regressions = 0, no_timestamp = 0, bursts = 0, busy_cycles = 0;
   uint64_t malformed = 0;  // in rx and dropped_error too (LcoreStats::malformed)
+  uint64_t expected_penalty_micro = 0, penalty_from_param = 0;  // --decide penalties
   std::array<uint64_t, agebloom::packet::kReasonCount> reasons{};
 };
 Totals totals();

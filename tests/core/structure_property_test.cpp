@@ -206,6 +206,35 @@ TEST_P(EveryStructure, ErrorPaths) {
   EXPECT_EQ(std::get<m::PlanError>(tiny).code, m::PlanErrc::fpr_unreachable);
 }
 
+// Posteriors (--decide penalties): a structure that keeps them (the timing
+// filters over a count window) gives P(I_x < w | R_x) in [0, 1], 0 exactly
+// when its yes/no says "not seen" (Theorem 2: no false negatives either way),
+// and the penalty verdicts suppress every key its yes/no would when repeats
+// cost far more than lost keys. Every other structure refuses with a message.
+TEST_P(EveryStructure, PosteriorsWhereKept) {
+  const uint64_t W = 2000;
+  const m::Plan p = plan_for(GetParam().id, ab::Window::count(W), 0.02);
+  Owned o(p.config);
+  const std::string why = dd::DedupFilter::posterior_support(p.config);
+  const std::string got = o.filter.enable_posteriors();
+  EXPECT_EQ(got, why);
+  if (!why.empty()) {
+    EXPECT_NE(why.find("tbf or btbf"), std::string::npos) << why;
+    GTEST_SKIP() << GetParam().name << " keeps no posteriors";
+  }
+  std::mt19937_64 rng(4);
+  const double prior = ab::inference::neutral_prior(W);
+  for (uint64_t t = 0; t < 20 * W; ++t) {
+    const uint64_t k = rng() % 2 ? rng() % (3 * W) : (1ull << 40) + t;
+    const double post = o.filter.posterior(key(k), prior);
+    ASSERT_GE(post, 0.0);
+    ASSERT_LE(post, 1.0);
+    ASSERT_EQ(post == 0.0, !o.filter.contains(key(k)));
+    const dd::PenaltyVerdict v = o.filter.decide_with_penalties(key(k), dd::Policy::insert_always, prior, {1.0, 1e12});
+    ASSERT_EQ(v.duplicate, v.standard) << "with repeats 1e12 times dearer every possibly-seen key is suppressed";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, EveryStructure, ::testing::ValuesIn(ab::kStructures),
                          [](const ::testing::TestParamInfo<ab::StructureInfo>& info) {
                            std::string n = info.param.name;

@@ -272,6 +272,30 @@ TEST(DedupFwd, GoldenEveryStructureEqualsReplay) {
   }
 }
 
+// --decide penalties: the inferential filter's verdicts in dedup_fwd equal
+// replay's, packet for packet, with the same expected penalty, for fixed
+// penalties and for a click's $FN read from its request (--penalty-param).
+TEST(DedupFwd, PenaltyDecisionsEqualReplay) {
+  const auto frames = keyed_trace(600, 7, nullptr);
+  for (const std::string& common :
+       {std::string("--key flow --filter btbf --window 64 --decide penalties --penalty-fp 3 --penalty-fn 1 --seed 5eed"),
+        std::string("--key click --filter tbf --window 64 --decide penalties --penalty-fn 2 --prior 0.01 "
+                    "--penalty-param id --seed 5eed")}) {
+    SCOPED_TRACE(common);
+    const nlohmann::json j = expect_same_as_replay("penalties", frames, common);
+    nlohmann::json replay;
+    (void)replay_verdicts(temp_dir() / "penalties.pcap", common, &replay);
+    ASSERT_TRUE(j.contains("penalties")) << j.dump();
+    EXPECT_NEAR(j["penalties"]["expected_penalty"].get<double>(),
+                replay["penalties"]["expected_penalty"].get<double>(), 1e-3);
+    EXPECT_GT(j["penalties"]["expected_penalty"].get<double>(), 0.0);
+    if (common.find("penalty-param") != std::string::npos) {
+      EXPECT_EQ(j["penalties"]["fn_from_param"], replay["penalties"]["fn_from_param"]);
+      EXPECT_GT(j["penalties"]["fn_from_param"].get<uint64_t>(), 0u);
+    }
+  }
+}
+
 TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);
@@ -646,6 +670,18 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--mbufs many",
       "--mbufs 4294967296",
       "stray-argument",
+      // --decide penalties: a filter that cannot infer, a time window, bad penalties and priors.
+      "--decide penalties",
+      "--decide penalties --filter interleaved",
+      "--decide penalties --filter btbf --ttl 1s",
+      "--decide sometimes",
+      "--decide penalties --filter btbf --penalty-fp 0",
+      "--decide penalties --filter btbf --penalty-fn -1",
+      "--decide penalties --filter btbf --penalty-fn inf",
+      "--decide penalties --filter btbf --prior 1",
+      "--decide penalties --filter btbf --prior 0",
+      "--penalty-fp 2 --filter btbf",
+      "--decide penalties --filter btbf --penalty-param bid",
   };
   for (const char* args : cases) {
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);

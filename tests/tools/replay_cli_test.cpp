@@ -165,7 +165,20 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         // The time-limited filter's own limits, by name.
                         Case{t + " --ttl 1s --filter tlbf --mem 1 --capacity 100000000", "budget cannot hold"},
                         Case{t + " --ttl 1s --filter tlbf --capacity 2", "capacity is below"},
-                        Case{t + " --mem 0", "--mem"}}) {
+                        Case{t + " --mem 0", "--mem"},
+                        // --decide penalties: each refusal names its problem.
+                        Case{t + " --decide maybe", "--decide must be"},
+                        Case{t + " --decide penalties", "needs --filter btbf or --filter tbf"},
+                        Case{t + " --decide penalties --filter apbf", "not apbf"},
+                        Case{t + " --decide penalties --filter btbf --ttl 1s", "count window"},
+                        Case{t + " --decide penalties --filter btbf --penalty-fp 0", "--penalty-fp needs"},
+                        Case{t + " --decide penalties --filter btbf --penalty-fn nan", "--penalty-fn needs"},
+                        Case{t + " --decide penalties --filter btbf --penalty-fn 1e999", "--penalty-fn needs"},
+                        Case{t + " --decide penalties --filter btbf --prior 0", "--prior must"},
+                        Case{t + " --decide penalties --filter btbf --prior 1.5", "--prior must"},
+                        Case{t + " --filter btbf --penalty-fn 3", "need --decide penalties"},
+                        Case{t + " --decide penalties --filter btbf --penalty-param bid", "--penalty-param needs --key click"},
+                        Case{t + " --decide penalties --filter btbf --backend gpu", "CPU only"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -173,6 +186,38 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   const Outcome help = run("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
+}
+
+// --decide penalties on the real click capture with --truth: the report has
+// the expected penalty, the realised penalty of the decisions and of the
+// plain filter's yes/no on the same queries; expensive repeats ($FN >> $FP)
+// make the inferential filter suppress at least what the filter does, cheap
+// ones ($FP >> $FN) at most (it passes keys the filter would call seen).
+TEST(ReplayCli, PenaltyDecisionsReportExpectedAndRealisedPenalties) {
+  const std::string t = trace("pcapplusplus_4KHttpRequests.pcap");
+  auto go = [&](const std::string& pen) {
+    const Outcome r = run(t + " --key click --filter btbf --window 50 --truth --json --seed 7 --decide penalties " + pen);
+    EXPECT_EQ(r.code, 0) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  const auto costly_repeats = go("--penalty-fp 1 --penalty-fn 50");
+  const auto costly_drops = go("--penalty-fp 50 --penalty-fn 1");
+  for (const auto* j : {&costly_repeats, &costly_drops}) {
+    ASSERT_FALSE(j->is_discarded());
+    const auto& p = (*j)["penalties"];
+    EXPECT_GE(p["expected_penalty"].get<double>(), 0.0);
+    EXPECT_GE(p["realised_penalty"].get<double>(), 0.0);
+    EXPECT_GE(p["realised_penalty_standard"].get<double>(), 0.0);
+    EXPECT_TRUE(p.contains("penalty_ratio_standard_to_inferential"));
+  }
+  EXPECT_GE(costly_repeats["suppressed"].get<uint64_t>(),
+            costly_repeats["penalties"]["standard_suppressed"].get<uint64_t>());
+  EXPECT_LE(costly_drops["suppressed"].get<uint64_t>(), costly_drops["penalties"]["standard_suppressed"].get<uint64_t>());
+  EXPECT_LT(costly_drops["suppressed"].get<uint64_t>(), costly_repeats["suppressed"].get<uint64_t>());
+  // Text output says the same in words.
+  const Outcome text = run(t + " --key click --filter btbf --window 50 --truth --seed 7 --decide penalties");
+  EXPECT_EQ(text.code, 0);
+  EXPECT_NE(text.out.find("realised penalty"), std::string::npos) << text.out;
 }
 
 // The time-limited filter over real captures with no --capacity (the rate
