@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
 #endif
   }
   register_rate_steps();
+  register_inference();
 #if AGEBLOOM_BENCH_DPDK
   if (peers) register_pipeline();  // needs EAL's heap for its mempool
 #endif
