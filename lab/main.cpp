@@ -100,6 +100,7 @@ bool plot(const LabOptions& o, const std::string& script, const std::string& csv
 
 int main(int argc, char** argv) {
   using namespace agebloom::lab;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up in a log file as they come
   LabOptions o;
   bool list = false;
   enum { kOut = 1, kQuick, kSeed, kList, kHelp };
