@@ -252,14 +252,22 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     o.block = cfg_.block;
     o.window = cfg_.window.span;
     o.live_ages = expiry_age() - 1;
-    uint64_t seen[BlockTimingConfig::kMaxK];
+    // All k timer addresses first, their lines requested together: the
+    // reads below then overlap instead of waiting one after another (the
+    // inference needs every timer, where contains() may stop at the first
+    // expired one).
+    uint64_t at[BlockTimingConfig::kMaxK];
+    for (uint32_t i = 0; i < cfg_.k; ++i) {
+      at[i] = probe(h, i, cfg_.timers);
+      bits::prefetch_read(words_ + at[i] * cfg_.bpt / 64);
+    }
     uint64_t oldest = 0;
     for (uint32_t i = 0; i < cfg_.k; ++i) {
-      const uint64_t t = probe(h, i, cfg_.timers);
+      const uint64_t t = at[i];
       bool repeat = false;
-      for (uint32_t j = 0; j < o.timers; ++j) repeat |= seen[j] == t;
+      for (uint32_t j = 0; j < i; ++j) repeat |= at[j] == t;
       if (repeat) continue;
-      seen[o.timers++] = t;
+      ++o.timers;
       const uint64_t a = age(get(t));
       if (a > oldest || o.oldest == 0) {
         oldest = a;
