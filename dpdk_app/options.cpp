@@ -1,10 +1,12 @@
 #include "options.hpp"
 
 #include <getopt.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -32,7 +34,6 @@ void usage(FILE* out) {
       "Forwards unique packets and suppresses recent duplicates of a key.\n"
       "\n"
       "%s"
-      "  --click-ports P[,P...]|any      click: TCP ports carrying HTTP (default 80,8080)\n"
       "  --action drop|mirror:PORT|count duplicates: free them (default), send them out of\n"
       "                                  PORT, or forward them and only count\n"
       "  --portmask HEX                  ports to use (default: all); paired 0<->1, 2<->3...\n"
@@ -60,27 +61,6 @@ void usage(FILE* out) {
 
 using ab::dedup::parse_u64;
 
-void parse_click_ports(const std::string& arg, ab::packet::ClickOptions& click) {
-  if (arg == "any") {
-    click.any_port = true;
-    return;
-  }
-  click.port_count = 0;
-  size_t pos = 0;
-  while (pos <= arg.size()) {
-    const size_t comma = arg.find(',', pos);
-    const std::string item = arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    uint64_t p;
-    if (!parse_u64(item.c_str(), p) || p == 0 || p > 65535)
-      bad("--click-ports needs ports 1-65535 separated by commas, or 'any', not '" + arg + "'");
-    if (click.port_count == ab::packet::ClickOptions::kMaxPorts)
-      bad("--click-ports takes at most " + std::to_string(ab::packet::ClickOptions::kMaxPorts) + " ports");
-    click.ports[click.port_count++] = static_cast<uint16_t>(p);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-}
-
 }  // namespace
 
 void print_usage(FILE* out) { usage(out); }
@@ -88,13 +68,12 @@ void print_usage(FILE* out) { usage(out); }
 Options parse_options(int argc, char** argv) {
   Options o;
   ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
-  bool have_time_source = false, have_click_ports = false;
+  bool have_time_source = false;
   enum {
-    kClickPorts = 256, kAction, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
+    kAction = 256, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
     kExitOnIdle, kMbufs, kTimeSource, kHelp
   };
   std::vector<option> longopts = {
-      {"click-ports", required_argument, nullptr, kClickPorts},
       {"action", required_argument, nullptr, kAction},
       {"portmask", required_argument, nullptr, kPortmask},
       {"same-port", no_argument, nullptr, kSamePort},
@@ -120,7 +99,6 @@ Options parse_options(int argc, char** argv) {
       continue;
     }
     switch (c) {
-      case kClickPorts: parse_click_ports(arg, o.click); have_click_ports = true; break;
       case kAction:
         if (arg == "drop") {
           o.action = Action::drop;
@@ -149,10 +127,19 @@ Options parse_options(int argc, char** argv) {
         o.stats_interval_s = static_cast<unsigned>(s);
         break;
       }
-      case kStatsJson:
+      case kStatsJson: {
         if (arg.empty()) bad("--stats-json needs a file name");
+        // Checked now, before any port is touched, not found out at exit
+        // after the whole run: the folder must exist and take a new file, or
+        // the file must be writable.
+        const size_t slash = arg.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : arg.substr(0, slash));
+        const bool exists = access(arg.c_str(), F_OK) == 0;
+        if (exists ? access(arg.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK | X_OK) != 0)
+          bad("--stats-json " + arg + ": cannot write " + (exists ? arg : "into " + dir) + ": " + std::strerror(errno));
         o.stats_json = arg;
         break;
+      }
       case kMaxPackets:
         if (!parse_u64(optarg, o.max_packets) || o.max_packets == 0)
           bad("--max-packets needs a positive count, not '" + arg + "'");
@@ -192,7 +179,7 @@ Options parse_options(int argc, char** argv) {
   o.seed = shared.seed;
   o.seed_set = shared.seed_set;
   o.click_param = shared.click_param;
-  o.click.include_host = shared.click_host;
+  o.click = shared.click;  // --click-ports, --click-host
   o.decide = shared.decide;
   o.penalties = shared.penalties;
   o.prior = shared.prior;
@@ -200,7 +187,6 @@ Options parse_options(int argc, char** argv) {
 
   // Conflicts: each names both options so the user knows which to drop.
   if (have_time_source && !shared.time_window()) bad("--time-source applies to --ttl windows only");
-  if (have_click_ports && o.mode != ab::packet::KeyMode::click) bad("--click-ports needs --key click");
   if (o.action == Action::mirror && o.same_port) {
     // Allowed: forward back out of the Rx port, mirror duplicates elsewhere.
   }

@@ -274,9 +274,8 @@ struct GpuQueue {
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
 int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run& run) {
-  pk::ClickOptions click;
+  pk::ClickOptions click = o.dedup.click;  // --click-ports, --click-host
   if (!o.dedup.click_param.empty()) click.param = o.dedup.click_param.c_str();
-  click.include_host = o.dedup.click_host;
   const Hasher hasher(o.dedup.seed);
   const bool progress = !o.json && isatty(STDERR_FILENO);
   const Window window = o.dedup.spec.window;

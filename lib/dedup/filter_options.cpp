@@ -51,6 +51,30 @@ bool parse_positive(const std::string& arg, double& out) {
   return !arg.empty() && end != nullptr && *end == '\0' && inference::finite_positive(out);
 }
 
+// "80,8080" or "any" (at most ClickOptions::kMaxPorts ports, each 1..65535).
+std::string parse_click_ports(const std::string& arg, packet::ClickOptions& click) {
+  if (arg == "any") {
+    click.any_port = true;
+    return {};
+  }
+  click.any_port = false;
+  click.port_count = 0;
+  size_t pos = 0;
+  while (pos <= arg.size()) {
+    const size_t comma = arg.find(',', pos);
+    const std::string item = arg.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    uint64_t p;
+    if (!parse_u64(item, p) || p == 0 || p > 65535)
+      return "--click-ports needs ports 1-65535 separated by commas, or 'any', not '" + arg + "'";
+    if (click.port_count == packet::ClickOptions::kMaxPorts)
+      return "--click-ports takes at most " + std::to_string(packet::ClickOptions::kMaxPorts) + " ports";
+    click.ports[click.port_count++] = static_cast<uint16_t>(p);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return {};
+}
+
 std::string parse_seed_option(const std::string& arg, uint64_t& seed) {
   if (!parse_u64(arg, seed, 16)) return "--seed needs a hexadecimal number, not '" + arg + "'";
   return {};
@@ -94,6 +118,7 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"seed", required_argument, nullptr, kSeed},
       {"click-param", required_argument, nullptr, kClickParam},
       {"click-host", no_argument, nullptr, kClickHost},
+      {"click-ports", required_argument, nullptr, kClickPorts},
       {"list-filters", no_argument, nullptr, kListFilters},
       {"mem", required_argument, nullptr, kMem},
       {"decide", required_argument, nullptr, kDecide},
@@ -128,6 +153,7 @@ std::string FilterOptions::help() {
          "  --seed HEX                      hash secret (default: random)\n"
          "  --click-param NAME              click: key on this query parameter's value only\n"
          "  --click-host                    click: include the Host header in the key\n"
+         "  --click-ports P[,P...]|any      click: TCP ports carrying HTTP (default 80,8080)\n"
          "  --decide filter|penalties       filter (default): the structure's yes/no; penalties: suppress\n"
          "                                  iff $FP*(1-P) <= $FN*P, P the posterior that the key was seen\n"
          "                                  within the window (tbf or btbf over --window only)\n"
@@ -172,8 +198,13 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       click_param = arg;
       have_click_opt_ = true;
       return true;
+    case kClickPorts:
+      error = parse_click_ports(arg, click);
+      have_click_opt_ = true;
+      return true;
     case kClickHost:
       click_host = true;
+      click.include_host = true;
       have_click_opt_ = true;
       return true;
     case kListFilters: list_filters = true; return true;
@@ -218,7 +249,8 @@ std::string FilterOptions::finish() {
   // Each conflict names both options, so the user knows which to drop.
   if (have_window_ && have_ttl_) return "--window and --ttl exclude each other";
   if (have_capacity_ && !have_ttl_) return "--capacity applies to --ttl windows only";
-  if (have_click_opt_ && mode != packet::KeyMode::click) return "--click-param and --click-host need --key click";
+  if (have_click_opt_ && mode != packet::KeyMode::click)
+    return "--click-param, --click-host and --click-ports need --key click";
   if (have_penalty_opt_ && decide != Decide::penalties)
     return "--penalty-fp, --penalty-fn, --prior and --penalty-param need --decide penalties";
   if (!penalty_param.empty() && mode != packet::KeyMode::click) return "--penalty-param needs --key click";

@@ -296,6 +296,20 @@ TEST(DedupFwd, PenaltyDecisionsEqualReplay) {
   }
 }
 
+// Every key option of dedup_fwd exists in replay, so any run can be
+// replayed: --click-ports (HTTP on other ports, or on any port).
+TEST(DedupFwd, ClickPortsEqualReplay) {
+  const auto frames = keyed_trace(400, 3, nullptr);
+  for (const char* ports : {"any", "80", "8080,9000"}) {
+    SCOPED_TRACE(ports);
+    const auto j = expect_same_as_replay("click-ports", frames,
+                                         std::string("--key click --window 64 --seed 5eed --click-ports ") + ports);
+    if (std::string(ports) == "8080,9000") {
+      EXPECT_GT(j["unparsed"].get<uint64_t>(), 0u);  // port 80 is not HTTP here
+    }
+  }
+}
+
 TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);
@@ -670,6 +684,7 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--mbufs many",
       "--mbufs 4294967296",
       "stray-argument",
+      "--stats-json /nonexistent/dir/s.json",  // found before the run, not after it
       // --decide penalties: a filter that cannot infer, a time window, bad penalties and priors.
       "--decide penalties",
       "--decide penalties --filter interleaved",

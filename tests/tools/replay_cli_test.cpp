@@ -153,6 +153,9 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --window 10 --capacity 5", "--capacity applies to --ttl"},
                         Case{t + " --key click --click-param=", "--click-param needs"},
                         Case{t + " --click-host", "need --key click"},
+                        Case{t + " --click-ports 80", "need --key click"},
+                        Case{t + " --key click --click-ports 0", "--click-ports needs ports"},
+                        Case{t + " --key click --click-ports 1,2,3,4,5,6,7,8,9", "at most 8 ports"},
                         // A short option is named itself, not the TRACE beside it.
                         Case{t + " -xy", "'-x'"},
                         // Too small an FPR: exit 2 naming fpr, at once (no hang, no abort).

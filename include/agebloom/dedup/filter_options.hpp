@@ -34,6 +34,7 @@ std::string parse_ttl_option(const std::string& arg, Window& window);       // -
 std::string parse_capacity_option(const std::string& arg, uint64_t& capacity);  // --capacity N
 std::string parse_fpr_option(const std::string& arg, double& fpr);           // --fpr 0.01
 std::string parse_seed_option(const std::string& arg, uint64_t& seed);       // --seed HEX
+std::string parse_click_ports(const std::string& arg, packet::ClickOptions& click);  // --click-ports
 std::string parse_filter_option(const std::string& arg, FilterSpec& spec);   // --filter NAME|auto
 
 // "auto, guarded-epoch, ...": every name --filter takes, from the registry.
@@ -49,7 +50,7 @@ class FilterOptions {
   // Option codes: above any a tool uses for its own options.
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
-    kMem, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam
+    kMem, kClickPorts, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam
   };
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
@@ -59,6 +60,9 @@ class FilterOptions {
   bool seed_set = false;
   std::string click_param;
   bool click_host = false;
+  // --click-ports and --click-host as key extraction takes them (`param`
+  // left null: point it at click_param where the options live).
+  packet::ClickOptions click;
   bool list_filters = false;
   // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
   Decide decide = Decide::filter;
