@@ -198,6 +198,7 @@ struct Run {
   gpu::ReplayStats gpu_stats;
   std::string gpu_why_not;  // --backend auto that stayed on the CPU
   double seconds = 0;
+  std::string read_error;  // the trace ended in an error: the report covers the packets before it
 };
 
 // The filter in a 64-byte aligned heap arena: the GPU backend takes this
@@ -347,8 +348,9 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
     return 1;
   }
   if (st == trace::PcapReader::Status::error) {
-    std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets: %s\n", o.trace.c_str(),
-                 static_cast<unsigned long long>(run.packets), reader.error().c_str());
+    // Not fatal to what was read: the caller reports those packets (and
+    // writes their verdicts), then the error, and exits 1.
+    run.read_error = reader.error();
     return 1;
   }
   return 0;
@@ -493,15 +495,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
     return 1;
   }
-  if (int rc = replay(o, owned, opened.reader, run); rc != 0) return rc;
+  int rc = replay(o, owned, opened.reader, run);
+  if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
 
-  const nlohmann::json j = report(o, owned, run);
+  nlohmann::json j = report(o, owned, run);
+  if (!run.read_error.empty()) {
+    j["complete"] = false;
+    j["read_error"] = run.read_error;
+  }
   if (o.json) std::printf("%s\n", j.dump().c_str());
   else print_text(o, owned, run, j);
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
     return 1;
   }
-  return 0;
+  if (!run.read_error.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets (reported above): %s\n",
+                 o.trace.c_str(), static_cast<unsigned long long>(run.packets), run.read_error.c_str());
+    return 1;
+  }
+  return rc;
 }

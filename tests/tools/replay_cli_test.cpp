@@ -324,6 +324,17 @@ TEST(ReplayCli, UnreadableTracesExitOneWithAMessage) {
   r = run((d / "cut.pcap").string() + " --seed 1");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("read error after"), std::string::npos) << r.out;
+  // ... and the packets before the cut are reported (summary, JSON, verdicts), then the error.
+  EXPECT_NE(r.out.find("packets,"), std::string::npos) << r.out;
+  r = run((d / "cut.pcap").string() + " --seed 1 --json --verdicts " + (d / "cut.bits").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  const size_t brace = r.out.find('{');
+  ASSERT_NE(brace, std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(r.out.substr(brace, r.out.find('\n', brace) - brace), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_GT(j["packets"].get<uint64_t>(), 0u);
+  EXPECT_EQ(fs::file_size(d / "cut.bits"), (j["packets"].get<uint64_t>() + 7) / 8);
   // Zero packets: header only. A clean, empty replay.
   std::ofstream(d / "empty.pcap", std::ios::binary) << bytes.substr(0, 24);
   r = run((d / "empty.pcap").string() + " --json --seed 1");
