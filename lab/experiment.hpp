@@ -27,6 +27,8 @@ struct Experiment {
 // stderr) when Python or matplotlib is missing or the script fails.
 bool plot(const LabOptions& o, const std::string& script, const std::string& csv, const std::string& png);
 
+int table1_000(const LabOptions& o);
+int real_log_000(const LabOptions& o);
 int penalties_003(const LabOptions& o);
 
 }  // namespace agebloom::lab

@@ -24,6 +24,11 @@ namespace agebloom::lab {
 namespace {
 
 const Experiment kExperiments[] = {
+    {"000-table1",
+     "Guarded Epoch Bloom Filters, Table 1 (synthetic): counting, stable, guarded epoch r=4/r=8/blocked at the "
+     "same bits per item; FPR, live FNR, expired positives",
+     table1_000},
+    {"000-real-log", "Guarded Epoch Bloom Filters, Table 1 (real log): the same on an Apache access log", real_log_000},
     {"003-penalties",
      "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
      "and posterior error, uniform and power-law streams, both conditions, across bits per item",

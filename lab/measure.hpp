@@ -1,0 +1,52 @@
+// Exact ground truth for a count window, and the metrics of ALGORITHMS.md
+// ("Metrics"): a stream is inserted whole (insert-always), then three query
+// sets are asked of the final state:
+//   live     keys inserted within the last W insertions: each must answer yes;
+//   fresh    keys never inserted: the FPR;
+//   expired  keys last inserted in the window before (W to 2W insertions ago)
+//            and not since: the stale-positive rate (the Guarded Epoch paper's
+//            "expired pos.", Sec. 4).
+// Structures come from the registry (FilterConfig), so any registered
+// structure can be measured by name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agebloom/dedup/dedup_filter.hpp"
+
+namespace agebloom::lab {
+
+struct WindowMetrics {
+  uint64_t live = 0, fresh = 0, expired = 0;  // queries asked of each set
+  double live_fnr = 0, fpr = 0, expired_positive = 0;
+  double bits_per_item = 0, model_fpr = 0;
+  double ns_per_insert = 0, ns_per_query = 0;
+};
+
+// `queries` of each set (fewer when the stream has fewer such keys).
+WindowMetrics measure_count_window(const FilterConfig& config, const std::vector<uint64_t>& stream, uint64_t w,
+                                   uint64_t queries, uint64_t seed);
+
+// The median of `v` (v is reordered).
+double median(std::vector<double> v);
+
+// A CSV and a markdown table written side by side, every write checked.
+class Report {
+ public:
+  Report(const std::string& folder, const std::string& name);
+  bool ok() const noexcept { return csv_ != nullptr && md_ != nullptr; }
+  void csv(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  void md(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  // Closes both; false (and a message) when a write failed.
+  bool close();
+  std::string csv_path, md_path, png_path;
+
+ private:
+  std::FILE* csv_ = nullptr;
+  std::FILE* md_ = nullptr;
+  bool failed_ = false;
+};
+
+}  // namespace agebloom::lab
