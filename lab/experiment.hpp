@@ -29,6 +29,9 @@ bool plot(const LabOptions& o, const std::string& script, const std::string& csv
 
 int table1_000(const LabOptions& o);
 int real_log_000(const LabOptions& o);
+int table2_001(const LabOptions& o);
+int figure6_001(const LabOptions& o);
+int figure4_001(const LabOptions& o);
 int penalties_003(const LabOptions& o);
 
 }  // namespace agebloom::lab

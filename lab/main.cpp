@@ -29,6 +29,12 @@ const Experiment kExperiments[] = {
      "same bits per item; FPR, live FNR, expired positives",
      table1_000},
     {"000-real-log", "Guarded Epoch Bloom Filters, Table 1 (real log): the same on an Apache access log", real_log_000},
+    {"001-table2", "Age-Partitioned Bloom Filters, Table 2: the 25 (k, l) rows, measured FP beside the model and the paper",
+     table2_001},
+    {"001-figure6", "Age-Partitioned Bloom Filters, Figure 6: FP over 10^4 insertions, w = 10^3, lowest (k, l) per "
+     "precision 1e-1..1e-5", figure6_001},
+    {"001-figure4", "Age-Partitioned Bloom Filters, Sec. 5.2: the reporting probability through the window and the slack",
+     figure4_001},
     {"003-penalties",
      "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
      "and posterior error, uniform and power-law streams, both conditions, across bits per item",

@@ -1,0 +1,23 @@
+"""001-figure4: the chance that a key is still reported against its age,
+through the window and the slack. Usage: 001_figure4.py CSV PNG"""
+import csv
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+series = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    series.setdefault((r["k"], r["l"]), []).append((int(r["age"]), float(r["reported"])))
+fig, ax = plt.subplots(figsize=(8, 4.5))
+for (k, l), pts in series.items():
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"k={k}, l={l}")
+ax.axvline(1000, color="grey", lw=0.8, ls="--", label="w = 1000")
+ax.set_xlabel("key age (insertions since it was inserted)")
+ax.set_ylabel("chance the filter reports it")
+ax.set_title("APBF: no false negatives in the window, decay through the slack")
+ax.grid(alpha=0.3)
+ax.legend(fontsize=8)
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=110)
