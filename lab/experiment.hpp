@@ -32,6 +32,7 @@ int real_log_000(const LabOptions& o);
 int table2_001(const LabOptions& o);
 int figure6_001(const LabOptions& o);
 int figure4_001(const LabOptions& o);
+int table2_002(const LabOptions& o);
 int penalties_003(const LabOptions& o);
 
 }  // namespace agebloom::lab

@@ -35,6 +35,8 @@ const Experiment kExperiments[] = {
      "precision 1e-1..1e-5", figure6_001},
     {"001-figure4", "Age-Partitioned Bloom Filters, Sec. 5.2: the reporting probability through the window and the slack",
      figure4_001},
+    {"002-table2", "Time-limited Bloom Filter, Table 2: bits per window element (min, max) per error rate, and a rate "
+     "step", table2_002},
     {"003-penalties",
      "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
      "and posterior error, uniform and power-law streams, both conditions, across bits per item",
