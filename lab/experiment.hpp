@@ -34,5 +34,6 @@ int figure6_001(const LabOptions& o);
 int figure4_001(const LabOptions& o);
 int table2_002(const LabOptions& o);
 int penalties_003(const LabOptions& o);
+int structures(const LabOptions& o);
 
 }  // namespace agebloom::lab

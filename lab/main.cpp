@@ -37,6 +37,8 @@ const Experiment kExperiments[] = {
      figure4_001},
     {"002-table2", "Time-limited Bloom Filter, Table 2: bits per window element (min, max) per error rate, and a rate "
      "step", table2_002},
+    {"structures", "every registered structure at FPR 1% on synthetic and real streams: bits per item, FPR, live FNR, "
+     "expired positives, accesses, NPWS, time per key", structures},
     {"003-penalties",
      "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
      "and posterior error, uniform and power-law streams, both conditions, across bits per item",
