@@ -35,5 +35,6 @@ int figure4_001(const LabOptions& o);
 int table2_002(const LabOptions& o);
 int penalties_003(const LabOptions& o);
 int structures(const LabOptions& o);
+int rte_member(const LabOptions& o);
 
 }  // namespace agebloom::lab

@@ -39,6 +39,8 @@ const Experiment kExperiments[] = {
      "step", table2_002},
     {"structures", "every registered structure at FPR 1% on synthetic and real streams: bits per item, FPR, live FNR, "
      "expired positives, accesses, NPWS, time per key", structures},
+    {"rte-member", "DPDK's rte_member (HT cache mode, a ping-pong pair of vBFs) beside ours on the same streams: live FNR, "
+     "FPR, expired positives, bits per item", rte_member},
     {"003-penalties",
      "Inferential Time-Decaying Bloom Filters, Sec. 5 (Figures 7-10): penalty ratio standard/inferential BTBF "
      "and posterior error, uniform and power-law streams, both conditions, across bits per item",

@@ -20,23 +20,30 @@ double ns_since(Clock::time_point t0, uint64_t n) {
 
 WindowMetrics measure_count_window(const FilterConfig& config, const std::vector<uint64_t>& stream, uint64_t w,
                                    uint64_t queries, uint64_t seed) {
-  WindowMetrics out;
   dedup::DedupFilter filter(config);
   const size_t bytes = filter.bytes_needed();
   std::unique_ptr<unsigned char, decltype(&std::free)> memory(
       static_cast<unsigned char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)), &std::free);
   Arena arena(memory.get(), bytes);
-  if (!memory || !filter.create(arena).empty()) return out;
-  out.bits_per_item = filter.bits_per_item();
-  out.model_fpr = filter.model_fpr();
-
+  if (!memory || !filter.create(arena).empty()) return {};
   const Hasher hash(seed ^ 0x1ab0'1ab0);
   auto h = [&](uint64_t id) { return hash(&id, sizeof id); };
+  WindowMetrics out = measure_count_window([&](uint64_t id) { (void)filter.is_duplicate(h(id), dedup::Policy::insert_always); },
+                                           [&](uint64_t id) { return filter.contains(h(id)); }, stream, w, queries, seed);
+  out.bits_per_item = filter.bits_per_item();
+  out.model_fpr = filter.model_fpr();
+  return out;
+}
+
+WindowMetrics measure_count_window(const std::function<void(uint64_t)>& insert,
+                                   const std::function<bool(uint64_t)>& contains, const std::vector<uint64_t>& stream,
+                                   uint64_t w, uint64_t queries, uint64_t seed) {
+  WindowMetrics out;
   std::unordered_map<uint64_t, uint64_t> last;  // id -> index of its last insertion
   last.reserve(stream.size());
   const auto t0 = Clock::now();
   for (uint64_t i = 0; i < stream.size(); ++i) {
-    (void)filter.is_duplicate(h(stream[i]), dedup::Policy::insert_always);
+    insert(stream[i]);
     last[stream[i]] = i;
   }
   out.ns_per_insert = ns_since(t0, stream.size());
@@ -55,21 +62,19 @@ WindowMetrics measure_count_window(const FilterConfig& config, const std::vector
   live.resize(std::min<size_t>(live.size(), queries));
   expired.resize(std::min<size_t>(expired.size(), queries));
 
-  uint64_t asked = 0;
   const auto q0 = Clock::now();
   uint64_t misses = 0;
-  for (uint64_t id : live) misses += !filter.contains(h(id));
+  for (uint64_t id : live) misses += !contains(id);
   uint64_t stale = 0;
-  for (uint64_t id : expired) stale += filter.contains(h(id));
+  for (uint64_t id : expired) stale += contains(id);
   uint64_t fp = 0, fresh = 0;
   for (uint64_t i = 0; fresh < queries; ++i) {
     const uint64_t id = (uint64_t{0xf5} << 56) ^ (seed << 32) ^ i;  // never a stream id (checked)
     if (last.count(id)) continue;
-    fp += filter.contains(h(id));
+    fp += contains(id);
     ++fresh;
   }
-  asked = live.size() + expired.size() + fresh;
-  out.ns_per_query = ns_since(q0, asked);
+  out.ns_per_query = ns_since(q0, live.size() + expired.size() + fresh);
   out.live = live.size();
   out.expired = expired.size();
   out.fresh = fresh;

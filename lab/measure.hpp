@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct WindowMetrics {
 // `queries` of each set (fewer when the stream has fewer such keys).
 WindowMetrics measure_count_window(const FilterConfig& config, const std::vector<uint64_t>& stream, uint64_t w,
                                    uint64_t queries, uint64_t seed);
+
+// The same for any subject that takes 64-bit ids (a peer such as DPDK's
+// rte_member, which hashes keys itself): insert(id), contains(id).
+WindowMetrics measure_count_window(const std::function<void(uint64_t)>& insert,
+                                   const std::function<bool(uint64_t)>& contains, const std::vector<uint64_t>& stream,
+                                   uint64_t w, uint64_t queries, uint64_t seed);
 
 // The median of `v` (v is reordered).
 double median(std::vector<double> v);

@@ -85,7 +85,9 @@ int table2_002(const LabOptions& o) {
     std::string shapes;
     for (auto [k, l] : kReferenceRows[e]) {
       if (k == 0) continue;
-      shapes += (shapes.empty() ? "" : " ") + ("(" + std::to_string(k) + "," + std::to_string(l) + ")");
+      char shape[32];
+      std::snprintf(shape, sizeof shape, "%s(%u,%u)", shapes.empty() ? "" : " ", k, l);
+      shapes += shape;
       for (double factor : {0.5, 1.0, 2.0}) {
         const uint64_t capacity = static_cast<uint64_t>(factor * static_cast<double>(rate));
         auto c = TimeLimitedConfig::with_shape(Window::time(kSecond), k, l, capacity);
