@@ -23,6 +23,10 @@
 #include "agebloom/agebloom.hpp"
 #include "agebloom/registry/filter_config.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
 enum class Policy : uint8_t { insert_always, insert_on_miss };
@@ -120,3 +124,5 @@ class DedupFilter {
 bool parse_duration_ns(std::string_view s, uint64_t& out) noexcept;
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

@@ -22,6 +22,10 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
 // A whole unsigned number in `base`: no sign, no blanks, no trailing bytes,
@@ -84,3 +88,5 @@ class FilterOptions {
 };
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

@@ -8,6 +8,10 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
 // "src-ip" → KeyMode::src_ip, ... False (out untouched) on anything else.
@@ -21,3 +25,5 @@ constexpr Policy default_policy(packet::KeyMode m) noexcept {
 }
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

@@ -26,6 +26,10 @@
 
 #include "agebloom/registry/filter_config.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::model {
 
 struct PlanRequest {
@@ -85,3 +89,5 @@ PlanResult plan(const PlanRequest& request);
 std::vector<Plan> candidates(const PlanRequest& request, Structure s);
 
 } // namespace agebloom::model
+
+#pragma GCC visibility pop

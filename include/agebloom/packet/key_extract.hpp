@@ -38,6 +38,10 @@
 #include <cstddef>
 #include <cstdint>
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::packet {
 
 // Link types, as libpcap's pcap_datalink() reports them (DLT_*) plus the
@@ -198,3 +202,5 @@ inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t le
 }
 
 }  // namespace agebloom::packet
+
+#pragma GCC visibility pop

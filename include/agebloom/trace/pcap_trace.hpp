@@ -22,6 +22,10 @@
 
 struct pcap;  // libpcap's pcap_t, kept out of this header
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::trace {
 
 // One captured frame. `data` points into the reader's buffer and stays valid
@@ -91,3 +95,5 @@ struct OpenResult {
 };
 
 }  // namespace agebloom::trace
+
+#pragma GCC visibility pop
