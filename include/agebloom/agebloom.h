@@ -63,7 +63,7 @@ extern "C" {
 
 /** Status codes. 0 is success; every error is negative. */
 typedef enum agebloom_status {
-  AGEBLOOM_OK = 0,
+  AGEBLOOM_OK = 0,               /**< success */
   AGEBLOOM_EINVAL = -1,          /**< a null pointer or a value out of range (window, fpr, capacity, ...) */
   AGEBLOOM_ENOSTRUCT = -2,       /**< spec.structure names no registered structure */
   AGEBLOOM_ENOPLAN = -3,         /**< no shape meets the spec (fpr too small, memory limit too tight) */
@@ -202,8 +202,8 @@ AGEBLOOM_API int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* p
 /** A key hashed once: XXH3-128 of its bytes under the filter's seed. Every
  *  probe of every structure derives from these two halves. */
 typedef struct agebloom_hash {
-  uint64_t h1;
-  uint64_t h2;
+  uint64_t h1; /**< low half: picks blocks, lines and first positions */
+  uint64_t h2; /**< high half: the probe step and in-block bits */
 } agebloom_hash;
 
 /** Hashes `len` bytes of `key` with the filter's seed (agebloom-replay's
@@ -258,7 +258,7 @@ AGEBLOOM_API int agebloom_advance(agebloom_filter* f, uint64_t now);
 /* ---------------------------------------------------------------------- */
 /* Stats                                                                    */
 
-/** A filter's figures. fill with agebloom_stats_init() then agebloom_filter_stats(). */
+/** A filter's figures. Fill with agebloom_stats_init() then agebloom_filter_stats(). */
 typedef struct agebloom_stats {
   uint32_t size;           /**< sizeof(agebloom_stats) as compiled by the caller */
   uint32_t extra_count;    /**< valid entries of extra[] */
@@ -269,8 +269,8 @@ typedef struct agebloom_stats {
   double fill_ratio;       /**< set bits (or non-zero cells) over all of them; O(memory) to compute */
   uint64_t saturations;    /**< tlbf: memory-budget saturations (its FPR ran above the model); else 0 */
   struct {
-    char name[32];
-    double value;
+    char name[32];         /**< e.g. "slices", "ring_overflows", NUL-terminated */
+    double value;          /**< its value */
   } extra[8];              /**< what a structure keeps about itself (tlbf: slices, shifts, ...;
                                 counting: ring_overflows, ...), as agebloom-replay's JSON "stats" */
 } agebloom_stats;
