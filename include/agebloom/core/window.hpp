@@ -13,17 +13,22 @@
 
 namespace agebloom {
 
+// What a window counts: insertions, or caller-supplied ticks (advance(now)).
 enum class WindowKind : uint8_t { count, time };
 
+// A sliding window: the last `span` insertions, or the last `span` ticks.
 struct Window {
   WindowKind kind = WindowKind::count;
   uint64_t span = 0;  // insertions (count) or ticks (time)
 
+  // The last `insertions` insertions.
   static constexpr Window count(uint64_t insertions) noexcept { return {WindowKind::count, insertions}; }
+  // The last `ticks` ticks of the caller's clock (nanoseconds in the tools).
   static constexpr Window time(uint64_t ticks) noexcept { return {WindowKind::time, ticks}; }
-  constexpr bool is_time() const noexcept { return kind == WindowKind::time; }
+  constexpr bool is_time() const noexcept { return kind == WindowKind::time; }  // kind == time
   constexpr bool operator==(const Window&) const = default;
 
+  // window_zero / time_span_zero for an empty window, else ok.
   constexpr Status validate() const noexcept {
     if (span == 0) return kind == WindowKind::time ? Errc::time_span_zero : Errc::window_zero;
     return Errc::ok;

@@ -47,6 +47,7 @@ std::string filter_names();
 // one-line summary.
 void print_filter_list(std::FILE* out);
 
+// The shared options of one command line, as parsed so far (see above).
 class FilterOptions {
  public:
   // Option codes: above any a tool uses for its own options.
@@ -56,13 +57,13 @@ class FilterOptions {
   };
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
-  FilterSpec spec;
-  Policy policy = Policy::insert_always;
-  uint64_t seed = 0;
-  bool seed_set = false;
-  std::string click_param;
-  bool click_host = false;
-  bool list_filters = false;
+  FilterSpec spec;                        // --filter, --window/--ttl, --capacity, --fpr, --mem
+  Policy policy = Policy::insert_always;  // --policy (finish(): the key mode's default if not given)
+  uint64_t seed = 0;                      // --seed
+  bool seed_set = false;                  // --seed was given (else the tool draws one)
+  std::string click_param;                // --click-param
+  bool click_host = false;                // --click-host
+  bool list_filters = false;              // --list-filters
 
   // Appends the shared options (not the terminating zero entry); with
   // sizing_only, just those that size a filter (--filter, --window, --ttl,
@@ -79,7 +80,7 @@ class FilterOptions {
   // plans tlbf). Returns the message for a conflict, or "".
   std::string finish();
 
-  bool time_window() const noexcept { return have_ttl_; }
+  bool time_window() const noexcept { return have_ttl_; }  // --ttl was given
 
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;

@@ -16,6 +16,7 @@ namespace agebloom::dedup {
 
 // "src-ip" → KeyMode::src_ip, ... False (out untouched) on anything else.
 bool parse_key_mode(std::string_view s, packet::KeyMode& out) noexcept;
+// "src-ip", "dst-ip", "flow" or "click": the word --key takes.
 const char* key_mode_name(packet::KeyMode m) noexcept;
 
 // Click fraud wants "pass at most one per window" (insert-on-miss); every
