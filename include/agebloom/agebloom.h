@@ -24,9 +24,11 @@
  * (insert, contains, test_and_insert, their bulk and key-byte forms,
  * agebloom_advance, agebloom_hash_key, agebloom_extract_key) never allocate,
  * never lock and never fail on a valid handle: they are what a burst loop
- * calls. Planning (agebloom_plan_spec, agebloom_filter_bytes, agebloom_filter_init,
- * agebloom_filter_create) is control-plane work: the planner may use the heap
- * while it searches and frees it before returning.
+ * calls. agebloom_filter_init_plan, save, load and destroy do not allocate
+ * either. Planning
+ * (agebloom_plan_spec, agebloom_filter_bytes, agebloom_filter_init,
+ * agebloom_filter_create) and agebloom_filter_stats are control-plane work:
+ * they may use the heap while they run and free it before returning.
  *
  * Threads: a handle is not synchronised; use one per lcore (or lock around
  * it). Distinct handles are independent.
@@ -136,6 +138,9 @@ typedef struct agebloom_plan {
   double model_fpr;         /**< the structure's model false-positive rate (worst case) */
   uint64_t state_bytes;     /**< the structure's arena */
   uint64_t filter_bytes;    /**< what agebloom_filter_bytes() answers: state plus the handle */
+  uint64_t seed;            /**< the spec's seed: agebloom_filter_init_plan() hashes keys with it */
+  uint64_t opaque[32];      /**< the planned configuration, for agebloom_filter_init_plan(): not to
+                                 be read or changed (checksummed) */
 } agebloom_plan;
 
 /** Zeroes `plan` and sets plan->size (inline, like agebloom_spec_init). */
@@ -180,6 +185,14 @@ AGEBLOOM_API int agebloom_filter_init(const agebloom_spec* spec, void* mem, size
 typedef void* (*agebloom_alloc_fn)(size_t size, size_t align, void* ctx);
 /** Frees what the matching agebloom_alloc_fn returned. */
 typedef void (*agebloom_free_fn)(void* ptr, void* ctx);
+
+/** Builds the filter a plan describes (from agebloom_plan_spec() or
+ *  agebloom_filter_plan()) in the caller's `mem`, like agebloom_filter_init()
+ *  but without planning: it allocates nothing at all, so a dataplane can
+ *  plan at start-up and build (or rebuild) filters later on any thread.
+ *  len >= plan->filter_bytes. Keys are hashed with plan->seed. Errors: EINVAL
+ *  (a plan not made by this library, or changed), ENOMEM, EALIGN, EVERSION. */
+AGEBLOOM_API int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out);
 
 /** Like agebloom_filter_init(), with the memory from `alloc` (one call) -
  *  or from aligned_alloc() when `alloc` is NULL - given back to `free_fn`

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "agebloom/registry/structure.hpp"
@@ -44,7 +45,34 @@ int plan_spec(const agebloom_spec* in, dedup::DedupFilter& out, uint64_t& seed) 
 
 uint64_t filter_bytes(const dedup::DedupFilter& d) noexcept { return kHandleBytes + d.bytes_needed(); }
 
-agebloom_plan describe(const dedup::DedupFilter& d, const char* parameters) {
+// The planned configuration in agebloom_plan::opaque: a tag, the structure
+// and the config's size, a checksum, then the config's bytes (FilterConfig
+// is trivially copyable). What agebloom_filter_init_plan takes back.
+constexpr uint64_t kPlanTag = 0x414250'4c414e'3031ULL;  // "ABPLAN01"
+constexpr size_t kPlanConfigAt = 4;                    // opaque[] words before the config
+static_assert(std::is_trivially_copyable_v<FilterConfig>);
+static_assert(sizeof(FilterConfig) <= sizeof(agebloom_plan::opaque) - kPlanConfigAt * sizeof(uint64_t),
+              "agebloom_plan::opaque must hold a FilterConfig: grow it with the ABI version");
+
+uint64_t checksum(const void* bytes, size_t n) noexcept { return XXH3_64bits_withSeed(bytes, n, kPlanTag); }
+
+void store_config(const FilterConfig& c, agebloom_plan& p) noexcept {
+  p.opaque[0] = kPlanTag;
+  p.opaque[1] = static_cast<uint64_t>(c.structure) << 32 | sizeof(FilterConfig);
+  std::memcpy(&p.opaque[kPlanConfigAt], &c, sizeof c);
+  p.opaque[2] = checksum(&p.opaque[kPlanConfigAt], sizeof c);
+}
+
+// The configuration a plan carries, if it is one this library wrote, unchanged.
+bool load_config(const agebloom_plan& p, FilterConfig& c) noexcept {
+  if (p.opaque[0] != kPlanTag || (p.opaque[1] & 0xffffffffu) != sizeof(FilterConfig) ||
+      (p.opaque[1] >> 32) >= kStructureCount || p.opaque[2] != checksum(&p.opaque[kPlanConfigAt], sizeof c))
+    return false;
+  std::memcpy(static_cast<void*>(&c), &p.opaque[kPlanConfigAt], sizeof c);  // trivially copyable
+  return static_cast<uint64_t>(c.structure) == p.opaque[1] >> 32;
+}
+
+agebloom_plan describe(const dedup::DedupFilter& d, const char* parameters, uint64_t seed) {
   agebloom_plan p;
   std::memset(&p, 0, sizeof p);
   const Window w = d.config().window();
@@ -56,11 +84,16 @@ agebloom_plan describe(const dedup::DedupFilter& d, const char* parameters) {
   p.model_fpr = d.model_fpr();
   p.state_bytes = d.bytes_needed();
   p.filter_bytes = filter_bytes(d);
+  p.seed = seed;
+  store_config(d.config(), p);
   return p;
 }
 
 // Builds the planned filter in mem[0..len): the handle first, the arena after.
-int build(const dedup::DedupFilter& planned, uint64_t seed, void* mem, size_t len, agebloom_filter** out) {
+// `parameters`: the shape's description when the caller has it (a plan's),
+// else it is written here (which allocates: DedupFilter::parameters).
+int build(const dedup::DedupFilter& planned, uint64_t seed, const char* parameters, void* mem, size_t len,
+          agebloom_filter** out) {
   if (!mem || !out) return AGEBLOOM_EINVAL;
   if (reinterpret_cast<uintptr_t>(mem) % AGEBLOOM_ALIGN) return AGEBLOOM_EALIGN;
   if (len < filter_bytes(planned)) return AGEBLOOM_ENOMEM;
@@ -71,13 +104,14 @@ int build(const dedup::DedupFilter& planned, uint64_t seed, void* mem, size_t le
   h->filter = planned;
   h->state = base + kHandleBytes;
   Arena arena(h->state, len - kHandleBytes);
-  if (!h->filter.create(arena).empty()) {  // cannot happen: bytes_needed() was checked
+  if (!h->filter.create(arena).empty()) {  // the config is invalid: only a forged plan's can be
     h->magic = 0;
-    return AGEBLOOM_EINTERNAL;
+    return AGEBLOOM_EINVAL;
   }
   h->state_bytes = arena.used();
   h->filter_bytes = filter_bytes(planned);
-  copy_cstr(h->parameters, planned.parameters().c_str());
+  if (parameters) copy_cstr(h->parameters, parameters);
+  else copy_cstr(h->parameters, planned.parameters().c_str());
   *out = reinterpret_cast<agebloom_filter*>(h);
   return AGEBLOOM_OK;
 }
@@ -101,7 +135,7 @@ int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) {
     dedup::DedupFilter d;
     uint64_t seed;
     if (int st = plan_spec(spec, d, seed); st != AGEBLOOM_OK) return st;
-    return write_out(describe(d, d.parameters().c_str()), plan);
+    return write_out(describe(d, d.parameters().c_str(), seed), plan);
   });
 }
 
@@ -126,8 +160,22 @@ int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebl
     dedup::DedupFilter d;
     uint64_t seed;
     if (int st = plan_spec(spec, d, seed); st != AGEBLOOM_OK) return st;
-    return build(d, seed, mem, len, out);
+    return build(d, seed, nullptr, mem, len, out);
   });
+}
+
+int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) {
+  if (!plan || !mem || !out) return AGEBLOOM_EINVAL;
+  if (plan->size < kMinSize<agebloom_plan>) return AGEBLOOM_EVERSION;
+  FilterConfig config;
+  if (!load_config(*plan, config)) return AGEBLOOM_EINVAL;
+  // build() is given the parameters, so it formats nothing: on success this
+  // allocates nothing (tests/capi/no_alloc_test.cpp). Only a refused config's
+  // message is a string, hence the guard.
+  char parameters[sizeof plan->parameters];
+  std::memcpy(parameters, plan->parameters, sizeof parameters);
+  parameters[sizeof parameters - 1] = '\0';
+  return guarded([&]() -> int { return build(dedup::DedupFilter(config), plan->seed, parameters, mem, len, out); });
 }
 
 int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, agebloom_free_fn free_fn, void* ctx,
@@ -141,7 +189,7 @@ int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, a
     const size_t bytes = filter_bytes(d);
     void* mem = alloc(bytes, AGEBLOOM_ALIGN, ctx);
     if (!mem) return AGEBLOOM_ENOMEM;
-    const int st = build(d, seed, mem, bytes, out);
+    const int st = build(d, seed, nullptr, mem, bytes, out);
     if (st != AGEBLOOM_OK) {
       free_fn(mem, ctx);
       return st;
@@ -163,7 +211,7 @@ int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan) {
   return guarded([&]() -> int {
     if (!live(f)) return AGEBLOOM_EINVAL;
     const Handle* h = handle(f);
-    return write_out(describe(h->filter, h->parameters), plan);
+    return write_out(describe(h->filter, h->parameters, h->seed), plan);
   });
 }
 

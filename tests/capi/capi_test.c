@@ -240,6 +240,22 @@ static void test_save_load(void) {
   for (uint32_t i = 3000; i < 9000; ++i) same &= agebloom_test_and_insert_key(f, &i, sizeof i) == agebloom_test_and_insert_key(g, &i, sizeof i);
   CHECK(same);
 
+  /* A filter built from the plan, not the spec, is the same filter: it takes the image. */
+  agebloom_plan p;
+  agebloom_plan_init(&p);
+  CHECK(agebloom_filter_plan(f, &p) == AGEBLOOM_OK && p.seed == s.seed);
+  void* mem = aligned_alloc(AGEBLOOM_ALIGN, (p.filter_bytes + 63) / 64 * 64);
+  agebloom_filter* from_plan = NULL;
+  CHECK(agebloom_filter_init_plan(&p, mem, p.filter_bytes, &from_plan) == AGEBLOOM_OK);
+  if (from_plan) {
+    /* f and g went on after the save: g goes back to the image, beside from_plan */
+    CHECK(agebloom_filter_load(from_plan, img, n) == AGEBLOOM_OK && agebloom_filter_load(g, img, n) == AGEBLOOM_OK);
+    for (uint32_t i = 0; i < 9000; ++i) same &= agebloom_test_and_insert_key(g, &i, sizeof i) == agebloom_test_and_insert_key(from_plan, &i, sizeof i);
+    CHECK(same);
+    agebloom_filter_destroy(from_plan);
+  }
+  free(mem);
+
   CHECK(agebloom_filter_load(other, img, n) == AGEBLOOM_EIMAGE_MISMATCH); /* another seed */
   CHECK(agebloom_filter_load(g, img, n - 1) == AGEBLOOM_EIMAGE);
   CHECK(agebloom_filter_load(g, img, 10) == AGEBLOOM_EIMAGE);
