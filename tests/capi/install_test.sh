@@ -44,6 +44,12 @@ fi
 $cxx -std=c++20 -Wall -Wextra -Werror "$src/tests/capi/consumer.cpp" $(pkg-config --cflags --libs agebloom) \
   -o "$tmp/consumer"
 "$tmp/consumer"
+# ABI: built against the installed header, it runs against the installed libagebloom.so.1.
+# (ldd's output is read whole: `ldd | grep -q` can fail under pipefail when
+# grep exits first and ldd gets SIGPIPE.)
+loads=$(ldd "$tmp/consumer")
+[[ "$loads" == *"libagebloom.so.1 => $libdir/libagebloom.so.1"* ]] ||
+  { echo "consumer does not load $libdir/libagebloom.so.1:"; echo "$loads"; exit 1; }
 
 # docs/API.md's examples: each `<!-- example: FILE -->` block, concatenated per FILE.
 mkdir "$tmp/doc"
@@ -69,7 +75,7 @@ requires_private=$(pkg-config --print-requires-private agebloom | awk '{print $1
 libs_private=$(sed -n 's/^Libs.private://p' "$pc")
 $cc -std=c99 -D_ISOC11_SOURCE "$tmp/doc/walkthrough.c" $(pkg-config --cflags agebloom) \
   -L"$libdir" -l:libagebloom.a $libs_private $(pkg-config --libs $requires_private) -o "$tmp/walkthrough_static"
-if ldd "$tmp/walkthrough_static" | grep -q libagebloom; then echo "static link still uses libagebloom.so"; exit 1; fi
+if [[ "$(ldd "$tmp/walkthrough_static")" == *libagebloom* ]]; then echo "static link still uses libagebloom.so"; exit 1; fi
 "$tmp/walkthrough_static" >/dev/null
 echo "consumer, docs/API.md examples (shared and static): ok"
 
