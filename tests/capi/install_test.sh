@@ -40,7 +40,7 @@ if pkg-config --exists libdpdk && [[ ! -x "$tmp/root$prefix/bin/dedup_fwd" ]]; t
   echo "install: libdpdk is here but dedup_fwd was not installed"; exit 1
 fi
 
-# The C++ consumer and the C header compiled strictly as C99.
+# The C++ consumer (it includes the C header too, so that compiles as C++).
 $cxx -std=c++20 -Wall -Wextra -Werror "$src/tests/capi/consumer.cpp" $(pkg-config --cflags --libs agebloom) \
   -o "$tmp/consumer"
 "$tmp/consumer"
