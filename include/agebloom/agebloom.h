@@ -20,15 +20,15 @@
  *
  * Memory: the filter's state lives in memory the caller gives
  * (agebloom_filter_init) or the caller's allocator returns
- * (agebloom_filter_create), aligned to AGEBLOOM_ALIGN. The per-key functions
- * (insert, contains, test_and_insert, their bulk and key-byte forms,
- * agebloom_advance, agebloom_hash_key, agebloom_extract_key) never allocate,
- * never lock and never fail on a valid handle: they are what a burst loop
- * calls. agebloom_filter_init_plan, save, load and destroy do not allocate
- * either. Planning
- * (agebloom_plan_spec, agebloom_filter_bytes, agebloom_filter_init,
- * agebloom_filter_create) and agebloom_filter_stats are control-plane work:
- * they may use the heap while they run and free it before returning.
+ * (agebloom_filter_create), aligned to AGEBLOOM_ALIGN. The calls a burst
+ * loop makes (insert, contains, test_and_insert, their bulk and key-byte
+ * forms, agebloom_hash_key, agebloom_advance, agebloom_extract_key) never
+ * allocate and never lock, and only the last two can fail (time going back,
+ * a frame without a key). agebloom_filter_init_plan, save, load and destroy
+ * do not allocate either. Planning (agebloom_plan_spec, agebloom_filter_bytes,
+ * agebloom_filter_init, agebloom_filter_create) and agebloom_filter_stats are
+ * control-plane work: they may use the heap while they run and free it
+ * before returning.
  *
  * Threads: a handle is not synchronised; use one per lcore (or lock around
  * it). Distinct handles are independent.
@@ -37,8 +37,11 @@
  * caller sets to sizeof the struct it was compiled with (the *_init
  * functions below do); the library reads and writes only that many bytes,
  * so a program built against this header keeps working with a later
- * libagebloom.so.1 whose structs grew at the end. AGEBLOOM_ABI_VERSION
- * changes, with the soname, only when that promise has to be broken.
+ * libagebloom.so.1 whose structs grew at the end. (A program built against
+ * a later header than the library's: the library ignores the fields it does
+ * not know, and an output struct's `size` comes back as what it filled.)
+ * AGEBLOOM_ABI_VERSION changes, with the soname, only when that promise has
+ * to be broken.
  */
 #ifndef AGEBLOOM_AGEBLOOM_H
 #define AGEBLOOM_AGEBLOOM_H
