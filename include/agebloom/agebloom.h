@@ -264,6 +264,23 @@ AGEBLOOM_API void agebloom_contains_keys_bulk(const agebloom_filter* f, const vo
 AGEBLOOM_API void agebloom_test_and_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens,
                                                      size_t n, uint8_t* out);
 
+/** How a dedup verdict updates the filter (dedup_fwd's --policy). */
+typedef enum agebloom_policy {
+  AGEBLOOM_INSERT_ALWAYS = 0, /**< every key is inserted; a duplicate = seen within the window of its
+                                   previous sighting (agebloom_test_and_insert) */
+  AGEBLOOM_INSERT_ON_MISS = 1 /**< only keys that pass are inserted: at most one per window (click fraud) */
+} agebloom_policy;
+
+/** dedup_fwd's verdicts for a burst: dup[i] = 1 when key i is a duplicate
+ *  under `policy`, exactly as n scalar calls in order would decide (a key
+ *  repeated inside the burst included), with the filter's lines prefetched
+ *  ahead. `now`: per-key times for a time window (agebloom_advance(now[i])
+ *  before key i; they should not decrease, and a time before the filter's
+ *  clock leaves the clock where it is, as agebloom-replay holds it), or NULL
+ *  when the caller advanced the filter for the whole burst. */
+AGEBLOOM_API void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
+                                      agebloom_policy policy, uint8_t* dup);
+
 /** Time windows: expires what ended by `now` (nanoseconds on the caller's
  *  clock, e.g. rte_get_tsc_cycles() scaled, or packet timestamps); call it
  *  once per burst before the burst's operations. Count windows: a no-op.
@@ -369,6 +386,10 @@ AGEBLOOM_API int agebloom_extract_key(uint32_t linktype, const void* frame, size
 /** The stable name of a no-key reason ("ok", "truncated_l2", "unsupported_l2",
  *  ...), as in agebloom-replay's "unparsed_reasons"; "unknown" past the last. */
 AGEBLOOM_API const char* agebloom_key_reason_name(unsigned reason);
+
+/** The policy dedup_fwd and agebloom-replay use for a key mode by default:
+ *  insert-on-miss for click, insert-always for the others. */
+AGEBLOOM_API agebloom_policy agebloom_default_policy(agebloom_key_mode mode);
 
 /** The command-line word of a key mode ("src-ip", "dst-ip", "flow", "click"),
  *  or NULL. */

@@ -54,6 +54,12 @@ const char* agebloom_key_reason_name(unsigned reason) {
   return reason < pk::kReasonCount ? pk::reason_name(static_cast<pk::Reason>(reason)) : "unknown";
 }
 
+agebloom_policy agebloom_default_policy(agebloom_key_mode mode) {
+  return mode == AGEBLOOM_KEY_CLICK ? AGEBLOOM_INSERT_ON_MISS : AGEBLOOM_INSERT_ALWAYS;
+}
+static_assert(dedup::default_policy(pk::KeyMode::click) == dedup::Policy::insert_on_miss &&
+              dedup::default_policy(pk::KeyMode::src_ip) == dedup::Policy::insert_always);
+
 const char* agebloom_key_mode_name(agebloom_key_mode mode) {
   return static_cast<unsigned>(mode) <= AGEBLOOM_KEY_CLICK ? dedup::key_mode_name(static_cast<pk::KeyMode>(mode))
                                                            : nullptr;

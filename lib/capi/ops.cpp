@@ -95,6 +95,14 @@ void agebloom_test_and_insert_keys_bulk(agebloom_filter* f, const void* const* k
   });
 }
 
+void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
+                         agebloom_policy policy, uint8_t* dup) {
+  handle(f)->filter.decide_burst(to_cpp(h), now, n,
+                                 policy == AGEBLOOM_INSERT_ON_MISS ? dedup::Policy::insert_on_miss
+                                                                   : dedup::Policy::insert_always,
+                                 as_bools(dup));
+}
+
 int agebloom_advance(agebloom_filter* f, uint64_t now) {
   if (!live(f)) return AGEBLOOM_EINVAL;
   const Status s = handle(f)->filter.advance(now);

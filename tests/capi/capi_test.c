@@ -166,6 +166,32 @@ static void test_operations(void) {
     same &= in[i] == (uint8_t)agebloom_contains(a, h[i]) && in_keys[i] == in[i] &&
             in[i] == (uint8_t)agebloom_contains_key(c, kp[i], lens[i]);
   CHECK(same);
+  /* dedup_bulk: insert-always is test_and_insert; insert-on-miss decides
+   * keys repeated inside one burst as scalar calls would. */
+  {
+    agebloom_filter *d = NULL, *e = NULL;
+    static uint8_t dup[N];
+    CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &d) == AGEBLOOM_OK);
+    CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &e) == AGEBLOOM_OK);
+    agebloom_dedup_bulk(d, h, N, NULL, AGEBLOOM_INSERT_ALWAYS, dup);
+    same = 1;
+    for (int i = 0; i < N; ++i) same &= dup[i] == bulk[i];
+    CHECK(same);
+    agebloom_dedup_bulk(e, h, N, NULL, AGEBLOOM_INSERT_ON_MISS, dup);
+    agebloom_filter_destroy(d);
+    CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &d) == AGEBLOOM_OK);
+    same = 1;
+    for (int i = 0; i < N; ++i) {
+      const int seen = agebloom_contains(d, h[i]);
+      if (!seen) agebloom_insert(d, h[i]);
+      same &= dup[i] == seen;
+    }
+    CHECK(same);
+    CHECK(agebloom_default_policy(AGEBLOOM_KEY_CLICK) == AGEBLOOM_INSERT_ON_MISS);
+    CHECK(agebloom_default_policy(AGEBLOOM_KEY_SRC_IP) == AGEBLOOM_INSERT_ALWAYS);
+    agebloom_filter_destroy(d);
+    agebloom_filter_destroy(e);
+  }
   agebloom_insert_bulk(a, h, 10);
   agebloom_insert_keys_bulk(b, kp, lens, 10);
   agebloom_insert(c, h[0]);
@@ -206,6 +232,15 @@ static void test_time_window(void) {
   CHECK(agebloom_advance(f, 400000000ull) == AGEBLOOM_ETIME);
   CHECK(agebloom_advance(f, 10000000000ull) == AGEBLOOM_OK); /* 10 s later: expired */
   CHECK(agebloom_contains_key(f, "k", 1) == 0);
+  {
+    /* per-key times in dedup_bulk: 0.5 s apart, then 5 s later */
+    const agebloom_hash k = agebloom_hash_key(f, "t", 1);
+    const agebloom_hash hs[3] = {k, k, k};
+    const uint64_t at[3] = {11000000000ull, 11500000000ull, 16500000000ull};
+    uint8_t dup[3];
+    agebloom_dedup_bulk(f, hs, 3, at, AGEBLOOM_INSERT_ALWAYS, dup);
+    CHECK(dup[0] == 0 && dup[1] == 1 && dup[2] == 0);
+  }
   /* Without a capacity, auto plans a rate-adaptive structure. */
   s.capacity = 0;
   s.structure = "auto";

@@ -112,6 +112,7 @@ void data_path(const char* structure, bool time_window) {
       (void)agebloom_test_and_insert_key(a, key, len);
       agebloom_hash_keys(a, kp, lens, 64, h);
       agebloom_test_and_insert_bulk(a, h, 64, out);
+      agebloom_dedup_bulk(a, h, 64, nullptr, AGEBLOOM_INSERT_ON_MISS, out);
       agebloom_contains_bulk(a, h, 64, out);
       agebloom_insert_bulk(a, h, 64);
       agebloom_test_and_insert_keys_bulk(a, kp, lens, 64, out);
