@@ -216,7 +216,8 @@ AGEBLOOM_API int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* p
 /* Keys, hashes, queries                                                    */
 
 /** A key hashed once: XXH3-128 of its bytes under the filter's seed. Every
- *  probe of every structure derives from these two halves. */
+ *  probe of every structure derives from these two halves. A value type of
+ *  fixed layout (it has no size field and will never grow). */
 typedef struct agebloom_hash {
   uint64_t h1; /**< low half: picks blocks, lines and first positions */
   uint64_t h2; /**< high half: the probe step and in-block bits */
