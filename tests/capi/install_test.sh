@@ -79,6 +79,16 @@ consumers() {
   if [[ "$(ldd "$tmp/walkthrough_static")" == *libagebloom* ]]; then echo "static link still uses libagebloom.so"; exit 1; fi
   "$tmp/walkthrough_static" >/dev/null
   echo "consumer, docs/API.md examples (shared and static): ok"
+
+  # Every installed header compiles on its own (it includes what it uses, and
+  # what it includes was installed). ethernet_ipv4_fast.hpp is the one piece
+  # of another header (key_extract.hpp), not a header of its own.
+  local inc
+  inc=$(pkg-config --variable=includedir agebloom)
+  (cd "$inc" && find agebloom -name '*.hpp' ! -name ethernet_ipv4_fast.hpp) |
+    CXX=$cxx FLAGS="$(pkg-config --cflags agebloom)" xargs -P "$(nproc)" -I{} sh -c \
+      'printf "#include <%s>\n" "{}" | $CXX -std=c++20 $FLAGS -fsyntax-only -x c++ - || { echo "not self-contained: {}"; exit 255; }'
+  echo "installed headers, each on its own: ok"
 }
 
 dpdk_example() {

@@ -13,6 +13,7 @@
 #include "agebloom/core/bits.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
+#include "agebloom/core/placement.hpp"
 
 namespace agebloom {
 
