@@ -177,7 +177,9 @@ AGEBLOOM_API int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes)
 /** Builds the filter of `spec` in the caller's `mem` (`len` bytes, at least
  *  agebloom_filter_bytes(), aligned to AGEBLOOM_ALIGN; e.g. rte_zmalloc_socket
  *  with align 64 on the lcore's socket). The filter starts empty. Nothing
- *  is allocated for the filter: `mem` is all of it, and *out points into it.
+ *  is allocated for the filter: `mem` is all of it, and *out points into it
+ *  (planning the spec may use the heap meanwhile and frees it before
+ *  returning; agebloom_filter_init_plan() does not plan).
  *  The caller keeps `mem` alive until agebloom_filter_destroy() and frees it
  *  after. Errors: EINVAL, ENOSTRUCT, ENOPLAN, ENOMEM (len too small),
  *  EALIGN, EVERSION. */
