@@ -53,7 +53,11 @@
 #include "agebloom/core/export.h"
 
 #ifdef __cplusplus
+/* No exception leaves these functions; C++ callers see it in their types. */
+#define AGEBLOOM_NOEXCEPT noexcept
 extern "C" {
+#else
+#define AGEBLOOM_NOEXCEPT
 #endif
 
 /** The version of this interface's ABI; the shared library's soname is
@@ -85,15 +89,15 @@ typedef enum agebloom_status {
 } agebloom_status;
 
 /** A static, never-null English description of `status` ("invalid argument", ...). */
-AGEBLOOM_API const char* agebloom_strerror(int status);
+AGEBLOOM_API const char* agebloom_strerror(int status) AGEBLOOM_NOEXCEPT;
 
 /** The library's version, "MAJOR.MINOR.PATCH" (static string). */
-AGEBLOOM_API const char* agebloom_version(void);
+AGEBLOOM_API const char* agebloom_version(void) AGEBLOOM_NOEXCEPT;
 
 /** The ABI version of the library loaded at run time; equal to the
  *  AGEBLOOM_ABI_VERSION a program was built with unless it was linked
  *  against a different major version. */
-AGEBLOOM_API unsigned agebloom_abi_version(void);
+AGEBLOOM_API unsigned agebloom_abi_version(void) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Specs and plans                                                          */
@@ -155,14 +159,14 @@ static inline void agebloom_plan_init(agebloom_plan* plan) {
 /** Plans `spec` without building anything: which structure, its shape, its
  *  bits per item, model FPR and memory. plan->size must be set
  *  (agebloom_plan_init). Errors: EINVAL, ENOSTRUCT, ENOPLAN, EVERSION. */
-AGEBLOOM_API int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan);
+AGEBLOOM_API int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) AGEBLOOM_NOEXCEPT;
 
 /** The number of registered structures. */
-AGEBLOOM_API unsigned agebloom_structure_count(void);
+AGEBLOOM_API unsigned agebloom_structure_count(void) AGEBLOOM_NOEXCEPT;
 
 /** The registry name of structure `i` (0 <= i < agebloom_structure_count()),
  *  or NULL. These are the names agebloom_spec.structure takes. */
-AGEBLOOM_API const char* agebloom_structure_name(unsigned i);
+AGEBLOOM_API const char* agebloom_structure_name(unsigned i) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Filters                                                                  */
@@ -172,7 +176,7 @@ typedef struct agebloom_filter agebloom_filter;
 
 /** Bytes of AGEBLOOM_ALIGN-aligned memory agebloom_filter_init() needs for
  *  `spec` (the handle and the filter's state). Errors as agebloom_plan_spec. */
-AGEBLOOM_API int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes);
+AGEBLOOM_API int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) AGEBLOOM_NOEXCEPT;
 
 /** Builds the filter of `spec` in the caller's `mem` (`len` bytes, at least
  *  agebloom_filter_bytes(), aligned to AGEBLOOM_ALIGN; e.g. rte_zmalloc_socket
@@ -183,7 +187,7 @@ AGEBLOOM_API int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes)
  *  The caller keeps `mem` alive until agebloom_filter_destroy() and frees it
  *  after. Errors: EINVAL, ENOSTRUCT, ENOPLAN, ENOMEM (len too small),
  *  EALIGN, EVERSION. */
-AGEBLOOM_API int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebloom_filter** out);
+AGEBLOOM_API int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebloom_filter** out) AGEBLOOM_NOEXCEPT;
 
 /** The caller's allocator: `size` bytes aligned to `align` (a power of two),
  *  or NULL. `ctx` is the pointer given to agebloom_filter_create(). */
@@ -197,22 +201,22 @@ typedef void (*agebloom_free_fn)(void* ptr, void* ctx);
  *  plan at start-up and build (or rebuild) filters later on any thread.
  *  len >= plan->filter_bytes. Keys are hashed with plan->seed. Errors: EINVAL
  *  (a plan not made by this library, or changed), ENOMEM, EALIGN, EVERSION. */
-AGEBLOOM_API int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out);
+AGEBLOOM_API int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) AGEBLOOM_NOEXCEPT;
 
 /** Like agebloom_filter_init(), with the memory from `alloc` (one call) -
  *  or from aligned_alloc() when `alloc` is NULL - given back to `free_fn`
  *  (or free()) by agebloom_filter_destroy(). `alloc` and `free_fn` are both
  *  NULL or both set. Errors as agebloom_filter_init. */
 AGEBLOOM_API int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, agebloom_free_fn free_fn,
-                                        void* ctx, agebloom_filter** out);
+                                        void* ctx, agebloom_filter** out) AGEBLOOM_NOEXCEPT;
 
 /** Ends the filter: frees its memory if agebloom_filter_create() allocated
  *  it; after agebloom_filter_init() it only invalidates the handle, and the
  *  caller frees `mem`. NULL is a no-op. */
-AGEBLOOM_API void agebloom_filter_destroy(agebloom_filter* f);
+AGEBLOOM_API void agebloom_filter_destroy(agebloom_filter* f) AGEBLOOM_NOEXCEPT;
 
 /** The plan the filter was built from (plan->size must be set). */
-AGEBLOOM_API int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan);
+AGEBLOOM_API int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Keys, hashes, queries                                                    */
@@ -227,45 +231,45 @@ typedef struct agebloom_hash {
 
 /** Hashes `len` bytes of `key` with the filter's seed (agebloom-replay's
  *  and dedup_fwd's hash of the same key and seed). */
-AGEBLOOM_API agebloom_hash agebloom_hash_key(const agebloom_filter* f, const void* key, size_t len);
+AGEBLOOM_API agebloom_hash agebloom_hash_key(const agebloom_filter* f, const void* key, size_t len) AGEBLOOM_NOEXCEPT;
 
 /** Hashes n keys: keys[i] of lens[i] bytes into out[i]. */
 AGEBLOOM_API void agebloom_hash_keys(const agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n,
-                                     agebloom_hash* out);
+                                     agebloom_hash* out) AGEBLOOM_NOEXCEPT;
 
 /** Inserts a pre-hashed key. */
-AGEBLOOM_API void agebloom_insert(agebloom_filter* f, agebloom_hash h);
+AGEBLOOM_API void agebloom_insert(agebloom_filter* f, agebloom_hash h) AGEBLOOM_NOEXCEPT;
 /** 1 if the key was inserted within the window (or is a false positive), else 0. */
-AGEBLOOM_API int agebloom_contains(const agebloom_filter* f, agebloom_hash h);
+AGEBLOOM_API int agebloom_contains(const agebloom_filter* f, agebloom_hash h) AGEBLOOM_NOEXCEPT;
 /** The dedup primitive: agebloom_contains() then agebloom_insert(), in one
  *  pass. 1 = seen within the window (a duplicate), 0 = new. */
-AGEBLOOM_API int agebloom_test_and_insert(agebloom_filter* f, agebloom_hash h);
+AGEBLOOM_API int agebloom_test_and_insert(agebloom_filter* f, agebloom_hash h) AGEBLOOM_NOEXCEPT;
 
 /** Inserts h[0..n) in order; the lines of later keys are prefetched while
  *  earlier ones are probed, which is why a burst should take this form. */
-AGEBLOOM_API void agebloom_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n);
+AGEBLOOM_API void agebloom_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n) AGEBLOOM_NOEXCEPT;
 /** out[i] = agebloom_contains(h[i]) (0 or 1) for i in [0, n). */
-AGEBLOOM_API void agebloom_contains_bulk(const agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out);
+AGEBLOOM_API void agebloom_contains_bulk(const agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) AGEBLOOM_NOEXCEPT;
 /** out[i] = agebloom_test_and_insert(h[i]) in order: the verdicts of n
  *  scalar calls, prefetched. */
-AGEBLOOM_API void agebloom_test_and_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out);
+AGEBLOOM_API void agebloom_test_and_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) AGEBLOOM_NOEXCEPT;
 
 /** agebloom_insert() of the key's bytes (hashed with the filter's seed). */
-AGEBLOOM_API void agebloom_insert_key(agebloom_filter* f, const void* key, size_t len);
+AGEBLOOM_API void agebloom_insert_key(agebloom_filter* f, const void* key, size_t len) AGEBLOOM_NOEXCEPT;
 /** agebloom_contains() of the key's bytes. */
-AGEBLOOM_API int agebloom_contains_key(const agebloom_filter* f, const void* key, size_t len);
+AGEBLOOM_API int agebloom_contains_key(const agebloom_filter* f, const void* key, size_t len) AGEBLOOM_NOEXCEPT;
 /** agebloom_test_and_insert() of the key's bytes. */
-AGEBLOOM_API int agebloom_test_and_insert_key(agebloom_filter* f, const void* key, size_t len);
+AGEBLOOM_API int agebloom_test_and_insert_key(agebloom_filter* f, const void* key, size_t len) AGEBLOOM_NOEXCEPT;
 
 /** agebloom_insert_bulk() of n keys given as bytes (keys[i], lens[i]). */
 AGEBLOOM_API void agebloom_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens,
-                                            size_t n);
+                                            size_t n) AGEBLOOM_NOEXCEPT;
 /** agebloom_contains_bulk() of n keys given as bytes. */
 AGEBLOOM_API void agebloom_contains_keys_bulk(const agebloom_filter* f, const void* const* keys, const size_t* lens,
-                                              size_t n, uint8_t* out);
+                                              size_t n, uint8_t* out) AGEBLOOM_NOEXCEPT;
 /** agebloom_test_and_insert_bulk() of n keys given as bytes. */
 AGEBLOOM_API void agebloom_test_and_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens,
-                                                     size_t n, uint8_t* out);
+                                                     size_t n, uint8_t* out) AGEBLOOM_NOEXCEPT;
 
 /** How a dedup verdict updates the filter (dedup_fwd's --policy). */
 typedef enum agebloom_policy {
@@ -282,14 +286,14 @@ typedef enum agebloom_policy {
  *  clock leaves the clock where it is, as agebloom-replay holds it), or NULL
  *  when the caller advanced the filter for the whole burst. */
 AGEBLOOM_API void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
-                                      agebloom_policy policy, uint8_t* dup);
+                                      agebloom_policy policy, uint8_t* dup) AGEBLOOM_NOEXCEPT;
 
 /** Time windows: expires what ended by `now` (nanoseconds on the caller's
  *  clock, e.g. rte_get_tsc_cycles() scaled, or packet timestamps); call it
  *  once per burst before the burst's operations. Count windows: a no-op.
  *  Errors: ETIME when `now` is before a `now` already given (the filter is
  *  unchanged). */
-AGEBLOOM_API int agebloom_advance(agebloom_filter* f, uint64_t now);
+AGEBLOOM_API int agebloom_advance(agebloom_filter* f, uint64_t now) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Stats                                                                    */
@@ -319,27 +323,27 @@ static inline void agebloom_stats_init(agebloom_stats* stats) {
 
 /** Fills `stats` (stats->size must be set). Control plane: it reads the
  *  whole filter for fill_ratio. Errors: EINVAL, EVERSION. */
-AGEBLOOM_API int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats* stats);
+AGEBLOOM_API int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats* stats) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Save and load                                                            */
 
 /** Bytes agebloom_filter_save() writes for this filter: a header (magic,
  *  format version, structure, parameters, window, seed) and the state. */
-AGEBLOOM_API size_t agebloom_filter_save_bytes(const agebloom_filter* f);
+AGEBLOOM_API size_t agebloom_filter_save_bytes(const agebloom_filter* f) AGEBLOOM_NOEXCEPT;
 
 /** Writes the filter's state to buf[0..len) (len >= agebloom_filter_save_bytes);
  *  *written (if not NULL) receives the size. The image is plain bytes: store it,
  *  send it, load it into a filter of the same spec on this or another process
  *  of the same architecture. Errors: EINVAL, ERANGE (len too small). */
-AGEBLOOM_API int agebloom_filter_save(const agebloom_filter* f, void* buf, size_t len, size_t* written);
+AGEBLOOM_API int agebloom_filter_save(const agebloom_filter* f, void* buf, size_t len, size_t* written) AGEBLOOM_NOEXCEPT;
 
 /** Replaces the filter's state by a saved image's. The filter must have been
  *  built from the same spec (same structure and shape, window and seed).
  *  Errors: EINVAL, EIMAGE (not an image, a truncated one, or another format
  *  version), EIMAGE_MISMATCH (an image of another filter); on any error the
  *  filter is unchanged. */
-AGEBLOOM_API int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len);
+AGEBLOOM_API int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
 /* Key extraction from packet bytes                                         */
@@ -384,19 +388,19 @@ static inline void agebloom_click_options_init(agebloom_click_options* options) 
  *  ERANGE (key_cap too small; AGEBLOOM_KEY_MAX always suffices). */
 AGEBLOOM_API int agebloom_extract_key(uint32_t linktype, const void* frame, size_t frame_len, agebloom_key_mode mode,
                                       const agebloom_click_options* click, void* key, size_t key_cap,
-                                      size_t* key_len, unsigned* reason);
+                                      size_t* key_len, unsigned* reason) AGEBLOOM_NOEXCEPT;
 
 /** The stable name of a no-key reason ("ok", "truncated_l2", "unsupported_l2",
  *  ...), as in agebloom-replay's "unparsed_reasons"; "unknown" past the last. */
-AGEBLOOM_API const char* agebloom_key_reason_name(unsigned reason);
+AGEBLOOM_API const char* agebloom_key_reason_name(unsigned reason) AGEBLOOM_NOEXCEPT;
 
 /** The policy dedup_fwd and agebloom-replay use for a key mode by default:
  *  insert-on-miss for click, insert-always for the others. */
-AGEBLOOM_API agebloom_policy agebloom_default_policy(agebloom_key_mode mode);
+AGEBLOOM_API agebloom_policy agebloom_default_policy(agebloom_key_mode mode) AGEBLOOM_NOEXCEPT;
 
 /** The command-line word of a key mode ("src-ip", "dst-ip", "flow", "click"),
  *  or NULL. */
-AGEBLOOM_API const char* agebloom_key_mode_name(agebloom_key_mode mode);
+AGEBLOOM_API const char* agebloom_key_mode_name(agebloom_key_mode mode) AGEBLOOM_NOEXCEPT;
 
 #ifdef __cplusplus
 }  /* extern "C" */

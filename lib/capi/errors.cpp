@@ -7,7 +7,7 @@
 
 extern "C" {
 
-const char* agebloom_strerror(int status) {
+const char* agebloom_strerror(int status) noexcept {
   switch (status) {
     case AGEBLOOM_OK: return "success";
     case AGEBLOOM_EINVAL: return "invalid argument";
@@ -26,8 +26,8 @@ const char* agebloom_strerror(int status) {
   return "unknown status";
 }
 
-const char* agebloom_version(void) { return AGEBLOOM_VERSION_STRING; }
+const char* agebloom_version(void) noexcept { return AGEBLOOM_VERSION_STRING; }
 
-unsigned agebloom_abi_version(void) { return AGEBLOOM_ABI_VERSION; }
+unsigned agebloom_abi_version(void) noexcept { return AGEBLOOM_ABI_VERSION; }
 
 }  // extern "C"

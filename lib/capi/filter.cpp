@@ -129,7 +129,7 @@ using namespace agebloom::capi;
 
 extern "C" {
 
-int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) {
+int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) noexcept {
   return guarded([&]() -> int {
     if (!plan) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
@@ -139,11 +139,11 @@ int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) {
   });
 }
 
-unsigned agebloom_structure_count(void) { return static_cast<unsigned>(kStructureCount); }
+unsigned agebloom_structure_count(void) noexcept { return static_cast<unsigned>(kStructureCount); }
 
-const char* agebloom_structure_name(unsigned i) { return i < kStructureCount ? kStructures[i].name : nullptr; }
+const char* agebloom_structure_name(unsigned i) noexcept { return i < kStructureCount ? kStructures[i].name : nullptr; }
 
-int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) {
+int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) noexcept {
   return guarded([&]() -> int {
     if (!bytes) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
@@ -154,7 +154,7 @@ int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) {
   });
 }
 
-int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebloom_filter** out) {
+int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebloom_filter** out) noexcept {
   return guarded([&]() -> int {
     if (!mem || !out) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
@@ -164,7 +164,7 @@ int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebl
   });
 }
 
-int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) {
+int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) noexcept {
   if (!plan || !mem || !out) return AGEBLOOM_EINVAL;
   if (plan->size < kMinSize<agebloom_plan>) return AGEBLOOM_EVERSION;
   FilterConfig config;
@@ -179,7 +179,7 @@ int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, 
 }
 
 int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, agebloom_free_fn free_fn, void* ctx,
-                           agebloom_filter** out) {
+                           agebloom_filter** out) noexcept {
   return guarded([&]() -> int {
     if (!out || (alloc == nullptr) != (free_fn == nullptr)) return AGEBLOOM_EINVAL;
     if (!alloc) alloc = default_alloc, free_fn = default_free;
@@ -200,14 +200,14 @@ int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, a
   });
 }
 
-void agebloom_filter_destroy(agebloom_filter* f) {
+void agebloom_filter_destroy(agebloom_filter* f) noexcept {
   if (!live(f)) return;
   Handle* h = handle(f);
   h->magic = 0;  // a stale handle is refused by the functions that check
   if (h->free_fn) h->free_fn(h, h->free_ctx);
 }
 
-int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan) {
+int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan) noexcept {
   return guarded([&]() -> int {
     if (!live(f)) return AGEBLOOM_EINVAL;
     const Handle* h = handle(f);
@@ -215,7 +215,7 @@ int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* plan) {
   });
 }
 
-int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats* stats) {
+int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats* stats) noexcept {
   return guarded([&]() -> int {
     if (!live(f)) return AGEBLOOM_EINVAL;
     const Handle* h = handle(f);

@@ -51,11 +51,11 @@ ImageHeader header_of(const Handle& h) {
 
 extern "C" {
 
-size_t agebloom_filter_save_bytes(const agebloom_filter* f) {
+size_t agebloom_filter_save_bytes(const agebloom_filter* f) noexcept {
   return live(f) ? sizeof(ImageHeader) + handle(f)->state_bytes : 0;
 }
 
-int agebloom_filter_save(const agebloom_filter* f, void* buf, size_t len, size_t* written) {
+int agebloom_filter_save(const agebloom_filter* f, void* buf, size_t len, size_t* written) noexcept {
   if (!live(f) || !buf) return AGEBLOOM_EINVAL;
   const Handle& h = *handle(f);
   const size_t total = sizeof(ImageHeader) + h.state_bytes;
@@ -67,7 +67,7 @@ int agebloom_filter_save(const agebloom_filter* f, void* buf, size_t len, size_t
   return AGEBLOOM_OK;
 }
 
-int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) {
+int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) noexcept {
   if (!live(f) || !buf) return AGEBLOOM_EINVAL;
   Handle& h = *handle(f);
   ImageHeader x;

@@ -20,7 +20,7 @@ extern "C" {
 
 int agebloom_extract_key(uint32_t linktype, const void* frame, size_t frame_len, agebloom_key_mode mode,
                          const agebloom_click_options* click, void* key, size_t key_cap, size_t* key_len,
-                         unsigned* reason) {
+                         unsigned* reason) noexcept {
   if ((!frame && frame_len) || !key || !key_len || static_cast<unsigned>(mode) > AGEBLOOM_KEY_CLICK)
     return AGEBLOOM_EINVAL;
   pk::ClickOptions co;
@@ -50,17 +50,17 @@ int agebloom_extract_key(uint32_t linktype, const void* frame, size_t frame_len,
   return AGEBLOOM_OK;
 }
 
-const char* agebloom_key_reason_name(unsigned reason) {
+const char* agebloom_key_reason_name(unsigned reason) noexcept {
   return reason < pk::kReasonCount ? pk::reason_name(static_cast<pk::Reason>(reason)) : "unknown";
 }
 
-agebloom_policy agebloom_default_policy(agebloom_key_mode mode) {
+agebloom_policy agebloom_default_policy(agebloom_key_mode mode) noexcept {
   return mode == AGEBLOOM_KEY_CLICK ? AGEBLOOM_INSERT_ON_MISS : AGEBLOOM_INSERT_ALWAYS;
 }
 static_assert(dedup::default_policy(pk::KeyMode::click) == dedup::Policy::insert_on_miss &&
               dedup::default_policy(pk::KeyMode::src_ip) == dedup::Policy::insert_always);
 
-const char* agebloom_key_mode_name(agebloom_key_mode mode) {
+const char* agebloom_key_mode_name(agebloom_key_mode mode) noexcept {
   return static_cast<unsigned>(mode) <= AGEBLOOM_KEY_CLICK ? dedup::key_mode_name(static_cast<pk::KeyMode>(mode))
                                                            : nullptr;
 }

@@ -30,50 +30,50 @@ dedup::DedupFilter& filter_of(const agebloom_filter* f) { return const_cast<Hand
 
 extern "C" {
 
-agebloom_hash agebloom_hash_key(const agebloom_filter* f, const void* key, size_t len) {
+agebloom_hash agebloom_hash_key(const agebloom_filter* f, const void* key, size_t len) noexcept {
   return to_c(handle(f)->hasher(key, len));
 }
 
 void agebloom_hash_keys(const agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n,
-                        agebloom_hash* out) {
+                        agebloom_hash* out) noexcept {
   handle(f)->hasher.hash_bulk(keys, lens, n, reinterpret_cast<KeyHash*>(out));
 }
 
-void agebloom_insert(agebloom_filter* f, agebloom_hash h) {
+void agebloom_insert(agebloom_filter* f, agebloom_hash h) noexcept {
   handle(f)->filter.visit([&](auto& x) { x.insert(to_cpp(h)); });
 }
 
-int agebloom_contains(const agebloom_filter* f, agebloom_hash h) { return handle(f)->filter.contains(to_cpp(h)); }
+int agebloom_contains(const agebloom_filter* f, agebloom_hash h) noexcept { return handle(f)->filter.contains(to_cpp(h)); }
 
-int agebloom_test_and_insert(agebloom_filter* f, agebloom_hash h) {
+int agebloom_test_and_insert(agebloom_filter* f, agebloom_hash h) noexcept {
   return handle(f)->filter.visit([&](auto& x) -> int { return x.test_and_insert(to_cpp(h)); });
 }
 
-void agebloom_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n) {
+void agebloom_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n) noexcept {
   handle(f)->filter.visit([&](auto& x) { x.insert_bulk(to_cpp(h), n); });
 }
 
-void agebloom_contains_bulk(const agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) {
+void agebloom_contains_bulk(const agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) noexcept {
   filter_of(f).visit([&](const auto& x) { x.contains_bulk(to_cpp(h), n, as_bools(out)); });
 }
 
-void agebloom_test_and_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) {
+void agebloom_test_and_insert_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, uint8_t* out) noexcept {
   handle(f)->filter.visit([&](auto& x) { x.test_and_insert_bulk(to_cpp(h), n, as_bools(out)); });
 }
 
-void agebloom_insert_key(agebloom_filter* f, const void* key, size_t len) {
+void agebloom_insert_key(agebloom_filter* f, const void* key, size_t len) noexcept {
   agebloom_insert(f, agebloom_hash_key(f, key, len));
 }
 
-int agebloom_contains_key(const agebloom_filter* f, const void* key, size_t len) {
+int agebloom_contains_key(const agebloom_filter* f, const void* key, size_t len) noexcept {
   return agebloom_contains(f, agebloom_hash_key(f, key, len));
 }
 
-int agebloom_test_and_insert_key(agebloom_filter* f, const void* key, size_t len) {
+int agebloom_test_and_insert_key(agebloom_filter* f, const void* key, size_t len) noexcept {
   return agebloom_test_and_insert(f, agebloom_hash_key(f, key, len));
 }
 
-void agebloom_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n) {
+void agebloom_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n) noexcept {
   Handle* h = handle(f);
   over_hashed_chunks(h, keys, lens, n, [&](const KeyHash* hs, size_t m, size_t) {
     h->filter.visit([&](auto& x) { x.insert_bulk(hs, m); });
@@ -81,14 +81,14 @@ void agebloom_insert_keys_bulk(agebloom_filter* f, const void* const* keys, cons
 }
 
 void agebloom_contains_keys_bulk(const agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n,
-                                 uint8_t* out) {
+                                 uint8_t* out) noexcept {
   over_hashed_chunks(handle(f), keys, lens, n, [&](const KeyHash* hs, size_t m, size_t at) {
     filter_of(f).visit([&](const auto& x) { x.contains_bulk(hs, m, as_bools(out + at)); });
   });
 }
 
 void agebloom_test_and_insert_keys_bulk(agebloom_filter* f, const void* const* keys, const size_t* lens, size_t n,
-                                        uint8_t* out) {
+                                        uint8_t* out) noexcept {
   Handle* h = handle(f);
   over_hashed_chunks(h, keys, lens, n, [&](const KeyHash* hs, size_t m, size_t at) {
     h->filter.visit([&](auto& x) { x.test_and_insert_bulk(hs, m, as_bools(out + at)); });
@@ -96,14 +96,14 @@ void agebloom_test_and_insert_keys_bulk(agebloom_filter* f, const void* const* k
 }
 
 void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
-                         agebloom_policy policy, uint8_t* dup) {
+                         agebloom_policy policy, uint8_t* dup) noexcept {
   handle(f)->filter.decide_burst(to_cpp(h), now, n,
                                  policy == AGEBLOOM_INSERT_ON_MISS ? dedup::Policy::insert_on_miss
                                                                    : dedup::Policy::insert_always,
                                  as_bools(dup));
 }
 
-int agebloom_advance(agebloom_filter* f, uint64_t now) {
+int agebloom_advance(agebloom_filter* f, uint64_t now) noexcept {
   if (!live(f)) return AGEBLOOM_EINVAL;
   const Status s = handle(f)->filter.advance(now);
   if (s) return AGEBLOOM_OK;
