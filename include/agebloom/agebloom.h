@@ -147,7 +147,8 @@ typedef struct agebloom_plan {
   uint64_t filter_bytes;    /**< what agebloom_filter_bytes() answers: state plus the handle */
   uint64_t seed;            /**< the spec's seed: agebloom_filter_init_plan() hashes keys with it */
   uint64_t opaque[32];      /**< the planned configuration, for agebloom_filter_init_plan(): not to
-                                 be read or changed (checksummed) */
+                                 be read or changed (checksummed), and meant for the library that
+                                 made it: keep the spec, not the plan, across upgrades */
 } agebloom_plan;
 
 /** Zeroes `plan` and sets plan->size (inline, like agebloom_spec_init). */

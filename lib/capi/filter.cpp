@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "agebloom/registry/structure.hpp"
@@ -56,17 +57,32 @@ static_assert(sizeof(FilterConfig) <= sizeof(agebloom_plan::opaque) - kPlanConfi
 
 uint64_t checksum(const void* bytes, size_t n) noexcept { return XXH3_64bits_withSeed(bytes, n, kPlanTag); }
 
+// The layout of the configs a plan carries, as far as sizes tell: the
+// registry's size and every config type's size and alignment. A plan from a
+// library whose configs differ (another build) is refused, not misread.
+template <size_t... I>
+constexpr uint64_t fingerprint(std::index_sequence<I...>) noexcept {
+  uint64_t h = kStructureCount;
+  ((h = h * 1000003 + sizeof(std::variant_alternative_t<I, AnyConfig>) * 64 +
+        alignof(std::variant_alternative_t<I, AnyConfig>)),
+   ...);
+  return h;
+}
+constexpr uint64_t kConfigLayout = fingerprint(std::make_index_sequence<std::variant_size_v<AnyConfig>>{});
+
 void store_config(const FilterConfig& c, agebloom_plan& p) noexcept {
   p.opaque[0] = kPlanTag;
   p.opaque[1] = static_cast<uint64_t>(c.structure) << 32 | sizeof(FilterConfig);
   std::memcpy(&p.opaque[kPlanConfigAt], &c, sizeof c);
   p.opaque[2] = checksum(&p.opaque[kPlanConfigAt], sizeof c);
+  p.opaque[3] = kConfigLayout;
 }
 
 // The configuration a plan carries, if it is one this library wrote, unchanged.
 bool load_config(const agebloom_plan& p, FilterConfig& c) noexcept {
   if (p.opaque[0] != kPlanTag || (p.opaque[1] & 0xffffffffu) != sizeof(FilterConfig) ||
-      (p.opaque[1] >> 32) >= kStructureCount || p.opaque[2] != checksum(&p.opaque[kPlanConfigAt], sizeof c))
+      (p.opaque[1] >> 32) >= kStructureCount || p.opaque[2] != checksum(&p.opaque[kPlanConfigAt], sizeof c) ||
+      p.opaque[3] != kConfigLayout)
     return false;
   std::memcpy(static_cast<void*>(&c), &p.opaque[kPlanConfigAt], sizeof c);  // trivially copyable
   return static_cast<uint64_t>(c.structure) == p.opaque[1] >> 32;
