@@ -27,6 +27,10 @@ struct ImageHeader {
   char parameters[224];        // the shape (DedupFilter::parameters), NUL-padded
 };
 constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
+// The image format: this header's layout and the arena layouts of the
+// structures. Raise it when either changes (a State or Header struct in
+// filters/, or how a structure carves its arena), so that an older image is
+// refused (EIMAGE) rather than misread: the header check cannot see it.
 constexpr uint32_t kFormat = 1;
 constexpr uint32_t kByteOrder = 0x01020304;
 
