@@ -20,7 +20,9 @@ inline constexpr size_t kCacheLine = 64;
 // uint64_t or size_t (a segment count of at most 1088 times this stays below 2^61).
 inline constexpr uint64_t kMaxStructureBits = uint64_t{1} << 50;
 
+// True for 1, 2, 4, ...; false for 0.
 constexpr bool is_pow2(uint64_t x) noexcept { return x != 0 && (x & (x - 1)) == 0; }
+// x rounded up to a multiple of `align` (a power of two).
 constexpr uint64_t align_up(uint64_t x, uint64_t align) noexcept {
   return (x + align - 1) & ~(align - 1);
 }
@@ -36,6 +38,7 @@ class ArenaLayout {
     if (align > max_align_) max_align_ = align;
     return *this;
   }
+  // What an arena must hold for every add() so far, from any base address.
   constexpr size_t bytes() const noexcept { return bytes_ + (max_align_ - 1); }
 
  private:
@@ -43,16 +46,20 @@ class ArenaLayout {
   size_t max_align_ = kCacheLine;
 };
 
+// The caller's memory, carved front to back by create(); never freed piecemeal
+// (rewind() undoes a failed create). Holds no ownership: the caller frees the span.
 class Arena {
  public:
+  // An empty arena: every carve fails.
   constexpr Arena() noexcept = default;
+  // The span [base, base + size); a null base is an empty arena.
   constexpr Arena(void* base, size_t size) noexcept
       : base_(static_cast<unsigned char*>(base)), size_(base ? size : 0) {}
 
-  constexpr size_t capacity() const noexcept { return size_; }
-  constexpr size_t used() const noexcept { return used_; }
-  constexpr size_t remaining() const noexcept { return size_ - used_; }
-  constexpr const void* base() const noexcept { return base_; }
+  constexpr size_t capacity() const noexcept { return size_; }  // the span's size
+  constexpr size_t used() const noexcept { return used_; }  // carved so far, padding included
+  constexpr size_t remaining() const noexcept { return size_ - used_; }  // capacity() - used()
+  constexpr const void* base() const noexcept { return base_; }  // the span's start
 
   // Carves `bytes` (rounded up to `align`) aligned to `align`. Exhaustion is
   // an error value; the arena is left unchanged on failure.
@@ -68,6 +75,8 @@ class Arena {
     return reinterpret_cast<void*>(aligned);
   }
 
+  // count objects of T (uninitialised), aligned to the larger of `align`
+  // and alignof(T). arena_too_small when they do not fit or count * sizeof(T) overflows.
   template <class T>
   Expected<T*> carve_array(size_t count, size_t align = kCacheLine) noexcept {
     if (count > SIZE_MAX / sizeof(T)) return Errc::arena_too_small;

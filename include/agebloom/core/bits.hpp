@@ -8,19 +8,24 @@
 
 namespace agebloom::bits {
 
-inline constexpr unsigned kWordBits = 64;
+inline constexpr unsigned kWordBits = 64;  // bits per storage word
 
+// Words that hold nbits bits.
 constexpr uint64_t words_for(uint64_t nbits) noexcept { return (nbits + kWordBits - 1) / kWordBits; }
 
+// Whether bit `bit` of the array is set.
 constexpr bool test(const uint64_t* words, uint64_t bit) noexcept {
   return (words[bit / kWordBits] >> (bit % kWordBits)) & 1u;
 }
+// Sets bit `bit` of the array.
 constexpr void set(uint64_t* words, uint64_t bit) noexcept {
   words[bit / kWordBits] |= uint64_t{1} << (bit % kWordBits);
 }
+// Zeroes nwords words.
 constexpr void clear(uint64_t* words, uint64_t nwords) noexcept {
   for (uint64_t i = 0; i < nwords; ++i) words[i] = 0;
 }
+// Set bits in nwords words.
 constexpr uint64_t popcount(const uint64_t* words, uint64_t nwords) noexcept {
   uint64_t n = 0;
   for (uint64_t i = 0; i < nwords; ++i) n += static_cast<uint64_t>(__builtin_popcountll(words[i]));
@@ -94,7 +99,7 @@ constexpr uint64_t word_pattern(uint64_t y, uint32_t b) noexcept {
   }
 }
 
-inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }
-inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }
+inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }   // p's line, to read
+inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }  // p's line, to write
 
 }  // namespace agebloom::bits

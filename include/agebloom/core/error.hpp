@@ -44,6 +44,7 @@ enum class Errc : uint8_t {
   distinct_model_invalid,       // inference: a D(j) model without items, or samples not increasing
 };
 
+// A static English sentence for each code (what() of Status, Expected and Error).
 constexpr const char* message(Errc code) noexcept {
   switch (code) {
     case Errc::ok: return "ok";
@@ -87,9 +88,10 @@ constexpr const char* message(Errc code) noexcept {
   return "unknown error";
 }
 
+// An error code as a value of its own (what Status::error() and Expected::error() give).
 struct Error {
-  Errc code = Errc::ok;
-  constexpr const char* what() const noexcept { return message(code); }
+  Errc code = Errc::ok;  // never ok in an Error that reports a failure
+  constexpr const char* what() const noexcept { return message(code); }  // message(code)
   constexpr bool operator==(const Error&) const = default;
 };
 
@@ -99,11 +101,11 @@ class [[nodiscard]] Status {
   constexpr Status() noexcept = default;
   constexpr Status(Errc code) noexcept : code_(code) {}  // NOLINT: implicit by design
   constexpr Status(Error e) noexcept : code_(e.code) {}  // NOLINT
-  constexpr bool ok() const noexcept { return code_ == Errc::ok; }
-  constexpr explicit operator bool() const noexcept { return ok(); }
-  constexpr Errc code() const noexcept { return code_; }
-  constexpr const char* what() const noexcept { return message(code_); }
-  constexpr Error error() const noexcept { return Error{code_}; }
+  constexpr bool ok() const noexcept { return code_ == Errc::ok; }          // success
+  constexpr explicit operator bool() const noexcept { return ok(); }      // ok()
+  constexpr Errc code() const noexcept { return code_; }                  // Errc::ok or the failure
+  constexpr const char* what() const noexcept { return message(code_); }  // message(code())
+  constexpr Error error() const noexcept { return Error{code_}; }         // the code as an Error
 
  private:
   Errc code_ = Errc::ok;
@@ -121,8 +123,8 @@ class [[nodiscard]] Expected {
   constexpr Expected(Error e) noexcept : code_(e.code) {}                         // NOLINT
   constexpr Expected(Status s) noexcept : code_(s.code()) {}                      // NOLINT
 
-  constexpr bool has_value() const noexcept { return code_ == Errc::ok; }
-  constexpr explicit operator bool() const noexcept { return has_value(); }
+  constexpr bool has_value() const noexcept { return code_ == Errc::ok; }   // a value, no error
+  constexpr explicit operator bool() const noexcept { return has_value(); }  // has_value()
   // Precondition: has_value(). Checked only in debug builds (data-plane rule).
   constexpr T& value() noexcept { return value_; }
   constexpr const T& value() const noexcept { return value_; }
@@ -130,9 +132,9 @@ class [[nodiscard]] Expected {
   constexpr const T* operator->() const noexcept { return &value_; }
   constexpr T& operator*() noexcept { return value_; }
   constexpr const T& operator*() const noexcept { return value_; }
-  constexpr Error error() const noexcept { return Error{code_}; }
-  constexpr Errc code() const noexcept { return code_; }
-  constexpr const char* what() const noexcept { return message(code_); }
+  constexpr Error error() const noexcept { return Error{code_}; }         // the failure (precondition: !has_value())
+  constexpr Errc code() const noexcept { return code_; }                  // Errc::ok when has_value()
+  constexpr const char* what() const noexcept { return message(code_); }  // message(code())
 
  private:
   T value_{};

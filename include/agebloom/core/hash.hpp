@@ -24,17 +24,21 @@
 
 namespace agebloom {
 
+// A key hashed once: the two halves of its XXH3-128 under the Hasher's seed.
 struct KeyHash {
-  uint64_t h1 = 0;
-  uint64_t h2 = 0;
+  uint64_t h1 = 0;  // low half: the block or line, and the first probe position
+  uint64_t h2 = 0;  // high half: the probe step, and the in-block pattern
   constexpr bool operator==(const KeyHash&) const = default;
 };
 
+// Hashes key bytes into KeyHash under a seed: one per filter (or per process),
+// the same seed wherever the same keys must meet the same bits.
 class Hasher {
  public:
   constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed) {}
-  constexpr uint64_t seed() const noexcept { return seed_; }
+  constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
+  // XXH3-128 of key[0, length) under the seed.
   KeyHash operator()(const void* key, size_t length) const noexcept {
     const XXH128_hash_t r = XXH3_128bits_withSeed(key, length, seed_);
     return KeyHash{r.low64, r.high64};

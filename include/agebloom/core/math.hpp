@@ -11,8 +11,8 @@
 
 namespace agebloom::math {
 
-inline constexpr double kLn2 = 0.693147180559945309417232121458176568;
-inline constexpr double kInf = __builtin_huge_val();
+inline constexpr double kLn2 = 0.693147180559945309417232121458176568;  // ln 2
+inline constexpr double kInf = __builtin_huge_val();  // +infinity, constexpr
 
 // ln(x) for x > 0: x = m * 2^e with m in [1, 2), ln m = 2 atanh((m-1)/(m+1)).
 // z <= 1/3, so each term shrinks by at least 9x and 40 terms reach double precision.
@@ -126,8 +126,10 @@ constexpr uint64_t bisect_smallest(uint64_t lo, uint64_t hi, Pass&& pass) noexce
   return hi;
 }
 
+// ⌈a / b⌉ for b > 0, without overflow.
 constexpr uint64_t ceil_div(uint64_t a, uint64_t b) noexcept { return a / b + (a % b != 0); }
 
+// ⌈x⌉ as an integer: 0 for x <= 0 (or NaN), UINT64_MAX past its range.
 constexpr uint64_t ceil_to_u64(double x) noexcept {
   if (!(x > 0)) return 0;
   if (x >= 1.8e19) return UINT64_MAX;

@@ -55,31 +55,38 @@ AGEBLOOM_HD inline uint32_t lowest_bit(uint64_t m) noexcept {
 #endif
 }
 
+// Flat (unblocked) segments: k positions anywhere in s bits.
 struct Flat {
   uint64_t bits = 0;  // the segment's probe range s
 
+  // Position i of the key.
   AGEBLOOM_HD constexpr uint64_t bit(KeyHash h, uint32_t i) const noexcept { return probe(h, i, bits); }
 };
 
+// Blocked segments: one block of B bits per key, k bits inside it.
 struct Blocked {
   uint64_t blocks = 0;      // blocks per segment
   uint32_t log2_block = 0;  // log2(B)
 
+  // The key's block (from h1).
   AGEBLOOM_HD constexpr uint64_t block(KeyHash h) const noexcept { return reduce(h.h1, blocks); }
   // Bit i (< 32) inside the block: the top log2(B) bits of h2 · salt_i.
   AGEBLOOM_HD static constexpr uint32_t in_block(uint64_t h2, uint32_t i, uint32_t log2_block,
                                                  const uint64_t* salts) noexcept {
     return static_cast<uint32_t>((h2 * salts[i]) >> (64 - log2_block));
   }
+  // Bit i of the key as an index into the whole segment.
   AGEBLOOM_HD uint64_t bit(KeyHash h, uint32_t i) const noexcept {
     return (block(h) << log2_block) + in_block(h.h2, i, log2_block, block_salts());
   }
 };
 
+// The one-line layouts: one 64-byte line per key, one lane word per segment.
 struct Lanes {
   uint64_t lines = 0;  // 64-byte lines
   uint32_t b = 0;      // parts (bits) per 64-bit lane word: a power of two
 
+  // The key's line (from h1).
   AGEBLOOM_HD constexpr uint64_t line(KeyHash h) const noexcept { return reduce(h.h1, lines); }
   // The key's whole lane word (the CPU's form: one byte shuffle for b = 8).
   constexpr uint64_t word(KeyHash h) const noexcept { return bits::word_pattern(h.h2, b); }
@@ -92,6 +99,8 @@ struct Lanes {
   }
 };
 
+// Where an age-partitioned filter puts a key in each slice (APBF: one bit;
+// APBBF: a block and b bits in it).
 struct ApbfSlice {
   uint64_t slice_bits = 0;  // APBF: the probe range m
   uint64_t blocks = 0;      // APBBF: blocks per slice (0: APBF)
@@ -105,7 +114,8 @@ struct ApbfSlice {
   AGEBLOOM_HD static constexpr uint64_t slice_hash(KeyHash h, uint32_t phys) noexcept {
     return enhanced_double_hash(h, phys);
   }
-  AGEBLOOM_HD constexpr uint64_t block(uint64_t x) const noexcept { return reduce(x, blocks); }
+  AGEBLOOM_HD constexpr uint64_t block(uint64_t x) const noexcept { return reduce(x, blocks); }  // from slice_hash
+  // The b in-block bits of slice hash x.
   AGEBLOOM_HD constexpr void pattern(uint64_t x, bits::Pattern<8>& p) const noexcept {
     bits::partitioned_pattern(mix64(x), b, log2_part, p);
   }

@@ -13,17 +13,22 @@
 
 namespace agebloom {
 
+// What a window counts: insertions, or caller-supplied ticks (advance(now)).
 enum class WindowKind : uint8_t { count, time };
 
+// A sliding window: the last `span` insertions, or the last `span` ticks.
 struct Window {
-  WindowKind kind = WindowKind::count;
+  WindowKind kind = WindowKind::count;  // what span counts
   uint64_t span = 0;  // insertions (count) or ticks (time)
 
+  // The last `insertions` insertions.
   static constexpr Window count(uint64_t insertions) noexcept { return {WindowKind::count, insertions}; }
+  // The last `ticks` ticks of the caller's clock (nanoseconds in the tools).
   static constexpr Window time(uint64_t ticks) noexcept { return {WindowKind::time, ticks}; }
-  constexpr bool is_time() const noexcept { return kind == WindowKind::time; }
+  constexpr bool is_time() const noexcept { return kind == WindowKind::time; }  // kind == time
   constexpr bool operator==(const Window&) const = default;
 
+  // window_zero / time_span_zero for an empty window, else ok.
   constexpr Status validate() const noexcept {
     if (span == 0) return kind == WindowKind::time ? Errc::time_span_zero : Errc::window_zero;
     return Errc::ok;
@@ -43,6 +48,7 @@ struct EpochSchedule {
   WindowKind kind = WindowKind::count;
   bool started = false;      // time: the first advance() anchors epoch_start
 
+  // A schedule of epochs of `length` (0 taken as 1) insertions or ticks.
   static constexpr EpochSchedule make(WindowKind kind, uint64_t length) noexcept {
     EpochSchedule s;
     s.kind = kind;
@@ -119,8 +125,8 @@ struct EpochSchedule {
 // slice of the newest generation. Public and plain, so that an arena image
 // can be read and planned elsewhere (the GPU backend) from this definition.
 struct EpochRingHeader {
-  EpochSchedule schedule;
-  uint64_t insertions;
+  EpochSchedule schedule;  // when the current segment ends
+  uint64_t insertions;     // insertions so far
   uint32_t current;  // the segment (slice) insertions go to
 };
 

@@ -25,11 +25,18 @@
 #include "agebloom/inference/penalty.hpp"
 #include "agebloom/registry/filter_config.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
+// How a verdict updates the filter (the policies above).
 enum class Policy : uint8_t { insert_always, insert_on_miss };
 
+// "insert-always" or "insert-on-miss", as --policy spells them.
 const char* policy_name(Policy p) noexcept;
+// The policy --policy names; false (out untouched) for any other string.
 bool parse_policy(std::string_view s, Policy& out) noexcept;
 
 // How a verdict is reached:
@@ -56,8 +63,8 @@ struct PenaltyVerdict {
 // layouts measured fastest per packet: a dataplane's cost. A structure named asks for its best shape.
 struct FilterSpec {
   std::optional<Structure> structure;  // nullopt: "auto"
-  Window window = Window::count(0);
-  double fpr = 0.01;
+  Window window = Window::count(0);  // --window N (count) or --ttl D (time, in ns)
+  double fpr = 0.01;                 // target false-positive rate, in (0, 1)
   uint64_t capacity = 0;  // expected insertions per time window; 0 with --ttl: unknown (auto plans tlbf,
                           // a named structure that needs one takes kDefaultTtlCapacity)
   uint64_t mem_bytes = 0;  // --mem: the filter's memory at most (tlbf: its budget); 0 = no limit
@@ -69,6 +76,8 @@ inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
 // The name --filter takes for `spec.structure` ("auto" when empty).
 const char* spec_name(const FilterSpec& spec) noexcept;
 
+// Any registered structure planned from a FilterSpec, built in the caller's
+// arena, and the dedup verdict over it. Plain data: copyable, nothing to free.
 class DedupFilter {
  public:
   // Plans `spec`; on error returns a message naming the problem.
@@ -77,6 +86,7 @@ class DedupFilter {
   explicit DedupFilter(const FilterConfig& config) : config_(config) {}
   DedupFilter() = default;  // an empty slot (a worker before its filter is made)
 
+  // The arena create() needs, from any 64-byte aligned base.
   size_t bytes_needed() const noexcept { return config_.bytes_needed(); }
   // Creates the filter in `arena` (at least bytes_needed()). Message on error.
   std::string create(Arena& arena);
@@ -103,6 +113,7 @@ class DedupFilter {
   // now == nullptr: the caller advanced the filter already (one clock per burst);
   // otherwise now[0..n) must not decrease.
   void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup) noexcept;
+  // Whether h was inserted within the window (or is a false positive); no insertion.
   bool contains(KeyHash h) const noexcept {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
   }
@@ -126,13 +137,14 @@ class DedupFilter {
     return std::visit(static_cast<F&&>(f), filter_);
   }
 
-  const FilterConfig& config() const noexcept { return config_; }
-  Structure structure() const noexcept { return config_.structure; }
-  std::string name() const { return agebloom::name(config_.structure); }
+  const FilterConfig& config() const noexcept { return config_; }         // the planned configuration
+  Structure structure() const noexcept { return config_.structure; }      // which registered structure
+  std::string name() const { return agebloom::name(config_.structure); }  // its registry name
   // One line of parameters, e.g. "r=8 k=10 segment_bits=1803999".
   std::string parameters() const;
-  double model_fpr() const noexcept { return config_.model_fpr(); }
-  double bits_per_item() const noexcept { return config_.bits_per_item(); }
+  double model_fpr() const noexcept { return config_.model_fpr(); }          // the structure's model FP
+  double bits_per_item() const noexcept { return config_.bits_per_item(); }  // bits per window item
+  // Set bits (or non-zero cells) over all of them: reads the whole filter.
   double fill_ratio() const noexcept;
   // What a structure keeps about itself, by name (empty for most): the
   // time-limited filter's slices, bits in use, generation target, measured
@@ -153,3 +165,5 @@ class DedupFilter {
 bool parse_duration_ns(std::string_view s, uint64_t& out) noexcept;
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

@@ -23,6 +23,10 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
 // A whole unsigned number in `base`: no sign, no blanks, no trailing bytes,
@@ -45,6 +49,7 @@ std::string filter_names();
 // one-line summary.
 void print_filter_list(std::FILE* out);
 
+// The shared options of one command line, as parsed so far (see above).
 class FilterOptions {
  public:
   // Option codes: above any a tool uses for its own options.
@@ -54,16 +59,16 @@ class FilterOptions {
   };
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
-  FilterSpec spec;
-  Policy policy = Policy::insert_always;
-  uint64_t seed = 0;
-  bool seed_set = false;
-  std::string click_param;
-  bool click_host = false;
+  FilterSpec spec;                        // --filter, --window/--ttl, --capacity, --fpr, --mem
+  Policy policy = Policy::insert_always;  // --policy (finish(): the key mode's default if not given)
+  uint64_t seed = 0;                      // --seed
+  bool seed_set = false;                  // --seed was given (else the tool draws one)
+  std::string click_param;                // --click-param
+  bool click_host = false;                // --click-host
   // --click-ports and --click-host as key extraction takes them (`param`
   // left null: point it at click_param where the options live).
   packet::ClickOptions click;
-  bool list_filters = false;
+  bool list_filters = false;              // --list-filters
   // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
   Decide decide = Decide::filter;
   inference::Penalties penalties;  // --penalty-fp, --penalty-fn (default 1 and 1)
@@ -85,7 +90,7 @@ class FilterOptions {
   // plans tlbf). Returns the message for a conflict, or "".
   std::string finish();
 
-  bool time_window() const noexcept { return have_ttl_; }
+  bool time_window() const noexcept { return have_ttl_; }  // --ttl was given
 
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
@@ -95,3 +100,5 @@ class FilterOptions {
 };
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

@@ -8,10 +8,15 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::dedup {
 
 // "src-ip" → KeyMode::src_ip, ... False (out untouched) on anything else.
 bool parse_key_mode(std::string_view s, packet::KeyMode& out) noexcept;
+// "src-ip", "dst-ip", "flow" or "click": the word --key takes.
 const char* key_mode_name(packet::KeyMode m) noexcept;
 
 // Click fraud wants "pass at most one per window" (insert-on-miss); every
@@ -21,3 +26,5 @@ constexpr Policy default_policy(packet::KeyMode m) noexcept {
 }
 
 }  // namespace agebloom::dedup
+
+#pragma GCC visibility pop

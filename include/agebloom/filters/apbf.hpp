@@ -72,8 +72,10 @@ constexpr double generation_load(Window window, uint32_t l, uint64_t generation,
   return l ? static_cast<double>(capacity) / l : 0.0;
 }
 
+// An APBF (or APBBF, block_bits != 0) shape: what the sizing functions
+// return and ApbfFilter::create() builds.
 struct ApbfConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint32_t k = 0;           // slices each insertion writes
   uint32_t l = 0;           // generations in the window
   uint64_t slice_bits = 0;  // m
@@ -82,11 +84,11 @@ struct ApbfConfig {
   uint32_t block_bits = 0;      // 0: one bit per slice (APBF); 64..512: APBBF blocks of B bits
   uint32_t bits_per_block = 0;  // APBBF: b bits per block, one in each part of B/b bits
 
-  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
   static constexpr uint32_t kMaxL = 1024;
 
-  constexpr uint32_t slices() const noexcept { return k + l; }
-  constexpr bool operator==(const ApbfConfig&) const = default;
+  constexpr uint32_t slices() const noexcept { return k + l; }  // k + l
+  constexpr bool operator==(const ApbfConfig&) const = default;  // field by field
 
   // Insertions (count) or ticks (time) per generation.
   constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }
@@ -95,6 +97,7 @@ struct ApbfConfig {
     return agebloom::generation_load(window, l, generation, capacity);
   }
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
@@ -292,21 +295,27 @@ struct ApbfConfig {
     return c;
   }
 
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
     return static_cast<double>(usable_slice_bits()) * slices() / static_cast<double>(n ? n : 1);
   }
 };
 
+// The age-partitioned filter over an arena: a handle (config and pointers);
+// its state lives in the arena. Copyable; nothing to free.
 class ApbfFilter : public BulkOps<ApbfFilter> {
  public:
   constexpr ApbfFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const ApbfConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}.add(sizeof(State)).add(bits::words_for(c.usable_slice_bits()) * 8 * c.slices()).bytes();
   }
 
+  // Validates c, carves the filter's state from arena and clears it; on error
+  // the arena is left as it was.
   static Expected<ApbfFilter> create(const ApbfConfig& c, Arena& arena) noexcept {
     if (Status s = c.validate(); !s) return s;
     const size_t mark = arena.used();
@@ -335,10 +344,12 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     return state_->schedule.advance(now, cfg_.slices(), [this] { shift(); });
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     return jump_back_scan(cfg_.k, cfg_.l, [&](uint32_t i) { return hit(h, i); });
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept {
     if (state_->schedule.rotate_before_insert()) shift();
     ++state_->insertions;
@@ -354,6 +365,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     }
   }
 
+  // contains(h) then insert(h), in one pass: the dedup primitive.
   bool test_and_insert(KeyHash h) noexcept {
     const bool seen = contains(h);
     insert(h);
@@ -376,8 +388,9 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   // probes, exposed for inspection and tests.
   bool slice_holds(KeyHash h, uint32_t logical) const noexcept { return hit(h, logical); }
 
-  const ApbfConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
+  const ApbfConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept {
     const uint64_t total = slice_words_ * cfg_.slices();
     return static_cast<double>(bits::popcount(words_, total)) / (static_cast<double>(total) * 64);

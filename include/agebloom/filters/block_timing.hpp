@@ -38,6 +38,8 @@
 
 namespace agebloom {
 
+// A (block) timing filter's shape: what for_fpr() returns and
+// BlockTimingFilter::create() builds.
 struct BlockTimingConfig {
   Window window = Window::count(0);  // w insertions, or T ticks
   uint64_t capacity = 0;             // insertions per window (time windows: the model's load)
@@ -47,10 +49,10 @@ struct BlockTimingConfig {
   uint64_t block = 1;                // B: insertions (or ticks) per timestamp step; 1 = the TBF
   uint64_t padding = 0;              // P
 
-  static constexpr uint32_t kMaxK = 32;
-  constexpr bool operator==(const BlockTimingConfig&) const = default;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
+  constexpr bool operator==(const BlockTimingConfig&) const = default;  // field by field
 
-  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
+  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }  // insertions per window the model assumes
   // T_Ω = ⌈w/B⌉ + 1 + P; timers hold 0..T_Ω, and T_ε = T_Ω + 1 marks an expired one.
   constexpr uint64_t max_timestamp() const noexcept { return math::ceil_div(window.span, block ? block : 1) + 1 + padding; }
   constexpr uint64_t expired_value() const noexcept { return max_timestamp() + 1; }
@@ -58,6 +60,7 @@ struct BlockTimingConfig {
   constexpr uint64_t sweep_per_step() const noexcept { return math::ceil_div(timers, padding + 1); }
   constexpr uint64_t words() const noexcept { return bits::words_for(timers * bpt) + 1; }  // +1: reads span two words
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
@@ -77,6 +80,7 @@ struct BlockTimingConfig {
   constexpr double model_fpr() const noexcept {
     return bloom_math::fpr(static_cast<double>(timers), static_cast<double>(load() + block_load()), k);
   }
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     return static_cast<double>(timers * bpt) / static_cast<double>(load() ? load() : 1);
   }
@@ -183,15 +187,19 @@ struct TimerObservation {
   constexpr bool expired() const noexcept { return age > live_ages; }
 };
 
+// The timing filter over an arena: a handle; its timers live in the arena.
 class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
  public:
   constexpr BlockTimingFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const BlockTimingConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}.add(sizeof(Header)).add(c.words() * 8).bytes();
   }
 
+  // Validates c, carves the filter's state from arena and clears it; on error
+  // the arena is left as it was.
   static Expected<BlockTimingFilter> create(const BlockTimingConfig& c, Arena& arena) noexcept {
     if (Status s = c.validate(); !s) return s;
     const size_t mark = arena.used();
@@ -238,6 +246,7 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     return Errc::ok;
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     const uint64_t limit = expiry_age();
     for (uint32_t i = 0; i < cfg_.k; ++i)
@@ -280,6 +289,7 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     return o;
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i) set(probe(h, i, cfg_.timers), h_->current);
     ++h_->insertions;
@@ -291,17 +301,19 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
       }
     }
   }
+  // contains(h) then insert(h), in one pass: the dedup primitive.
   bool test_and_insert(KeyHash h) noexcept {
     const bool seen = contains(h);
     insert(h);
     return seen;
   }
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept {
     bits::prefetch_read(words_ + probe(h, 0, cfg_.timers) * cfg_.bpt / 64);
   }
 
-  const BlockTimingConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return h_->insertions; }
+  const BlockTimingConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
   // Count windows: insertions before the one that completes this block
   // (0: b = B − 1, the most keys live at once, where model_fpr() is defined).
   uint64_t insertions_before_shift() const noexcept {

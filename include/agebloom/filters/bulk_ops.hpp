@@ -21,8 +21,9 @@ namespace agebloom {
 template <class Filter, size_t Distance = 8>
 class BulkOps {
  public:
-  static constexpr size_t kPrefetchDistance = Distance;
+  static constexpr size_t kPrefetchDistance = Distance;  // keys prefetched ahead
 
+  // out[i] = contains(h[i]) for i < n, prefetched ahead.
   void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {
@@ -30,6 +31,7 @@ class BulkOps {
       out[i] = self().contains(h[i]);
     }
   }
+  // insert(h[i]) for i < n in order, prefetched ahead.
   void insert_bulk(const KeyHash* h, size_t n) noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {
@@ -37,6 +39,7 @@ class BulkOps {
       self().insert(h[i]);
     }
   }
+  // out[i] = test_and_insert(h[i]) for i < n in order: the scalar verdicts, prefetched.
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {

@@ -35,22 +35,25 @@
 
 namespace agebloom {
 
+// The continuous (clock) filter's shape: what for_fpr() returns and
+// ClockFilter::create() builds.
 struct ClockConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint64_t capacity = 0;  // insertions per window (time windows: the model's load)
   uint32_t k = 0;
   uint64_t cells = 0;     // m, 16 per word
   uint32_t divisor = 2;   // ticks per TTL
 
   static constexpr uint32_t kMaxK = 32, kSlots = 15;
-  constexpr bool operator==(const ClockConfig&) const = default;
+  constexpr bool operator==(const ClockConfig&) const = default;  // field by field
 
-  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
-  constexpr uint64_t tick_length() const noexcept { return math::ceil_div(window.span, divisor ? divisor : 1); }
+  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }  // insertions per window the model assumes
+  constexpr uint64_t tick_length() const noexcept { return math::ceil_div(window.span, divisor ? divisor : 1); }  // ticks (or insertions) per clock tick
   // Cells the sweep resets per tick: every cell once per 14 − divisor ticks.
   constexpr uint64_t sweep_per_tick() const noexcept { return math::ceil_div(cells, kSlots - 1 - divisor); }
-  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, 16); }
+  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, 16); }  // 64-bit words of cells
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (divisor == 0 || divisor > 7) return Errc::divisor_invalid;
@@ -66,6 +69,7 @@ struct ClockConfig {
     const double live = static_cast<double>(load()) * (1.0 + 1.0 / divisor);
     return bloom_math::fpr(static_cast<double>(cells), live, k);
   }
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     return static_cast<double>(cells * 4) / static_cast<double>(load() ? load() : 1);
   }
@@ -92,15 +96,19 @@ struct ClockConfig {
   }
 };
 
+// The clock filter over an arena: a handle; its cells live in the arena.
 class ClockFilter : public BulkOps<ClockFilter> {
  public:
   constexpr ClockFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const ClockConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}.add(sizeof(Header)).add(c.words() * 8).bytes();
   }
 
+  // Validates c, carves the filter's state from arena and clears it; on error
+  // the arena is left as it was.
   static Expected<ClockFilter> create(const ClockConfig& c, Arena& arena) noexcept {
     if (Status s = c.validate(); !s) return s;
     const size_t mark = arena.used();
@@ -144,12 +152,14 @@ class ClockFilter : public BulkOps<ClockFilter> {
     return Errc::ok;
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i)
       if (expired(cell(probe(h, i, cfg_.cells)))) return false;
     return true;
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept {
     if (!cfg_.window.is_time()) {
       // A count window's tick ends before the insertion that opens the next
@@ -169,10 +179,12 @@ class ClockFilter : public BulkOps<ClockFilter> {
     insert(h);
     return seen;
   }
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_read(words_ + probe(h, 0, cfg_.cells) / 16); }
 
-  const ClockConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return h_->insertions; }
+  const ClockConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
+  // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept {
     uint64_t live = 0;
     for (uint64_t i = 0; i < cfg_.cells; ++i) live += !expired(cell(i));

@@ -71,8 +71,10 @@ struct CountingHeader {
   bool started;                   // time windows: the first advance() anchors the clock
 };
 
+// The counting filter's shape: what for_fpr() returns and
+// CountingFilter::create() builds.
 struct CountingConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint64_t capacity = 0;  // expected insertions per window: the model's load n
                           // (defaults to W for count windows; required for time windows)
   uint32_t k = 0;         // counters per key
@@ -82,20 +84,21 @@ struct CountingConfig {
                           // (Errc::ring_too_small); a time window's may exceed the capacity
                           // to absorb bursts without overflowing, never fall below it.
 
-  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
   static constexpr uint32_t kCellBits = 4;
   static constexpr uint32_t kCellsPerWord = 64 / kCellBits;
   static constexpr uint32_t kSaturated = (1u << kCellBits) - 1;  // 15: sticky
 
-  constexpr bool operator==(const CountingConfig&) const = default;
+  constexpr bool operator==(const CountingConfig&) const = default;  // field by field
 
   // The model's load: capacity, or W for a count window that left it 0.
   constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
   constexpr uint64_t ring_slots() const noexcept { return ring ? ring : (window.is_time() ? capacity : window.span); }
   // Bits one ring slot costs: a KeyHash, plus its tick in a time window.
   constexpr uint64_t slot_bits() const noexcept { return window.is_time() ? 192 : 128; }
-  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, kCellsPerWord); }
+  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, kCellsPerWord); }  // 64-bit words of cells
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (window.is_time() && capacity == 0) return Errc::capacity_zero;
@@ -181,10 +184,13 @@ struct CountingConfig {
   }
 };
 
+// The counting filter over an arena: a handle; its counters and hash ring
+// live in the arena.
 class CountingFilter : public BulkOps<CountingFilter> {
  public:
   constexpr CountingFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const CountingConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     ArenaLayout l;
@@ -239,12 +245,14 @@ class CountingFilter : public BulkOps<CountingFilter> {
     return Errc::ok;
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     uint64_t pos[CountingConfig::kMaxK];
     positions(h, pos);
     return all_nonzero(pos);
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
 
   // The dedup primitive: one pass, one verdict. Equal to
@@ -256,14 +264,14 @@ class CountingFilter : public BulkOps<CountingFilter> {
     bits::prefetch_read(words_ + probe(h, 0, cfg_.cells) / CountingConfig::kCellsPerWord);
   }
 
-  const CountingConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
-  uint64_t saturated_insertions() const noexcept { return state_->saturated_insertions; }
-  uint64_t ring_overflows() const noexcept { return state_->ring_overflows; }
+  const CountingConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  uint64_t saturated_insertions() const noexcept { return state_->saturated_insertions; }  // insertions that found a counter at its maximum
+  uint64_t ring_overflows() const noexcept { return state_->ring_overflows; }  // insertions the hash ring could not hold
   uint64_t live_entries() const noexcept { return state_->size; }  // entries the ring holds
   // Counter i (0..cells), for inspection and tests.
   uint32_t counter(uint64_t i) const noexcept { return get(i); }
-  size_t state_bytes() const noexcept { return static_cast<size_t>(cfg_.carved_bytes()); }
+  size_t state_bytes() const noexcept { return static_cast<size_t>(cfg_.carved_bytes()); }  // the state in the arena
   // Fraction of non-zero counters (control plane: O(m)).
   double fill_ratio() const noexcept {
     uint64_t n = 0;

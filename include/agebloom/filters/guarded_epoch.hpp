@@ -36,8 +36,10 @@
 
 namespace agebloom {
 
+// A guarded epoch filter's shape (flat, or blocked when block_bits != 0):
+// what for_fpr() returns and GuardedEpochFilter::create() builds.
 struct GuardedEpochConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint32_t r = 8;             // live epochs; the filter has r + 1 segments
   uint32_t k = 0;             // bits per key per segment
   uint64_t segment_bits = 0;  // s
@@ -49,11 +51,11 @@ struct GuardedEpochConfig {
                                 // rotating_ring.hpp); 0 = time alone. Ignored by
                                 // count windows, whose epochs are counts already.
 
-  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
   static constexpr uint32_t kMaxSegments = 64;  // r + 1
 
-  constexpr uint32_t segments() const noexcept { return r + 1; }
-  constexpr bool operator==(const GuardedEpochConfig&) const = default;
+  constexpr uint32_t segments() const noexcept { return r + 1; }  // r + 1
+  constexpr bool operator==(const GuardedEpochConfig&) const = default;  // field by field
 
   // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
   constexpr uint64_t epoch_length() const noexcept {
@@ -70,6 +72,7 @@ struct GuardedEpochConfig {
     return window.is_time() && epoch_capacity && cap < load ? cap : load;
   }
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (r == 0 || r + 1 > kMaxSegments) return Errc::segments_out_of_range;
@@ -97,6 +100,7 @@ struct GuardedEpochConfig {
     return block_bits ? segment_bits / block_bits * block_bits : segment_bits;
   }
 
+  // The model false-positive rate of this shape (its worst case over a window).
   constexpr double model_fpr() const noexcept {
     const double load = epoch_load();
     const double s = static_cast<double>(usable_segment_bits());
@@ -105,6 +109,7 @@ struct GuardedEpochConfig {
     return math::any_of(seg, segments());
   }
 
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
     return static_cast<double>(usable_segment_bits()) * segments() / static_cast<double>(n ? n : 1);
@@ -189,10 +194,13 @@ struct GuardedEpochConfig {
   }
 };
 
+// The guarded epoch filter over an arena: a handle (config and pointers);
+// its segments live in the arena. Copyable; nothing to free.
 class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
  public:
   constexpr GuardedEpochFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const GuardedEpochConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}
@@ -237,6 +245,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     return state_->schedule.advance(now, cfg_.segments(), [this] { rotate(); });
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     if (cfg_.block_bits == 0) {
       uint64_t pos[GuardedEpochConfig::kMaxK];
@@ -246,6 +255,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     return avx2_ ? blocked_query_avx2(h) : blocked_query(h);
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
 
   // The dedup primitive: one pass, one verdict. Equal to
@@ -263,12 +273,12 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   // at create()), or the baseline. Both give the same verdicts and state
   // (tested); this switch exists for that test and for benchmarks.
   void use_avx2(bool on) noexcept { avx2_ = on && cfg_.block_bits != 0 && cpu_has_avx2(); }
-  bool uses_avx2() const noexcept { return avx2_; }
+  bool uses_avx2() const noexcept { return avx2_; }  // the AVX2 build of the probe runs
 
-  const GuardedEpochConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
-  uint32_t current_segment() const noexcept { return state_->current; }
-  size_t state_bytes() const noexcept {
+  const GuardedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  uint32_t current_segment() const noexcept { return state_->current; }  // the segment taking insertions
+  size_t state_bytes() const noexcept {  // the state in the arena
     return sizeof(State) + segment_words_ * sizeof(uint64_t) * cfg_.segments();
   }
   // Fraction of set bits over all segments (control plane: O(m)).

@@ -39,8 +39,10 @@
 
 namespace agebloom {
 
+// The one-line APBF's shape: what for_fpr() returns and
+// InterleavedApbfFilter::create() builds.
 struct InterleavedApbfConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint32_t k = 0;           // lanes each insertion writes
   uint32_t l = 0;           // generations in the window; k + l <= lanes
   uint32_t b = 0;           // bits per lane per key, one per part: a power of two
@@ -51,9 +53,9 @@ struct InterleavedApbfConfig {
 
   static constexpr uint32_t kModelSamples = 1u << 13;
 
-  constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }
-  constexpr uint32_t slices() const noexcept { return k + l; }
-  constexpr bool operator==(const InterleavedApbfConfig&) const = default;
+  constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }  // lanes per 512-bit line
+  constexpr uint32_t slices() const noexcept { return k + l; }  // k + l
+  constexpr bool operator==(const InterleavedApbfConfig&) const = default;  // field by field
   constexpr uint32_t log2_part_bits() const noexcept {
     return b && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / b)) : 0;
   }
@@ -62,6 +64,7 @@ struct InterleavedApbfConfig {
     return agebloom::generation_load(window, l, generation, capacity);
   }
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (lane_bits != 32 && lane_bits != 64) return Errc::block_size_invalid;
@@ -127,6 +130,7 @@ struct InterleavedApbfConfig {
     return sum / kModelSamples;
   }
 
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
     return static_cast<double>(lines) * 512 / static_cast<double>(n ? n : 1);
@@ -172,21 +176,26 @@ struct InterleavedApbfConfig {
   }
 };
 
+// The one-line APBF over an arena, with Lane-wide lanes (the registry's
+// "interleaved-apbf" is Lane = uint32_t): a handle; its lines live in the arena.
 template <class Lane = uint32_t>
 class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
 
  public:
-  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;
-  static constexpr uint32_t kLanes = 512 / kLaneBits;
+  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
+  static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
   constexpr InterleavedApbfFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const InterleavedApbfConfig& c) noexcept {
     if (Status s = check(c); !s) return s;
     return Lines::template bytes_with<State>(c.lines);
   }
 
+  // Validates c, carves the filter's state from arena and clears it; on error
+  // the arena is left as it was.
   static Expected<InterleavedApbfFilter> create(const InterleavedApbfConfig& c, Arena& arena) noexcept {
     if (Status s = check(c); !s) return s;
     auto carved = Lines::template carve_with<State>(arena, c.lines);
@@ -201,10 +210,13 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     return f;
   }
 
+  // Time windows: expires what ended by `now` (time_went_backwards, and no change,
+  // if now is before the last now). Count windows: no-op. Call it before a burst.
   Status advance(uint64_t now) noexcept {
     return state_->schedule.advance(now, cfg_.slices(), [this] { shift(); });
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     const Line& line = lines_.of(h);
     return jump_back_scan(cfg_.k, cfg_.l, [&](uint32_t i) {
@@ -214,6 +226,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     });
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept {
     if (state_->schedule.rotate_before_insert()) shift();
     ++state_->insertions;
@@ -224,16 +237,19 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     }
   }
 
+  // contains(h) then insert(h), in one pass: the dedup primitive.
   bool test_and_insert(KeyHash h) noexcept {
     const bool seen = contains(h);
     insert(h);
     return seen;
   }
 
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
-  const InterleavedApbfConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
+  const InterleavedApbfConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept { return lines_.fill_ratio(); }
 
  private:

@@ -32,23 +32,26 @@
 
 namespace agebloom {
 
+// The one-line guarded epoch's shape: what for_fpr() returns and
+// InterleavedEpochFilter::create() builds.
 struct InterleavedEpochConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint32_t r = 7;          // live epochs; r + 1 segments, at most lanes()
   uint32_t k = 0;          // bits per key inside its lane: one per part, a power of two
   uint64_t lines = 0;      // 64-byte lines
   uint32_t lane_bits = 64; // 64 (8 lanes per line) or 32 (16 lanes)
   uint64_t capacity = 0;   // expected insertions per window (time windows)
 
-  constexpr uint32_t segments() const noexcept { return r + 1; }
-  constexpr bool operator==(const InterleavedEpochConfig&) const = default;
-  constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }
+  constexpr uint32_t segments() const noexcept { return r + 1; }  // r + 1
+  constexpr bool operator==(const InterleavedEpochConfig&) const = default;  // field by field
+  constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }  // lanes per 512-bit line
   constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
   constexpr double epoch_load() const noexcept {
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
     return r ? static_cast<double>(n) / r : 0.0;
   }
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (lane_bits != 64 && lane_bits != 32) return Errc::block_size_invalid;
@@ -75,6 +78,7 @@ struct InterleavedEpochConfig {
         bloom_math::partitioned_block_fpr(static_cast<double>(lines) * lane_bits, epoch_load(), lane_bits, k);
     return math::any_of(seg, segments());
   }
+  // Bits of memory per window item (per expected insertion for time windows).
   constexpr double bits_per_item() const noexcept {
     const uint64_t n = capacity ? capacity : window.span;
     return static_cast<double>(lines) * 512 / static_cast<double>(n ? n : 1);
@@ -131,21 +135,26 @@ struct InterleavedEpochConfig {
   }
 };
 
+// The one-line guarded epoch filter over an arena, with Lane-wide lanes
+// (the registry's "interleaved" is Lane = uint64_t): a handle; its lines live in the arena.
 template <class Lane = uint64_t>
 class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> {
   static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
 
  public:
-  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;
-  static constexpr uint32_t kLanes = 512 / kLaneBits;
+  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
+  static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
   constexpr InterleavedEpochFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const InterleavedEpochConfig& c) noexcept {
     if (Status s = check(c); !s) return s;
     return Lines::template bytes_with<State>(c.lines);
   }
 
+  // Validates c, carves the filter's state from arena and clears it; on error
+  // the arena is left as it was.
   static Expected<InterleavedEpochFilter> create(const InterleavedEpochConfig& c, Arena& arena) noexcept {
     if (Status s = check(c); !s) return s;
     auto carved = Lines::template carve_with<State>(arena, c.lines);
@@ -161,6 +170,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     return f;
   }
 
+  // Time windows: expires what ended by `now` (time_went_backwards, and no change,
+  // if now is before the last now). Count windows: no-op. Call it before a burst.
   Status advance(uint64_t now) noexcept {
     return state_->schedule.advance(now, cfg_.segments(), [this] { rotate(); });
   }
@@ -171,12 +182,14 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     return Lines::any_lane_covers(lines_.of(h), pattern(h));
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept {
     if (state_->schedule.rotate_before_insert()) rotate();
     ++state_->insertions;
     lines_.of(h).lane[state_->current] |= pattern(h);
   }
 
+  // contains(h) then insert(h), in one pass: the dedup primitive.
   bool test_and_insert(KeyHash h) noexcept {
     const Lane mask = pattern(h);
     Line& line = lines_.of(h);
@@ -206,11 +219,13 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     bulk_test_and_insert<0>(h, n, out);
   }
 
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
-  const InterleavedEpochConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
-  uint32_t current_segment() const noexcept { return state_->current; }
+  const InterleavedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  uint32_t current_segment() const noexcept { return state_->current; }  // the segment taking insertions
+  // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept { return lines_.fill_ratio(); }
 
  private:

@@ -13,6 +13,7 @@
 #include "agebloom/core/bits.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
+#include "agebloom/core/placement.hpp"
 
 namespace agebloom {
 
@@ -30,8 +31,8 @@ class LaneLines {
   static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
 
  public:
-  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;
-  static constexpr uint32_t kLanes = 512 / kLaneBits;
+  static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
+  static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
   struct alignas(64) Line {
     Lane lane[kLanes];
@@ -78,6 +79,7 @@ class LaneLines {
   // The key's line: multiply-shift of h1 (h2 is left to the in-lane patterns).
   // The key's line: the Lanes placement's (core/placement.hpp), as the GPU finds it.
   Line& of(KeyHash h) const noexcept { return lines_[placement::Lanes{count_, 0}.line(h)]; }
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
 
   // Does any lane of `line` hold every bit of `mask`? The guarded epoch

@@ -19,8 +19,10 @@
 
 namespace agebloom {
 
+// The rotating ring is a guarded epoch filter configured by RotatingRing::config.
 using RotatingRingFilter = GuardedEpochFilter;
 
+// Builds the ring's GuardedEpochConfig (N + 1 rotating filters).
 struct RotatingRing {
   // N+1 filters sized so that the ring's FP at the planned load is at most
   // `fpr`. `capacity`: insertions per window (required for time windows).

@@ -74,8 +74,10 @@ struct StableHeader {
   bool started;       // time windows: advance() has been called
 };
 
+// The stable filter's shape: what for_fpr() returns and
+// StableFilter::create() builds.
 struct StableConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint64_t capacity = 0;    // W: insertions per window (defaults to the span of a count
                             // window; required for a time window: insertions per T)
   uint32_t cell_bits = 4;   // d: 1, 2, 4 or 8
@@ -83,19 +85,20 @@ struct StableConfig {
   uint64_t cells = 0;       // m
   uint64_t decrements = 0;  // p: cells decremented per insertion, 1..m
 
-  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
   static constexpr uint32_t kDefaultCellBits = 4;
 
-  constexpr bool operator==(const StableConfig&) const = default;
+  constexpr bool operator==(const StableConfig&) const = default;  // field by field
 
   static constexpr bool valid_cell_bits(uint32_t d) noexcept { return d == 1 || d == 2 || d == 4 || d == 8; }
   // Max, and the cells a word holds (guarded: an invalid d answers 0 and 64
   // rather than shifting or dividing by it).
   constexpr uint32_t max_value() const noexcept { return valid_cell_bits(cell_bits) ? (1u << cell_bits) - 1 : 0; }
   constexpr uint64_t cells_per_word() const noexcept { return valid_cell_bits(cell_bits) ? 64 / cell_bits : 64; }
-  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, cells_per_word()); }
-  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
+  constexpr uint64_t words() const noexcept { return math::ceil_div(cells, cells_per_word()); }  // 64-bit words of cells
+  constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }  // insertions per window the model assumes
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (window.is_time() && capacity == 0) return Errc::capacity_zero;
@@ -218,6 +221,7 @@ struct StableConfig {
   }
 };
 
+// The stable filter over an arena: a handle; its cells live in the arena.
 class StableFilter : public BulkOps<StableFilter> {
  public:
   constexpr StableFilter() noexcept = default;
@@ -227,6 +231,7 @@ class StableFilter : public BulkOps<StableFilter> {
   // cells are already secret through the hash seed).
   static constexpr uint64_t kRngSeed = 0x5374'6162'6c65'4246ULL;  // "StableBF"
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const StableConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}.add(sizeof(State)).add(c.words() * sizeof(uint64_t)).bytes();
@@ -268,12 +273,15 @@ class StableFilter : public BulkOps<StableFilter> {
     return Errc::ok;
   }
 
+  // Whether h's cells are all non-zero: recently inserted, or a false positive (no window
+  // guarantee: decay may already have erased it, a false negative by design).
   bool contains(KeyHash h) const noexcept {
     uint64_t pos[StableConfig::kMaxK];
     positions(h, pos);
     return all_nonzero(pos);
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
 
   // The dedup primitive: one pass, one verdict. Equal to
@@ -283,11 +291,11 @@ class StableFilter : public BulkOps<StableFilter> {
   // Prefetches the word of the key's first cell (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_read(words_ + (probe(h, 0, cfg_.cells) >> log2_per_word_)); }
 
-  const StableConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return state_->insertions; }
+  const StableConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // Cell i (0..cells), for inspection and tests.
   uint32_t cell(uint64_t i) const noexcept { return get(i); }
-  size_t state_bytes() const noexcept { return static_cast<size_t>(cfg_.carved_bytes()); }
+  size_t state_bytes() const noexcept { return static_cast<size_t>(cfg_.carved_bytes()); }  // the state in the arena
   // Fraction of non-zero cells (control plane: O(m)); at the stable point,
   // 1 - zero_fraction().
   double fill_ratio() const noexcept {

@@ -57,19 +57,21 @@
 
 namespace agebloom {
 
+// The time-limited filter's shape: what its sizing returns and
+// TimeLimitedFilter::create() builds.
 struct TimeLimitedConfig {
-  Window window = Window::count(0);
+  Window window = Window::count(0);  // the window kept (count or time)
   uint32_t k = 0;            // active slices (hash functions)
   uint32_t l = 0;            // generations per window; k + l slices at steady rate
   uint64_t capacity = 0;     // expected insertions per window: the initial generation (capacity / l)
   uint64_t budget_bits = 0;  // the slab: slice bits at most
   uint32_t max_slices = 0;   // the slice table
 
-  static constexpr uint32_t kMaxK = 32;
+  static constexpr uint32_t kMaxK = 32;  // most hash functions per key
   static constexpr uint32_t kMaxSlices = 4096;
   static constexpr uint64_t kDefaultCapacity = 10'000;  // insertions per window when the rate is unknown
 
-  constexpr bool operator==(const TimeLimitedConfig&) const = default;
+  constexpr bool operator==(const TimeLimitedConfig&) const = default;  // field by field
 
   // The generation and slice size at `capacity` insertions per window: the
   // paper's steady state, g = capacity/l + 1, m = ⌈k·g/ln2⌉ in whole words.
@@ -81,6 +83,7 @@ struct TimeLimitedConfig {
   }
   constexpr uint64_t steady_bits() const noexcept { return (k + l) * steady_slice_words() * 64; }
 
+  // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (k == 0 || k > kMaxK) return Errc::k_out_of_range;
@@ -174,10 +177,13 @@ struct TimeLimitedConfig {
   }
 };
 
+// The time-limited filter over an arena: a handle; its slice table and
+// slices live in the arena, within the budget.
 class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
  public:
   constexpr TimeLimitedFilter() noexcept = default;
 
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const TimeLimitedConfig& c) noexcept {
     if (Status s = c.validate(); !s) return s;
     return ArenaLayout{}.add(sizeof(Header)).add(sizeof(Slice) * c.max_slices).add(c.budget_bits / 64 * 8).bytes();
@@ -226,6 +232,7 @@ class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
     return Errc::ok;
   }
 
+  // Whether h was inserted within the window (or is a false positive).
   bool contains(KeyHash h) const noexcept {
     const uint64_t now = clock();
     return jump_back_scan(cfg_.k, h_->count - cfg_.k, [&](uint32_t i) {
@@ -234,9 +241,12 @@ class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
     });
   }
 
+  // Records h as inserted now.
   void insert(KeyHash h) noexcept { (void)insert_impl<false>(h); }
+  // contains(h) then insert(h), in one pass: the dedup primitive.
   bool test_and_insert(KeyHash h) noexcept { return insert_impl<true>(h); }
 
+  // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept {
     for (uint32_t i = 0; i < cfg_.k; ++i) {
       const Slice& s = logical(i);
@@ -244,20 +254,21 @@ class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
     }
   }
 
-  const TimeLimitedConfig& config() const noexcept { return cfg_; }
-  uint64_t insertions() const noexcept { return h_->insertions; }
+  const TimeLimitedConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
   // Stats: what the budget holds now and how the filter follows the rate.
   uint32_t slices() const noexcept { return h_->count; }
-  uint64_t bits_in_use() const noexcept { return h_->words_in_use * 64; }
+  uint64_t bits_in_use() const noexcept { return h_->words_in_use * 64; }  // bits of the budget its slices use now
   uint64_t generation_target() const noexcept { return h_->generation_target; }  // g*
   // Insertions per tick over the last completed generation (0 before one).
   double measured_rate() const noexcept { return h_->rate; }
-  uint64_t shifts() const noexcept { return h_->shifts; }
+  uint64_t shifts() const noexcept { return h_->shifts; }  // generation shifts so far
   // Insertions left in this generation: 0 = the next insertion shifts (the
   // end of a generation, where model_fpr() is defined).
   uint64_t insertions_before_shift() const noexcept { return h_->counter; }
   // Shifts skipped because the budget held only live slices (FPR above the model meanwhile).
   uint64_t saturations() const noexcept { return h_->saturations; }
+  // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept {
     uint64_t set = 0;
     for (uint32_t i = 0; i < h_->count; ++i) set += bits::popcount(slab_ + logical(i).offset, logical(i).words);

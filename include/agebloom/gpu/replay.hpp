@@ -39,8 +39,9 @@
 
 namespace agebloom::gpu {
 
+// What a GPU call answers.
 enum class GpuErrc : uint8_t {
-  ok = 0,
+  ok = 0,         // done
   not_built,      // compiled without nvcc: there is no CUDA backend in this build
   cuda,           // a CUDA call or launch failed: cuda_error, where
   invalid_config, // the filter config does not validate: config_error
@@ -51,15 +52,15 @@ enum class GpuErrc : uint8_t {
 // Errors as values (no exceptions cross this API). `where` is a static string
 // "file:line: expression" for CUDA failures; `cuda_name` is cudaGetErrorName.
 struct GpuStatus {
-  GpuErrc code = GpuErrc::ok;
-  int cuda_error = 0;
-  const char* cuda_name = nullptr;
-  const char* where = nullptr;
-  Errc config_error = Errc::ok;
+  GpuErrc code = GpuErrc::ok;        // ok, or what failed
+  int cuda_error = 0;                // code == cuda: the cudaError_t
+  const char* cuda_name = nullptr;   // code == cuda: its name
+  const char* where = nullptr;       // code == cuda: the call that failed
+  Errc config_error = Errc::ok;      // code == invalid_config: why
 
-  bool ok() const noexcept { return code == GpuErrc::ok; }
-  explicit operator bool() const noexcept { return ok(); }
-  std::string message() const;
+  bool ok() const noexcept { return code == GpuErrc::ok; }  // code == ok
+  explicit operator bool() const noexcept { return ok(); }  // ok()
+  std::string message() const;                              // one line for a report
 };
 
 // True when at least one CUDA device can be used; otherwise `why` says what
@@ -70,10 +71,12 @@ bool gpu_available(std::string& why);
 // Name of device 0 and its memory, for reports ("NVIDIA H100 80GB HBM3, 79.1 GiB").
 std::string gpu_description();
 
+// dedup::Policy for the GPU replay (the same two rules).
 enum class ReplayPolicy : uint8_t { insert_always, insert_on_miss };
 
+// How replay() runs.
 struct ReplayOptions {
-  ReplayPolicy policy = ReplayPolicy::insert_always;
+  ReplayPolicy policy = ReplayPolicy::insert_always;  // what a verdict inserts
   // Time windows: each key's clock, non-decreasing (the ticks the CPU
   // filter's advance() gets before that key); required there, ignored for
   // count windows. Host memory: the host plans where epochs end.
@@ -84,8 +87,9 @@ struct ReplayOptions {
   size_t chunk_keys = 0;
 };
 
+// What a replay() did.
 struct ReplayStats {
-  uint64_t chunks = 0;
+  uint64_t chunks = 0;         // key chunks uploaded
   uint64_t batches = 0;        // groups of <= r+1 epochs replayed by one kernel set
   uint64_t rounds = 0;         // insert-on-miss: rounds to the verdicts' fixed point, all batches
   double device_seconds = 0;   // kernel + copy time measured with CUDA events

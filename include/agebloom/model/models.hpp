@@ -25,6 +25,10 @@
 #include <utility>
 #include <vector>
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::model {
 
 // ---------------------------------------------------------------------------
@@ -186,3 +190,5 @@ struct Table3Row {
 std::vector<Table3Row> apbbf_table3();
 
 } // namespace agebloom::model
+
+#pragma GCC visibility pop

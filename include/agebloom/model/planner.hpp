@@ -26,8 +26,13 @@
 
 #include "agebloom/registry/filter_config.hpp"
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::model {
 
+// What to plan for, and the limits a plan must respect.
 struct PlanRequest {
     Window window = Window::count(0);             // count (1..2^48 insertions) or time (ticks)
     std::uint64_t capacity = 0;                   // insertions per window; 0 with a time window: the rate
@@ -43,6 +48,7 @@ struct PlanRequest {
                                                   // (--filter auto: the dataplane's fastest layouts)
 };
 
+// One ready configuration and its figures (units: see the top of this file).
 struct Plan {
     FilterConfig config;              // what gets built
     Structure structure = Structure::guarded_epoch;
@@ -62,17 +68,20 @@ struct Plan {
     std::uint64_t total_bytes = 0;    // the filter's arena size (bytes_needed)
 };
 
+// Why no plan was returned.
 enum class PlanErrc : std::uint8_t {
     invalid_request,   // a value out of range: a usage error
     fpr_unreachable,   // no shape meets the FPR within the size limit (2^50 bits)
     over_limits,       // shapes meet the FPR, none within the limits given
 };
 
+// A refusal: its kind and a message for the user.
 struct PlanError {
     PlanErrc code = PlanErrc::invalid_request;
     std::string message;  // names the option at fault (window, fpr, max-npws, ...)
 };
 
+// The best plan, or why there is none.
 using PlanResult = std::variant<Plan, PlanError>;
 
 // Best plan (fewest bits per item among the candidates that meet the target
@@ -85,3 +94,5 @@ PlanResult plan(const PlanRequest& request);
 std::vector<Plan> candidates(const PlanRequest& request, Structure s);
 
 } // namespace agebloom::model
+
+#pragma GCC visibility pop

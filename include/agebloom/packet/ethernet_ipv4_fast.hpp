@@ -7,6 +7,9 @@
 // give the same Result and key for every frame: tests/packet compares them over
 // mutated frames. In dedup_fwd the walk cost ~135 instructions per packet
 // (callgrind, docs/PERFORMANCE.md); this path a few dozen.
+//
+// Not a header of its own: key_extract.hpp includes it after declaring what
+// it uses (KeyMode, Key, Result). Include key_extract.hpp.
 #pragma once
 
 #include <cstddef>

@@ -38,6 +38,10 @@
 #include <cstddef>
 #include <cstdint>
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::packet {
 
 // Link types, as libpcap's pcap_datalink() reports them (DLT_*) plus the
@@ -82,7 +86,7 @@ enum class KeyMode : uint8_t {
 
 // Click-mode configuration. Plain aggregate; the caller keeps `param` alive.
 struct ClickOptions {
-  static constexpr std::size_t kMaxPorts = 8;
+  static constexpr std::size_t kMaxPorts = 8;  // capacity of `ports`
   // TCP destination ports that carry HTTP requests; ports[0..port_count).
   std::array<uint16_t, kMaxPorts> ports{80, 8080};
   uint8_t port_count = 2;  // values above kMaxPorts are treated as kMaxPorts
@@ -131,6 +135,7 @@ enum class Reason : uint8_t {
                           // value ends inside the segment is still keyed.
   key_too_long,           // the key would exceed kMaxKeyBytes (long URL): never truncated
 };
+// The number of Reason values (ok included): sizes per-reason counters.
 inline constexpr std::size_t kReasonCount = static_cast<std::size_t>(Reason::key_too_long) + 1;
 
 // Stable snake_case name of the reason ("ok", "truncated_l2", ...).
@@ -139,12 +144,12 @@ const char* reason_name(Reason r) noexcept;
 // Result of extract_key: the reason, and on success the protocol facts a
 // caller's stats may want without re-parsing.
 struct Result {
-  Reason reason = Reason::ok;
+  Reason reason = Reason::ok;  // ok, or why there is no key
   uint8_t ip_version = 0;  // 4 or 6 once the IP header was found, else 0
   uint8_t ip_proto = 0;    // IPv4 protocol; IPv6: the protocol after the extension
                            // walk (flow/click), the first Next Header (src_ip/dst_ip)
-  constexpr bool ok() const noexcept { return reason == Reason::ok; }
-  constexpr explicit operator bool() const noexcept { return ok(); }
+  constexpr bool ok() const noexcept { return reason == Reason::ok; }  // a key was extracted
+  constexpr explicit operator bool() const noexcept { return ok(); }  // ok()
 };
 
 // Longest key. 2 KiB holds any click key whose request line fits one standard
@@ -166,7 +171,7 @@ inline constexpr int kMaxVlanTags = 2;
 // writes only the bytes it reports.
 struct Key {
   uint8_t bytes[kMaxKeyBytes];
-  uint16_t length = 0;
+  uint16_t length = 0;  // key bytes in bytes[0, length)
 };
 
 
@@ -198,3 +203,5 @@ inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t le
 }
 
 }  // namespace agebloom::packet
+
+#pragma GCC visibility pop

@@ -22,6 +22,10 @@
 
 struct pcap;  // libpcap's pcap_t, kept out of this header
 
+// Compiled in libagebloom: exported from the shared library, which hides
+// everything else (core/export.h).
+#pragma GCC visibility push(default)
+
 namespace agebloom::trace {
 
 // One captured frame. `data` points into the reader's buffer and stays valid
@@ -38,8 +42,11 @@ struct Packet {
 // human-readable reason that names the file.
 struct OpenResult;
 
+// A pcap/pcapng file read packet by packet, timestamps in nanoseconds.
+// Move-only; closes the file when destroyed.
 class PcapReader {
  public:
+  // What next() found.
   enum class Status : uint8_t {
     ok,     // `out` holds the next packet
     end,    // clean end of file; no packet
@@ -60,8 +67,8 @@ class PcapReader {
   // returns the same status.
   Status next(Packet& out);
 
-  bool is_open() const noexcept { return handle_ != nullptr; }
-  uint32_t linktype() const noexcept { return linktype_; }
+  bool is_open() const noexcept { return handle_ != nullptr; }  // open() succeeded, not moved from
+  uint32_t linktype() const noexcept { return linktype_; }       // the capture's DLT (packet::linktype)
   // libpcap's message for the last Status::error (empty otherwise).
   const std::string& error() const noexcept { return error_; }
   // Packets returned with Status::ok so far.
@@ -85,9 +92,11 @@ class PcapReader {
 };
 
 struct OpenResult {
-  PcapReader reader;
+  PcapReader reader;  // open on success
   std::string error;  // empty on success
-  bool ok() const noexcept { return error.empty(); }
+  bool ok() const noexcept { return error.empty(); }  // the file is open
 };
 
 }  // namespace agebloom::trace
+
+#pragma GCC visibility pop
