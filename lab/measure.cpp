@@ -56,6 +56,7 @@ WindowMetrics measure_count_window(const std::function<void(uint64_t)>& insert,
   }
   std::sort(live.begin(), live.end());  // unordered_map order is not reproducible across libraries
   std::sort(expired.begin(), expired.end());
+  const size_t slack_keys = expired.size();
   std::mt19937_64 rng(seed);
   std::shuffle(live.begin(), live.end(), rng);
   std::shuffle(expired.begin(), expired.end(), rng);
@@ -81,6 +82,7 @@ WindowMetrics measure_count_window(const std::function<void(uint64_t)>& insert,
   out.live_fnr = live.empty() ? 0.0 : static_cast<double>(misses) / static_cast<double>(live.size());
   out.expired_positive = expired.empty() ? 0.0 : static_cast<double>(stale) / static_cast<double>(expired.size());
   out.fpr = fresh ? static_cast<double>(fp) / static_cast<double>(fresh) : 0.0;
+  out.npws = out.expired_positive * static_cast<double>(slack_keys) / static_cast<double>(w ? w : 1);
   return out;
 }
 

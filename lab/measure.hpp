@@ -22,6 +22,9 @@ namespace agebloom::lab {
 struct WindowMetrics {
   uint64_t live = 0, fresh = 0, expired = 0;  // queries asked of each set
   double live_fnr = 0, fpr = 0, expired_positive = 0;
+  // Measured NPWS (APBF §5.2): slack keys reported / W, i.e. the expired
+  // positive rate times the keys last seen W to 2W insertions ago, over W.
+  double npws = 0;
   double bits_per_item = 0, model_fpr = 0;
   double ns_per_insert = 0, ns_per_query = 0;
 };

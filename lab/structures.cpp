@@ -43,11 +43,11 @@ int structures(const LabOptions& o) {
   }
   Report r(o.out, "structures");
   if (!r.ok()) return 1;
-  r.csv("stream,structure,window,bits_per_item,model_fpr,fpr,live_fnr,expired_positive,accesses_per_query,peak_npws,"
-        "ns_per_insert,ns_per_query\n");
+  r.csv("stream,structure,window,bits_per_item,model_fpr,fpr,live_fnr,expired_positive,npws_measured,accesses_per_query,"
+        "peak_npws,ns_per_insert,ns_per_query\n");
   r.md("FPR 1%%, count windows. Measured on the `%s` stream (W = %llu); all streams in the CSV.\n\n"
-       "| structure | bits/item | model FPR | FPR | live FNR | expired pos. | accesses/query | peak NPWS | ns/insert | ns/query |\n"
-       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+       "| structure | bits/item | model FPR | FPR | live FNR | expired pos. | NPWS measured | accesses/query (model) | "
+       "peak NPWS (model) | ns/insert | ns/query |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
        streams[0].name.c_str(), static_cast<unsigned long long>(streams[0].w));
   std::printf("structures: every registered structure at FPR 1%% over %zu streams\n", streams.size());
   bool ok = true;
@@ -65,13 +65,13 @@ int structures(const LabOptions& o) {
       }
       const model::Plan& p = std::get<model::Plan>(planned);
       const WindowMetrics m = measure_count_window(p.config, st.keys, st.w, st.w, o.seed);
-      r.csv("%s,%s,%llu,%.2f,%.5f,%.5f,%.5f,%.5f,%.2f,%.4f,%.1f,%.1f\n", st.name.c_str(), s.name,
+      r.csv("%s,%s,%llu,%.2f,%.5f,%.5f,%.5f,%.5f,%.4f,%.2f,%.4f,%.1f,%.1f\n", st.name.c_str(), s.name,
             static_cast<unsigned long long>(st.w), m.bits_per_item, m.model_fpr, m.fpr, m.live_fnr, m.expired_positive,
-            p.accesses_per_query, p.peak_npws, m.ns_per_insert, m.ns_per_query);
+            m.npws, p.accesses_per_query, p.peak_npws, m.ns_per_insert, m.ns_per_query);
       if (&st == &streams[0]) {
-        r.md("| %s | %.1f | %.4f | %.4f | %.4f | %.4f | %.1f | %.3f | %.0f | %.0f |\n", s.name, m.bits_per_item,
-             m.model_fpr, m.fpr, m.live_fnr, m.expired_positive, p.accesses_per_query, p.peak_npws, m.ns_per_insert,
-             m.ns_per_query);
+        r.md("| %s | %.1f | %.4f | %.4f | %.4f | %.4f | %.3f | %.1f | %.3f | %.0f | %.0f |\n", s.name, m.bits_per_item,
+             m.model_fpr, m.fpr, m.live_fnr, m.expired_positive, m.npws, p.accesses_per_query, p.peak_npws,
+             m.ns_per_insert, m.ns_per_query);
         std::printf("%-22s %6.1f bits/item  FPR %.4f (model %.4f)  live FNR %.4f  expired %.4f  %4.0f ns/query\n",
                     s.name, m.bits_per_item, m.fpr, m.model_fpr, m.live_fnr, m.expired_positive, m.ns_per_query);
       }
@@ -86,6 +86,38 @@ int structures(const LabOptions& o) {
   std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
   if (!plot(o, "structures.py", r.csv_path, r.png_path)) return 1;
   std::printf("wrote %s\n", r.png_path.c_str());
+
+  // Bits per item against the target FPR, as each structure's planner hook
+  // sizes it (W = 10^6): the price of each layout at every precision.
+  Report b(o.out, "structures-bits");
+  if (!b.ok()) return 1;
+  b.csv("structure,target_fpr,bits_per_item,model_fpr,accesses_per_query\n");
+  b.md("Bits per item the planner gives each structure at W = 10^6.\n\n| structure |");
+  const double targets[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+  for (double t : targets) b.md(" %g |", t);
+  b.md("\n|---|");
+  for (double t : targets) b.md("---:|"), (void)t;
+  b.md("\n");
+  for (const StructureInfo& s : kStructures) {
+    b.md("| %s |", s.name);
+    for (double t : targets) {
+      model::PlanRequest req;
+      req.window = Window::count(1'000'000);
+      req.fpr = t;
+      req.structure = s.id;
+      auto planned = model::plan(req);
+      if (auto* p = std::get_if<model::Plan>(&planned)) {
+        b.csv("%s,%g,%.3f,%.4g,%.2f\n", s.name, t, p->bits_per_item, p->expected_fpr, p->accesses_per_query);
+        b.md(" %.1f |", p->bits_per_item);
+      } else {
+        b.md(" - |");
+      }
+    }
+    b.md("\n");
+  }
+  if (!b.close()) return 1;
+  if (!plot(o, "structures_bits.py", b.csv_path, b.png_path)) return 1;
+  std::printf("wrote %s, %s, %s\n", b.csv_path.c_str(), b.md_path.c_str(), b.png_path.c_str());
   return ok ? 0 : 1;
 }
 

@@ -1,0 +1,26 @@
+"""structures-bits: bits per item against the target FPR for each registered
+structure, as the planner sizes it (W = 10^6). Usage: structures_bits.py CSV PNG"""
+import csv
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+series = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    series.setdefault(r["structure"], []).append((float(r["target_fpr"]), float(r["bits_per_item"])))
+fig, ax = plt.subplots(figsize=(8, 5.5))
+for name, pts in series.items():
+    pts.sort()
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.invert_xaxis()
+ax.set_xlabel("target false-positive rate")
+ax.set_ylabel("bits per window item")
+ax.set_title("What each structure costs per item (planner, W = 10^6)")
+ax.grid(alpha=0.3, which="both")
+ax.legend(fontsize=7, ncol=2)
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=110)
