@@ -72,7 +72,7 @@ int table2_002(const LabOptions& o) {
   const uint64_t rate = o.quick ? 2'000 : 10'000;  // keys per second
   Report r(o.out, "002-table2");
   if (!r.ok()) return 1;
-  r.csv("phase,fpr_target,k,l,capacity,seconds,bits_per_window_element,slices\n");
+  r.csv("phase,fpr_target,k,l,capacity,seconds,bits_per_window_element,slices,bits_in_use\n");
   r.md("| error rate | (k, l) filters | bits/element min | max | paper min | paper max | worst FPR measured | live FNR |\n"
        "|---:|---|---:|---:|---:|---:|---:|---:|\n");
   std::printf("002-table2: T = 1 s, %llu distinct keys per second; per error rate, the reference (k, l) row with "
@@ -114,9 +114,10 @@ int table2_002(const LabOptions& o) {
             hi = std::max(hi, bpe);
           }
           if (i % (rate / 10) == 0)
-            r.csv("steady,%g,%u,%u,%llu,%.3f,%.3f,%u\n", p.fpr, k, l, static_cast<unsigned long long>(capacity),
+            r.csv("steady,%g,%u,%u,%llu,%.3f,%.3f,%u,%llu\n", p.fpr, k, l, static_cast<unsigned long long>(capacity),
                   static_cast<double>(now) / kSecond,
-                  static_cast<double>(f.f.bits_in_use()) / static_cast<double>(live.size()), f.f.slices());
+                  static_cast<double>(f.f.bits_in_use()) / static_cast<double>(live.size()), f.f.slices(),
+                  static_cast<unsigned long long>(f.f.bits_in_use()));
         }
         for (const auto& [id, t] : live) misses += !f.f.contains(key(id));
         live_checked += live.size();
@@ -174,9 +175,10 @@ int table2_002(const LabOptions& o) {
       max_bits = std::max<uint64_t>(max_bits, f.f.bits_in_use());
       max_slices = std::max(max_slices, f.f.slices());
       if (i % (ph.per_second / 20) == 0)
-        r.csv("step-%s,0.01,%u,%u,%llu,%.3f,%.3f,%u\n", ph.name, c->k, c->l, static_cast<unsigned long long>(rate),
+        r.csv("step-%s,0.01,%u,%u,%llu,%.3f,%.3f,%u,%llu\n", ph.name, c->k, c->l, static_cast<unsigned long long>(rate),
               static_cast<double>(now) / kSecond,
-              static_cast<double>(f.f.bits_in_use()) / static_cast<double>(ph.per_second), f.f.slices());
+              static_cast<double>(f.f.bits_in_use()) / static_cast<double>(ph.per_second), f.f.slices(),
+              static_cast<unsigned long long>(f.f.bits_in_use()));
     }
     if (std::string(ph.name) == "planned") planned_bits = f.f.bits_in_use();
     r.md("| %s | %llu | %llu | %u | %llu | %.1f |\n", ph.name, static_cast<unsigned long long>(ph.per_second),
