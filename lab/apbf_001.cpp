@@ -22,6 +22,7 @@
 #include "agebloom/model/models.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "owned.hpp"
 
 namespace agebloom::lab {
 
@@ -33,21 +34,7 @@ constexpr double kPaperFp[25] = {0.100586, 0.101603, 0.098623, 0.099033, 0.10023
                                  0.000988, 0.000099, 0.000100, 0.000097, 0.000099, 0.000099, 0.000011,
                                  0.000009, 0.000010, 0.000010, 0.000010};
 
-struct Owned {
-  ApbfFilter f;
-  std::unique_ptr<unsigned char, decltype(&std::free)> memory{nullptr, &std::free};
-  bool ok = false;
-  explicit Owned(const ApbfConfig& c) {
-    auto need = ApbfFilter::bytes_needed(c);
-    if (!need) return;
-    memory.reset(static_cast<unsigned char*>(std::aligned_alloc(64, (*need + 63) / 64 * 64)));
-    Arena arena(memory.get(), *need);
-    auto made = ApbfFilter::create(c, arena);
-    if (!made) return;
-    f = *made;
-    ok = true;
-  }
-};
+using Apbf = Owned<ApbfFilter>;
 
 const Hasher kHash(0xa9bf);
 KeyHash key(uint64_t id) { return kHash(&id, sizeof id); }
@@ -78,7 +65,7 @@ int table2_001(const LabOptions& o) {
     const auto [k, l] = configs[i];
     auto c = ApbfConfig::with_shape(Window::count(w), k, l);
     if (!c) return 1;
-    Owned f(*c);
+    Apbf f(*c);
     if (!f.ok) return 1;
     const double model_fp = model::apbf_table2_row(k, l).actual_fp;
     // Enough probes for ~400 (quick: ~100) false positives at the model's rate.
@@ -135,7 +122,7 @@ int figure6_001(const LabOptions& o) {
     const double target = std::pow(10.0, -e);
     auto c = ApbfConfig::with_shape(Window::count(w), k, l);
     if (!c) return 1;
-    Owned f(*c);
+    Apbf f(*c);
     if (!f.ok) return 1;
     const uint64_t probes = static_cast<uint64_t>((o.quick ? 20 : 100) / target);
     uint64_t fresh = 0;
@@ -186,7 +173,7 @@ int figure4_001(const LabOptions& o) {
     const uint64_t g = c->generation, span = w + (k + 2) * g;
     std::vector<uint64_t> reported(span, 0);
     for (uint64_t round = 0; round < rounds; ++round) {
-      Owned f(*c);
+      Apbf f(*c);
       if (!f.ok) return 1;
       // A filter at steady state, at a random phase of its generation, then
       // the last `span` insertions asked for, by age.

@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "agebloom/registry/structure.hpp"
 
 namespace agebloom::lab {
 
@@ -15,6 +18,7 @@ struct LabOptions {
   bool quick = false;            // --quick: the small variant scripts/test.sh runs
   uint64_t seed = 1;             // --seed S
   std::string plots;             // folder of the plotting scripts
+  std::vector<Structure> only;   // --filter NAME[,NAME...]: the registry rows `structures` runs (empty: all)
 };
 
 struct Experiment {

@@ -1,6 +1,6 @@
 // agebloom-lab: the accuracy lab. One command per paper result.
 //
-//   agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S]
+//   agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S] [--filter NAME,...]
 //   agebloom-lab --list
 //
 // Exit codes: 0 done (and, with --quick, the headline numbers within their
@@ -59,6 +59,7 @@ void usage(std::FILE* out) {
                "  --out DIR   where the CSV, PNG and markdown go (default lab-out; created)\n"
                "  --quick     the small variant (seconds), checked against the headline bounds\n"
                "  --seed S    workload seed (default 1)\n"
+               "  --filter NAME[,NAME...]  structures: only these registered structures (names as --list-filters)\n"
                "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
 }
 
@@ -120,10 +121,11 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up in a log file as they come
   LabOptions o;
   bool list = false;
-  enum { kOut = 1, kQuick, kSeed, kList, kHelp };
+  enum { kOut = 1, kQuick, kSeed, kList, kHelp, kFilter };
   const option table[] = {{"out", required_argument, nullptr, kOut},   {"quick", no_argument, nullptr, kQuick},
                           {"seed", required_argument, nullptr, kSeed}, {"list", no_argument, nullptr, kList},
-                          {"help", no_argument, nullptr, kHelp},       {nullptr, 0, nullptr, 0}};
+                          {"help", no_argument, nullptr, kHelp},       {"filter", required_argument, nullptr, kFilter},
+                          {nullptr, 0, nullptr, 0}};
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, "", table, nullptr)) != -1) {
@@ -142,6 +144,19 @@ int main(int argc, char** argv) {
         break;
       }
       case kList: list = true; break;
+      case kFilter: {
+        size_t at = 0;
+        while (at <= arg.size()) {
+          const size_t comma = arg.find(',', at);
+          const std::string one = arg.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+          const agebloom::StructureInfo* s = agebloom::find_structure(one.data(), one.size());
+          if (s == nullptr) bad("--filter: no structure '" + one + "' (agebloom-replay --list-filters lists them)");
+          o.only.push_back(s->id);
+          if (comma == std::string::npos) break;
+          at = comma + 1;
+        }
+        break;
+      }
       case kHelp: usage(stdout); return 0;
       default: bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
     }

@@ -51,7 +51,14 @@ int structures(const LabOptions& o) {
        streams[0].name.c_str(), static_cast<unsigned long long>(streams[0].w));
   std::printf("structures: every registered structure at FPR 1%% over %zu streams\n", streams.size());
   bool ok = true;
+  auto wanted = [&](Structure id) {
+    if (o.only.empty()) return true;
+    for (Structure x : o.only)
+      if (x == id) return true;
+    return false;
+  };
   for (const StructureInfo& s : kStructures) {
+    if (!wanted(s.id)) continue;
     for (const Stream& st : streams) {
       model::PlanRequest req;
       req.window = Window::count(st.w);
@@ -99,6 +106,7 @@ int structures(const LabOptions& o) {
   for (double t : targets) b.md("---:|"), (void)t;
   b.md("\n");
   for (const StructureInfo& s : kStructures) {
+    if (!wanted(s.id)) continue;
     b.md("| %s |", s.name);
     for (double t : targets) {
       model::PlanRequest req;

@@ -27,6 +27,7 @@
 #include "agebloom/agebloom.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "owned.hpp"
 
 namespace agebloom::lab {
 
@@ -47,21 +48,7 @@ constexpr std::pair<uint32_t, uint32_t> kReferenceRows[5][6] = {
     {{14, 11}, {15, 15}, {16, 22}, {17, 36}, {18, 63}, {19, 117}},
     {{17, 13}, {18, 16}, {19, 22}, {20, 33}, {21, 54}, {22, 95}}};
 
-struct Owned {
-  TimeLimitedFilter f;
-  std::unique_ptr<unsigned char, decltype(&std::free)> memory{nullptr, &std::free};
-  bool ok = false;
-  explicit Owned(const TimeLimitedConfig& c) {
-    auto need = TimeLimitedFilter::bytes_needed(c);
-    if (!need) return;
-    memory.reset(static_cast<unsigned char*>(std::aligned_alloc(64, (*need + 63) / 64 * 64)));
-    Arena arena(memory.get(), *need);
-    auto made = TimeLimitedFilter::create(c, arena);
-    if (!made) return;
-    f = *made;
-    ok = true;
-  }
-};
+using Tlbf = Owned<TimeLimitedFilter>;
 
 const Hasher kHash(0x71bf);
 KeyHash key(uint64_t id) { return kHash(&id, sizeof id); }
@@ -95,7 +82,7 @@ int table2_002(const LabOptions& o) {
           std::fprintf(stderr, "002-table2: (%u, %u): %s\n", k, l, c.what());
           return 1;
         }
-        Owned f(*c);
+        Tlbf f(*c);
         if (!f.ok) return 1;
         const uint64_t step = kSecond / rate;
         uint64_t now = kSecond;
@@ -152,7 +139,7 @@ int table2_002(const LabOptions& o) {
   // The rate step, at 1%.
   auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, rate);
   if (!c) return 1;
-  Owned f(*c);
+  Tlbf f(*c);
   if (!f.ok) return 1;
   struct Phase {
     const char* name;
