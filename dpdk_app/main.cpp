@@ -279,11 +279,14 @@ int main(int argc, char** argv) {
   register_telemetry();  // failure is reported and not fatal: forwarding works without it
 
   const ab::dedup::DedupFilter& f = app.workers.front().filter;
-  std::printf("dedup_fwd: key %s, policy %s, action %s, filter %s (%s), %zu bytes per lcore, model FPR %.4g, "
-              "seed %llx\n",
+  // The hash secret is printed only when the user chose it (--seed): a
+  // random one stays secret, so nobody who reads the logs can grind keys
+  // that collide in the filter (passing duplicates or dropping others).
+  char seed_text[48] = "seed random (secret; --seed HEX fixes it)";
+  if (o.seed_set) std::snprintf(seed_text, sizeof seed_text, "seed %llx", static_cast<unsigned long long>(app.seed));
+  std::printf("dedup_fwd: key %s, policy %s, action %s, filter %s (%s), %zu bytes per lcore, model FPR %.4g, %s\n",
               ab::dedup::key_mode_name(o.mode), ab::dedup::policy_name(o.policy), action_name(o.action),
-              f.name().c_str(), f.parameters().c_str(), app.workers.front().arena_bytes, f.model_fpr(),
-              static_cast<unsigned long long>(app.seed));
+              f.name().c_str(), f.parameters().c_str(), app.workers.front().arena_bytes, f.model_fpr(), seed_text);
   std::fflush(stdout);
 
   app.tsc_hz = rte_get_tsc_hz();

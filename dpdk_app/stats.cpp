@@ -261,7 +261,9 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   j["action"] = action_name(o.action);
   if (o.action == Action::mirror) j["mirror_port"] = o.mirror_port;
   j["time_source"] = o.time_source == TimeSource::tsc ? "tsc" : "rx-timestamp";
-  j["seed"] = g_app.seed;
+  // Only a seed the user gave (--seed): a random one is the filter's secret.
+  j["seed_given"] = o.seed_set;
+  if (o.seed_set) j["seed"] = g_app.seed;
   j["filter"] = filter_json();
   j["mempool"] = {{"size", f.mempool_size}, {"in_use_at_exit", f.mempool_in_use}};
   j["ports"] = nlohmann::json::parse(f.port_stats_json.empty() ? "[]" : f.port_stats_json);

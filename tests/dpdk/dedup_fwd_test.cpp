@@ -310,6 +310,28 @@ TEST(DedupFwd, ClickPortsEqualReplay) {
   }
 }
 
+// Keyed hashing (hardening): without --seed the secret is random and never
+// printed (stdout, stats JSON), so nobody reading them can grind colliding
+// keys; a given --seed is printed, so the run can be reproduced.
+TEST(DedupFwd, RandomSeedIsNeverPrintedAGivenOneIs) {
+  const auto frames = keyed_trace(50, 3, nullptr);
+  const fs::path in = temp_dir() / "seed.pcap", out = temp_dir() / "seed.out.pcap", js = temp_dir() / "seed.json";
+  write_pcap(in, frames);
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
+                        "--exit-on-idle 200 --stats-interval 0 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("seed random"), std::string::npos) << r.out;
+  nlohmann::json j = read_json(js);
+  EXPECT_EQ(j["seed_given"], false);
+  EXPECT_FALSE(j.contains("seed")) << j.dump();
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--seed 5eed --exit-on-idle 200 --stats-interval 0 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("seed 5eed"), std::string::npos) << r.out;
+  j = read_json(js);
+  EXPECT_EQ(j["seed_given"], true);
+  EXPECT_EQ(j["seed"], 0x5eed);
+}
+
 TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);
