@@ -56,6 +56,13 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   // between two bursts (it owns the filter) and publishes it in parts per 1e6.
   std::atomic<bool> fill_request{false};
   Counter fill_ppm;
+  // Periodic snapshots: main asks, the worker copies its arena into
+  // Worker::snapshot_copy between two bursts (it owns the filter) with its
+  // clock, then says it is ready.
+  std::atomic<bool> snapshot_request{false};
+  std::atomic<bool> snapshot_ready{false};
+  Counter snapshot_clock_ns;
+  Counter last_clock_ns;  // the worker's clock when it stopped (the final snapshot's)
 };
 
 struct RxQueue {
@@ -78,6 +85,7 @@ struct Worker {
   LcoreStats* stats = nullptr;  // rte_zmalloc_socket, cache aligned
   uint8_t* scratch = nullptr;   // linearises multi-segment frames for extract_key
   agebloom::packet::Key* key = nullptr;
+  unsigned char* snapshot_copy = nullptr;  // --snapshot-interval: arena_bytes, on the worker's socket
   rte_ring* ring = nullptr;  // dispatch mode: what the dispatcher hands this worker
   bool clock_anchored = false;  // dispatch mode: filter's epochs anchored at time_anchor_ns
 };
@@ -135,6 +143,10 @@ struct App {
   std::atomic<uint64_t> time_anchor_ns{0};
   uint64_t tsc_hz = 0;
   uint64_t start_tsc = 0;
+  // Time windows on the TSC: added to the process's clock so that a filter
+  // restored from a snapshot sees time go on from where it was saved (plus
+  // the wall-clock time the process was down), never backwards.
+  uint64_t clock_offset_ns = 0;
   int ts_offset = -1;  // mbuf dynamic field of Rx timestamps
   uint64_t ts_flag = 0;
   std::atomic<bool> quit{false};

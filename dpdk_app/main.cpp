@@ -38,6 +38,7 @@
 #include "app.hpp"
 #include "options.hpp"
 #include "ports.hpp"
+#include "snapshot.hpp"
 #include "stats.hpp"
 #include "worker.hpp"
 
@@ -181,6 +182,7 @@ void free_workers(App& app) {
     rte_free(w.stats);
     rte_free(w.scratch);
     rte_free(w.key);
+    rte_free(w.snapshot_copy);
     rte_ring_free(w.ring);
   }
   if (Dispatcher& d = app.dispatcher; d.stats) {
@@ -250,6 +252,11 @@ int main(int argc, char** argv) {
   app.nb_workers = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);
   plan_ports(app);
   setup_workers(app);
+  if (!restore_snapshot()) {
+    free_workers(app);
+    rte_eal_cleanup();
+    return 1;
+  }
 
   if (o.time_source == TimeSource::rx_timestamp) {
     // The PMD registered the field at probe when it stamps packets; this call
@@ -353,6 +360,7 @@ int main(int argc, char** argv) {
     rc = 1;
   }
   if (!o.stats_json.empty() && !write_stats_json(o.stats_json, facts)) rc = 1;
+  if (!save_final_snapshot() && rc == 0) rc = 1;
 
   free_workers(app);
   rte_mempool_free(app.pool);

@@ -48,6 +48,11 @@ void usage(FILE* out) {
       "                                  hold packets themselves, e.g. net_pcap infinite_rx\n"
       "  --time-source tsc|rx-timestamp  clock of --ttl windows (default tsc); rx-timestamp\n"
       "                                  uses the PMD's timestamp (net_pcap: the capture's)\n"
+      "  --snapshot FILE                 keep the window across restarts: restore every lcore's\n"
+      "                                  filter from FILE at start, save it there periodically and\n"
+      "                                  at exit (written atomically; a refused one starts empty)\n"
+      "  --snapshot-interval S           seconds between saves, 0 = at exit only (default 60)\n"
+      "  --require-snapshot              a missing or refused snapshot is an error (exit 1)\n"
       "  --help\n"
       "Exit codes: 0 done, 1 run-time failure, 2 bad options or a device that cannot be used,\n"
       "3 done but the input was damaged (input errors, with --exit-on-idle).\n",
@@ -59,6 +64,18 @@ void usage(FILE* out) {
   std::exit(2);
 }
 
+// An output file is checked when parsed, before any port is touched, not
+// found out at exit after the whole run: its folder must exist and take a
+// new file, or the file itself must be writable.
+void check_writable(const char* option, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const bool exists = access(path.c_str(), F_OK) == 0;
+  if (exists ? access(path.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK | X_OK) != 0)
+    bad(std::string(option) + " " + path + ": cannot write " + (exists ? path : "into " + dir) + ": " +
+        std::strerror(errno));
+}
+
 using ab::dedup::parse_u64;
 
 }  // namespace
@@ -68,10 +85,10 @@ void print_usage(FILE* out) { usage(out); }
 Options parse_options(int argc, char** argv) {
   Options o;
   ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
-  bool have_time_source = false;
+  bool have_time_source = false, have_snapshot_interval = false;
   enum {
     kAction = 256, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
-    kExitOnIdle, kMbufs, kTimeSource, kHelp
+    kExitOnIdle, kMbufs, kTimeSource, kSnapshot, kSnapshotInterval, kRequireSnapshot, kHelp
   };
   std::vector<option> longopts = {
       {"action", required_argument, nullptr, kAction},
@@ -83,6 +100,9 @@ Options parse_options(int argc, char** argv) {
       {"exit-on-idle", required_argument, nullptr, kExitOnIdle},
       {"mbufs", required_argument, nullptr, kMbufs},
       {"time-source", required_argument, nullptr, kTimeSource},
+      {"snapshot", required_argument, nullptr, kSnapshot},
+      {"snapshot-interval", required_argument, nullptr, kSnapshotInterval},
+      {"require-snapshot", no_argument, nullptr, kRequireSnapshot},
       {"help", no_argument, nullptr, kHelp}};
   ab::dedup::FilterOptions::append_to(longopts);
   longopts.push_back({nullptr, 0, nullptr, 0});
@@ -127,19 +147,24 @@ Options parse_options(int argc, char** argv) {
         o.stats_interval_s = static_cast<unsigned>(s);
         break;
       }
-      case kStatsJson: {
+      case kStatsJson:
         if (arg.empty()) bad("--stats-json needs a file name");
-        // Checked now, before any port is touched, not found out at exit
-        // after the whole run: the folder must exist and take a new file, or
-        // the file must be writable.
-        const size_t slash = arg.rfind('/');
-        const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : arg.substr(0, slash));
-        const bool exists = access(arg.c_str(), F_OK) == 0;
-        if (exists ? access(arg.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK | X_OK) != 0)
-          bad("--stats-json " + arg + ": cannot write " + (exists ? arg : "into " + dir) + ": " + std::strerror(errno));
+        check_writable("--stats-json", arg);
         o.stats_json = arg;
         break;
+      case kSnapshot:
+        if (arg.empty()) bad("--snapshot needs a file name");
+        check_writable("--snapshot", arg);
+        o.snapshot = arg;
+        break;
+      case kSnapshotInterval: {
+        uint64_t s;
+        if (!parse_u64(optarg, s) || s > 86400) bad("--snapshot-interval needs seconds from 0 to 86400, not '" + arg + "'");
+        o.snapshot_interval_s = static_cast<unsigned>(s);
+        have_snapshot_interval = true;
+        break;
       }
+      case kRequireSnapshot: o.require_snapshot = true; break;
       case kMaxPackets:
         if (!parse_u64(optarg, o.max_packets) || o.max_packets == 0)
           bad("--max-packets needs a positive count, not '" + arg + "'");
@@ -187,6 +212,8 @@ Options parse_options(int argc, char** argv) {
 
   // Conflicts: each names both options so the user knows which to drop.
   if (have_time_source && !shared.time_window()) bad("--time-source applies to --ttl windows only");
+  if ((have_snapshot_interval || o.require_snapshot) && o.snapshot.empty())
+    bad("--snapshot-interval and --require-snapshot need --snapshot FILE");
   if (o.action == Action::mirror && o.same_port) {
     // Allowed: forward back out of the Rx port, mirror duplicates elsewhere.
   }

@@ -44,6 +44,11 @@ struct Options {
   uint64_t exit_on_idle_ms = 0;  // 0 = run until signalled
   uint64_t mbufs = 0;            // mbuf pool size; 0 = computed from the rings
   TimeSource time_source = TimeSource::tsc;
+  // --snapshot FILE: every lcore's filter saved there (every --snapshot-interval
+  // seconds and at exit) and restored from it at start (dpdk_app/snapshot.hpp).
+  std::string snapshot;
+  unsigned snapshot_interval_s = 60;  // 0: at exit only
+  bool require_snapshot = false;      // a missing or refused snapshot is an error (exit 1)
   // --decide penalties (the inferential BTBF's per-click decision).
   agebloom::dedup::Decide decide = agebloom::dedup::Decide::filter;
   agebloom::inference::Penalties penalties;

@@ -9,7 +9,10 @@
 #include <rte_pause.h>
 #include <rte_ring_elem.h>
 
+#include <cstring>
+
 #include "burst.hpp"
+#include "snapshot.hpp"
 #include "stats.hpp"
 
 namespace dedup_fwd {
@@ -148,7 +151,7 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
 
   // Time windows on the TSC clock: one reading and one advance for the burst.
   if (o.spec.window.is_time() && !per_packet_time()) {
-    clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
+    clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
     (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
   }
   rte_mbuf* fwd[kBurst];
@@ -222,7 +225,8 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   const uint16_t n = receive(q, pkts, st);
   if (n == 0) return;
   st.last_rx_tsc.set(t0);
-  if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) clock_ns = tsc_to_ns(t0 - g_app.start_tsc);
+  if (o.spec.window.is_time() && o.time_source == TimeSource::tsc)
+    clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
 
   Keyed keyed;
   key_burst(pkts, n, st, d.scratch, *d.key, hasher, click, clock_ns, keyed);
@@ -287,8 +291,16 @@ int worker_main(void* arg) {
       w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));
       w.stats->fill_request.store(false, std::memory_order_relaxed);
     }
+    if (w.stats->snapshot_request.load(std::memory_order_acquire)) {
+      // A consistent copy for --snapshot-interval, taken by the owner between bursts.
+      std::memcpy(w.snapshot_copy, w.arena_mem, w.arena_bytes);
+      w.stats->snapshot_clock_ns.set(clock_ns);
+      w.stats->snapshot_request.store(false, std::memory_order_relaxed);
+      w.stats->snapshot_ready.store(true, std::memory_order_release);
+    }
     if (housekeeper) housekeeping(rte_rdtsc());
   }
+  w.stats->last_clock_ns.set(clock_ns);
   return 0;
 }
 
@@ -303,6 +315,7 @@ int dispatcher_main(Dispatcher& d) {
 
   while (!g_app.quit.load(std::memory_order_relaxed)) {
     for (const RxQueue& q : d.rxq) dispatch_burst(d, q, clock_ns, hasher, click);
+    d.stats->last_clock_ns.set(clock_ns);  // dispatch mode: the workers' clock, for snapshots
     housekeeping(rte_rdtsc());
   }
   // Everything received has been enqueued: the workers may stop once their
@@ -322,6 +335,7 @@ void housekeeping(uint64_t now) {
       next_stats += o.stats_interval_s * hz;
     }
   }
+  snapshot_tick(now);
   if (o.exit_on_idle_ms) {
     // Idle = no worker received anything for the whole period (counted from
     // the start while nothing has arrived yet).

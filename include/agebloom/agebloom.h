@@ -79,7 +79,7 @@ typedef enum agebloom_status {
   AGEBLOOM_ENOMEM = -4,          /**< the memory given is too small, or an allocation failed */
   AGEBLOOM_EALIGN = -5,          /**< the memory given is not aligned to AGEBLOOM_ALIGN */
   AGEBLOOM_ETIME = -6,           /**< agebloom_advance: time went backwards */
-  AGEBLOOM_EIMAGE = -7,          /**< agebloom_filter_load: not a saved image (magic, version, truncated) */
+  AGEBLOOM_EIMAGE = -7,          /**< agebloom_filter_load: not a saved image (magic, version, truncated, checksum) */
   AGEBLOOM_EIMAGE_MISMATCH = -8, /**< agebloom_filter_load: an image of another filter (structure,
                                       parameters, window or seed differ) */
   AGEBLOOM_EVERSION = -9,        /**< a struct's size field is smaller than any this library knows */
@@ -330,7 +330,8 @@ AGEBLOOM_API int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats*
 /* Save and load                                                            */
 
 /** Bytes agebloom_filter_save() writes for this filter: a header (magic,
- *  format version, structure, parameters, window, seed) and the state. */
+ *  format version, structure, parameters, window, seed, checksum) and the
+ *  state. The format is dedup_fwd's --snapshot format (agebloom/dedup/snapshot.hpp). */
 AGEBLOOM_API size_t agebloom_filter_save_bytes(const agebloom_filter* f) AGEBLOOM_NOEXCEPT;
 
 /** Writes the filter's state to buf[0..len) (len >= agebloom_filter_save_bytes);
@@ -341,9 +342,9 @@ AGEBLOOM_API int agebloom_filter_save(const agebloom_filter* f, void* buf, size_
 
 /** Replaces the filter's state by a saved image's. The filter must have been
  *  built from the same spec (same structure and shape, window and seed).
- *  Errors: EINVAL, EIMAGE (not an image, a truncated one, or another format
- *  version), EIMAGE_MISMATCH (an image of another filter); on any error the
- *  filter is unchanged. */
+ *  Errors: EINVAL, EIMAGE (not an image, another format version, or a
+ *  damaged one: truncated, or its checksum does not match), EIMAGE_MISMATCH
+ *  (an image of another filter); on any error the filter is unchanged. */
 AGEBLOOM_API int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */
