@@ -82,7 +82,7 @@ static_assert(configs_map_to_one_filter(), "structures that share a config type 
 
 // Every registered config type, and every registered filter type.
 using AnyConfig = registry_detail::as_variant<registry_detail::collect<registry_detail::config_of>::type>::type;
-using AnyFilter = registry_detail::as_variant<registry_detail::collect<registry_detail::filter_of>::type>::type;
+using AnyFilter = registry_detail::as_variant<registry_detail::collect<registry_detail::filter_of>::type>::type;  // (std::variant of each type once)
 
 // The filter type that config type C builds.
 template <class C>

@@ -205,7 +205,7 @@ template <>
 struct StructureTraits<Structure::guarded_epoch> {
   // The configuration plan() emits, and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
   // One shape per r = 1 .. kMaxSegments - 1, each sized by Prop. 2: more epochs
   // cost segments but shorten the stale tail (W + ℓ), so the planner ranks them.
   template <class Emit>
@@ -219,7 +219,7 @@ template <>
 struct StructureTraits<Structure::guarded_epoch_blocked> {
   // The configuration plan() emits, and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
   // One shape per r, with request.block_bits as B.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -232,7 +232,7 @@ template <>
 struct StructureTraits<Structure::apbf> {
   // The configuration plan() emits, and the filter it builds.
   using Config = ApbfConfig;
-  using Filter = ApbfFilter;
+  using Filter = ApbfFilter;  // the filter a Config builds
   // k from two under the published ⌈log2 1/fpr⌉ to six over it, every useful l
   // for each (registry_detail::plan_apbf).
   template <class Emit>
@@ -249,7 +249,7 @@ template <>
 struct StructureTraits<Structure::apbbf> {
   // The configuration plan() emits, and the filter it builds.
   using Config = ApbfConfig;
-  using Filter = ApbfFilter;
+  using Filter = ApbfFilter;  // the filter a Config builds
   // k in 1..8 and b in 1, 2, 4, ... (Age-Partitioned Bloom Filters Sec. 6 explores k <= 8).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -269,7 +269,7 @@ template <>
 struct StructureTraits<Structure::ring> {
   // The configuration plan() emits (a guarded epoch shape), and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
   // One shape per N, as guarded_epoch's r, with the capacity trigger on.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -283,7 +283,7 @@ template <>
 struct StructureTraits<Structure::interleaved> {
   // The configuration plan() emits, and the filter it builds.
   using Config = InterleavedEpochConfig;
-  using Filter = InterleavedEpochFilter<uint64_t>;
+  using Filter = InterleavedEpochFilter<uint64_t>;  // the filter a Config builds
   // 64-bit lanes (8 segments): the dataplane's and the GPU's layout.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -297,7 +297,7 @@ template <>
 struct StructureTraits<Structure::interleaved_apbf> {
   // The configuration plan() emits, and the filter it builds.
   using Config = InterleavedApbfConfig;
-  using Filter = InterleavedApbfFilter<uint32_t>;
+  using Filter = InterleavedApbfFilter<uint32_t>;  // the filter a Config builds
   // 32-bit lanes: 16 slices, room for the scan's k + l.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -311,7 +311,7 @@ template <>
 struct StructureTraits<Structure::tlbf> {
   // The configuration plan() emits, and the filter it builds.
   using Config = TimeLimitedConfig;
-  using Filter = TimeLimitedFilter;
+  using Filter = TimeLimitedFilter;  // the filter a Config builds
   // The reference's (k, l) for the FPR and capacity; the budget from
   // memory_bytes (what is left after the header and the slice table), else
   // 16 times the steady memory.
@@ -351,7 +351,7 @@ template <>
 struct StructureTraits<Structure::counting> {
   // The configuration plan() emits, and the filter it builds.
   using Config = CountingConfig;
-  using Filter = CountingFilter;
+  using Filter = CountingFilter;  // the filter a Config builds
   // One shape: the counters sized for the FPR at the window's load.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -365,7 +365,7 @@ template <>
 struct StructureTraits<Structure::stable> {
   // The configuration plan() emits, and the filter it builds.
   using Config = StableConfig;
-  using Filter = StableFilter;
+  using Filter = StableFilter;  // the filter a Config builds
   // One shape: the cells sized for the FPR (StableConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -379,7 +379,7 @@ struct StructureTraits<Structure::tbf> {
   // The configuration plan() emits (the block timing shape with B = 1), and the
   // filter it builds.
   using Config = BlockTimingConfig;
-  using Filter = BlockTimingFilter;
+  using Filter = BlockTimingFilter;  // the filter a Config builds
   // One shape, count windows only: it stamps every insertion with its count.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -393,7 +393,7 @@ template <>
 struct StructureTraits<Structure::btbf> {
   // The configuration plan() emits, and the filter it builds.
   using Config = BlockTimingConfig;
-  using Filter = BlockTimingFilter;
+  using Filter = BlockTimingFilter;  // the filter a Config builds
   // One shape: k timers of bpt bits, one timestamp per block of insertions or ticks.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -406,7 +406,7 @@ template <>
 struct StructureTraits<Structure::clock4> {
   // The configuration plan() emits, and the filter it builds.
   using Config = ClockConfig;
-  using Filter = ClockFilter;
+  using Filter = ClockFilter;  // the filter a Config builds
   // One shape: the 4-bit clock cells sized for the FPR (ClockConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
