@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every public declaration of the C++ headers carries a doc comment.
 
-A heuristic scan of each include/agebloom/**/*.hpp (agebloom.h has its own
-test, header_docs.py): it follows namespaces, classes and their access
+A heuristic scan of each include/agebloom/**/*.hpp, gpu/replay.hpp included
+(agebloom.h has its own test, header_docs.py): it follows namespaces, classes and their access
 sections, and skips function bodies, initialisers and the implementation
 namespaces (detail, *_detail). A declaration that starts at namespace scope
 or in a public section of a class (a function, class, struct, union, enum,
@@ -14,7 +14,8 @@ documented when
 An implementation namespace needs one comment, above its opening line or as
 its first line. Enumerators are not checked (document the ones whose meaning
 is not obvious from the name).
-  cpp_header_docs.py INCLUDE_AGEBLOOM_DIR [HEADER...]"""
+  cpp_header_docs.py INCLUDE_AGEBLOOM_DIR [HEADER...]
+CPP_HEADER_DOCS_TRACE=1 also prints every declaration it found."""
 import os
 import re
 import sys
