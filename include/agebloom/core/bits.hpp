@@ -36,7 +36,7 @@ constexpr uint64_t popcount(const uint64_t* words, uint64_t nwords) noexcept {
 // against a block is then "no mask bit missing from its word", setting it an OR.
 template <unsigned BlockWords>
 struct Pattern {
-  uint64_t mask[BlockWords] = {};
+  uint64_t mask[BlockWords] = {};  // word i covers block bits [64i, 64i + 64)
 };
 
 // A block partitioned into b parts of 2^w bits with one bit set per part
@@ -70,6 +70,8 @@ constexpr uint64_t word_pattern_scalar(uint64_t y) noexcept {
   return m;
 }
 
+// word_pattern_scalar's word, built with the SSSE3 byte shuffle for B = 8
+// where the target has one (the same word), else the loop.
 template <uint32_t B>
 constexpr uint64_t word_pattern(uint64_t y) noexcept {
 #if defined(__SSSE3__) && !defined(__CUDACC__)

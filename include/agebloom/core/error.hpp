@@ -92,13 +92,13 @@ constexpr const char* message(Errc code) noexcept {
 struct Error {
   Errc code = Errc::ok;  // never ok in an Error that reports a failure
   constexpr const char* what() const noexcept { return message(code); }  // message(code)
-  constexpr bool operator==(const Error&) const = default;
+  constexpr bool operator==(const Error&) const = default;  // same code
 };
 
 // [[nodiscard]] so an ignored error is a compiler warning, not a silent loss.
 class [[nodiscard]] Status {
  public:
-  constexpr Status() noexcept = default;
+  constexpr Status() noexcept = default;  // ok
   constexpr Status(Errc code) noexcept : code_(code) {}  // NOLINT: implicit by design
   constexpr Status(Error e) noexcept : code_(e.code) {}  // NOLINT
   constexpr bool ok() const noexcept { return code_ == Errc::ok; }          // success
@@ -127,11 +127,11 @@ class [[nodiscard]] Expected {
   constexpr explicit operator bool() const noexcept { return has_value(); }  // has_value()
   // Precondition: has_value(). Checked only in debug builds (data-plane rule).
   constexpr T& value() noexcept { return value_; }
-  constexpr const T& value() const noexcept { return value_; }
-  constexpr T* operator->() noexcept { return &value_; }
-  constexpr const T* operator->() const noexcept { return &value_; }
-  constexpr T& operator*() noexcept { return value_; }
-  constexpr const T& operator*() const noexcept { return value_; }
+  constexpr const T& value() const noexcept { return value_; }  // as above, read-only
+  constexpr T* operator->() noexcept { return &value_; }  // the value (precondition: has_value())
+  constexpr const T* operator->() const noexcept { return &value_; }  // as above, read-only
+  constexpr T& operator*() noexcept { return value_; }  // the value (precondition: has_value())
+  constexpr const T& operator*() const noexcept { return value_; }  // as above, read-only
   constexpr Error error() const noexcept { return Error{code_}; }         // the failure (precondition: !has_value())
   constexpr Errc code() const noexcept { return code_; }                  // Errc::ok when has_value()
   constexpr const char* what() const noexcept { return message(code_); }  // message(code())

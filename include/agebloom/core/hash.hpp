@@ -28,13 +28,15 @@ namespace agebloom {
 struct KeyHash {
   uint64_t h1 = 0;  // low half: the block or line, and the first probe position
   uint64_t h2 = 0;  // high half: the probe step, and the in-block pattern
-  constexpr bool operator==(const KeyHash&) const = default;
+  constexpr bool operator==(const KeyHash&) const = default;  // field by field
 };
 
 // Hashes key bytes into KeyHash under a seed: one per filter (or per process),
 // the same seed wherever the same keys must meet the same bits.
 class Hasher {
  public:
+  // Seed 0 is fixed and known: draw the seed at random where keys come from
+  // outside (above).
   constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
@@ -91,12 +93,14 @@ constexpr uint64_t mix64(uint64_t z) noexcept {
 // different i behave as independent draws (an arithmetic progression a + i·b
 // correlates keys that share b, which measurably raised the blocked FPR).
 struct BlockSalts {
-  uint64_t salt[32];
+  uint64_t salt[32];  // salt_i for in-block bit i
+  // Fills the table at compile time from a fixed seed (splitmix64, odd).
   constexpr BlockSalts() : salt() {
     uint64_t x = 0x6167'6562'6c6f'6f6dULL;  // "agebloom": any fixed seed
     for (auto& s : salt) s = mix64(x += 0x9e3779b97f4a7c15ULL) | 1u;
   }
 };
+// The salts every blocked filter uses (a compile-time constant).
 inline constexpr BlockSalts kBlockSalts{};
 
 

@@ -88,6 +88,7 @@ constexpr double expm1_safe(double x) noexcept {
 // the paper's Sec. 4.4 counts it (O(log n) multiplications); where n·p is
 // tiny, 1 - (1 - p)^n cancels, so its series n·p − C(n,2)p² + C(n,3)p³.
 constexpr double survive(double p, uint64_t n) noexcept { return ipow(1.0 - p, n); }
+// 1 - (1 - p)^n, exact where the series above is needed.
 constexpr double hit(double p, uint64_t n) noexcept {
   const double np = static_cast<double>(n) * p;
   if (np < 1e-5) {

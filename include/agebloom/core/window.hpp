@@ -26,7 +26,7 @@ struct Window {
   // The last `ticks` ticks of the caller's clock (nanoseconds in the tools).
   static constexpr Window time(uint64_t ticks) noexcept { return {WindowKind::time, ticks}; }
   constexpr bool is_time() const noexcept { return kind == WindowKind::time; }  // kind == time
-  constexpr bool operator==(const Window&) const = default;
+  constexpr bool operator==(const Window&) const = default;  // kind and span
 
   // window_zero / time_span_zero for an empty window, else ok.
   constexpr Status validate() const noexcept {

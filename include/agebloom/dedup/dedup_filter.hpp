@@ -124,7 +124,7 @@ class DedupFilter {
   // Prepares the posteriors (before or after create()), with D(j) for the
   // key stream (default: every insertion a distinct key). Message on error.
   std::string enable_posteriors(const inference::DistinctItems& distinct = {});
-  bool has_posteriors() const noexcept { return posterior_.has_value(); }
+  bool has_posteriors() const noexcept { return posterior_.has_value(); }  // enable_posteriors() succeeded
   // P(I_x < w | R_x) for prior p_x; needs has_posteriors() and create().
   double posterior(KeyHash h, double prior) const noexcept;
   // The verdict minimising the expected penalty, then the policy's insertion

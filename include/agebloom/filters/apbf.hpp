@@ -67,6 +67,8 @@ constexpr bool jump_back_scan(uint32_t k, uint32_t l, Hit&& hit) noexcept {
 constexpr uint64_t generation_length(Window window, uint32_t l, uint64_t generation) noexcept {
   return window.is_time() ? math::ceil_div(window.span, l ? l : 1) : generation;
 }
+// Its expected load: g insertions for a count window, capacity / l for a
+// time window (0 without a capacity).
 constexpr double generation_load(Window window, uint32_t l, uint64_t generation, uint64_t capacity) noexcept {
   if (!window.is_time()) return static_cast<double>(generation);
   return l ? static_cast<double>(capacity) / l : 0.0;
@@ -85,7 +87,7 @@ struct ApbfConfig {
   uint32_t bits_per_block = 0;  // APBBF: b bits per block, one in each part of B/b bits
 
   static constexpr uint32_t kMaxK = 32;  // most hash functions per key
-  static constexpr uint32_t kMaxL = 1024;
+  static constexpr uint32_t kMaxL = 1024;  // most generations (the planner's search stops at 100)
 
   constexpr uint32_t slices() const noexcept { return k + l; }  // k + l
   constexpr bool operator==(const ApbfConfig&) const = default;  // field by field
@@ -127,6 +129,8 @@ struct ApbfConfig {
     return {slice_bits, block_bits ? slice_bits / block_bits : 0, block_bits, bits_per_block, log2_part_bits()};
   }
 
+  // log2 of the bits per part of a blocked slice's block (B/b; 0 unblocked):
+  // the width of each part's field of h2.
   constexpr uint32_t log2_part_bits() const noexcept {
     return bits_per_block ? static_cast<uint32_t>(__builtin_ctz(block_bits / bits_per_block)) : 0;
   }
@@ -306,7 +310,7 @@ struct ApbfConfig {
 // its state lives in the arena. Copyable; nothing to free.
 class ApbfFilter : public BulkOps<ApbfFilter> {
  public:
-  constexpr ApbfFilter() noexcept = default;
+  constexpr ApbfFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const ApbfConfig& c) noexcept {

@@ -43,7 +43,7 @@ namespace agebloom {
 struct BlockTimingConfig {
   Window window = Window::count(0);  // w insertions, or T ticks
   uint64_t capacity = 0;             // insertions per window (time windows: the model's load)
-  uint32_t k = 0;
+  uint32_t k = 0;  // hashes (timers) per key
   uint64_t timers = 0;               // m
   uint32_t bpt = 0;                  // bits per timer, 3..32
   uint64_t block = 1;                // B: insertions (or ticks) per timestamp step; 1 = the TBF
@@ -55,7 +55,7 @@ struct BlockTimingConfig {
   constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }  // insertions per window the model assumes
   // T_Ω = ⌈w/B⌉ + 1 + P; timers hold 0..T_Ω, and T_ε = T_Ω + 1 marks an expired one.
   constexpr uint64_t max_timestamp() const noexcept { return math::ceil_div(window.span, block ? block : 1) + 1 + padding; }
-  constexpr uint64_t expired_value() const noexcept { return max_timestamp() + 1; }
+  constexpr uint64_t expired_value() const noexcept { return max_timestamp() + 1; }  // T_ε: the value of an expired timer
   // Timers a sweep step checks: every timer once per P + 1 steps.
   constexpr uint64_t sweep_per_step() const noexcept { return math::ceil_div(timers, padding + 1); }
   constexpr uint64_t words() const noexcept { return bits::words_for(timers * bpt) + 1; }  // +1: reads span two words
@@ -130,6 +130,10 @@ struct BlockTimingConfig {
     block = block_for(p);
   }
 
+  // The smallest m meeting fpr at the load w + B (a block's insertions are
+  // live until its step ends), k optimal for it; tbf = true: the TBF's B = 1
+  // with P ≈ m/k (Sec. 3.1.3).
+  // Errors: fpr_out_of_range, capacity_zero, too_large.
   static constexpr Expected<BlockTimingConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
                                                        bool tbf = false) noexcept {
     if (Status s = window.validate(); !s) return s;
@@ -175,7 +179,7 @@ struct BlockTimingConfig {
 // (c_x of r_x), and the position in the block. An expired timer makes λ_x
 // infinite (kExpired): the key is certainly outside the window (Theorem 2).
 struct TimerObservation {
-  static constexpr uint64_t kExpired = ~uint64_t{0};
+  static constexpr uint64_t kExpired = ~uint64_t{0};  // λ_x of an expired timer: infinitely old
   uint64_t age = kExpired;  // λ_x
   uint32_t oldest = 0;      // c_x
   uint32_t timers = 0;      // r_x = |R_x|: the key's k probes, repeats counted once
@@ -184,13 +188,14 @@ struct TimerObservation {
   uint64_t window = 0;      // w
   uint64_t live_ages = 0;   // ⌈(w − b)/B⌉: the largest λ_x of a key still possibly in the window
 
+  // The key is certainly outside the window (Theorem 2).
   constexpr bool expired() const noexcept { return age > live_ages; }
 };
 
 // The timing filter over an arena: a handle; its timers live in the arena.
 class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
  public:
-  constexpr BlockTimingFilter() noexcept = default;
+  constexpr BlockTimingFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const BlockTimingConfig& c) noexcept {

@@ -40,10 +40,11 @@ namespace agebloom {
 struct ClockConfig {
   Window window = Window::count(0);  // the window kept (count or time)
   uint64_t capacity = 0;  // insertions per window (time windows: the model's load)
-  uint32_t k = 0;
+  uint32_t k = 0;  // hashes (cells) per key
   uint64_t cells = 0;     // m, 16 per word
   uint32_t divisor = 2;   // ticks per TTL
 
+  // Most hash functions per key; the clock values a cell holds (1..15, 0 = empty).
   static constexpr uint32_t kMaxK = 32, kSlots = 15;
   constexpr bool operator==(const ClockConfig&) const = default;  // field by field
 
@@ -74,6 +75,8 @@ struct ClockConfig {
     return static_cast<double>(cells * 4) / static_cast<double>(load() ? load() : 1);
   }
 
+  // The smallest m meeting fpr at the load of TTL·(1 + 1/divisor) (keys live
+  // up to 1.5 TTL for the default divisor 2), k optimal for it.
   static constexpr Expected<ClockConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
                                                  uint32_t divisor = 2) noexcept {
     if (Status s = window.validate(); !s) return s;
@@ -99,7 +102,7 @@ struct ClockConfig {
 // The clock filter over an arena: a handle; its cells live in the arena.
 class ClockFilter : public BulkOps<ClockFilter> {
  public:
-  constexpr ClockFilter() noexcept = default;
+  constexpr ClockFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const ClockConfig& c) noexcept {

@@ -62,7 +62,7 @@ namespace agebloom {
 // The header a counting filter carves first in its arena. Public and plain,
 // like EpochRingHeader, so that an arena image can be read elsewhere.
 struct CountingHeader {
-  uint64_t insertions;
+  uint64_t insertions;  // total insertions so far
   uint64_t head;                  // ring slot of the oldest live entry
   uint64_t size;                  // live entries in the ring
   uint64_t last_now;              // time windows: latest tick seen (entries are stamped with it)
@@ -85,15 +85,15 @@ struct CountingConfig {
                           // to absorb bursts without overflowing, never fall below it.
 
   static constexpr uint32_t kMaxK = 32;  // most hash functions per key
-  static constexpr uint32_t kCellBits = 4;
-  static constexpr uint32_t kCellsPerWord = 64 / kCellBits;
+  static constexpr uint32_t kCellBits = 4;  // bits per counter
+  static constexpr uint32_t kCellsPerWord = 64 / kCellBits;  // counters per 64-bit word
   static constexpr uint32_t kSaturated = (1u << kCellBits) - 1;  // 15: sticky
 
   constexpr bool operator==(const CountingConfig&) const = default;  // field by field
 
   // The model's load: capacity, or W for a count window that left it 0.
   constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
-  constexpr uint64_t ring_slots() const noexcept { return ring ? ring : (window.is_time() ? capacity : window.span); }
+  constexpr uint64_t ring_slots() const noexcept { return ring ? ring : (window.is_time() ? capacity : window.span); }  // ring entries: one KeyHash per live insertion (default: the window's)
   // Bits one ring slot costs: a KeyHash, plus its tick in a time window.
   constexpr uint64_t slot_bits() const noexcept { return window.is_time() ? 192 : 128; }
   constexpr uint64_t words() const noexcept { return math::ceil_div(cells, kCellsPerWord); }  // 64-bit words of cells
@@ -132,6 +132,8 @@ struct CountingConfig {
     return static_cast<double>(cells * kCellBits) / static_cast<double>(n ? n : 1);
   }
 
+  // Bytes create() carves: the header, the counters, the ring (and its ticks
+  // in a time window), each cache-line aligned (what bits_per_item() counts).
   constexpr uint64_t carved_bytes() const noexcept {
     uint64_t b = align_up(sizeof(CountingHeader), kCacheLine) + align_up(words() * 8, kCacheLine) +
                  align_up(ring_slots() * 16, kCacheLine);
@@ -188,7 +190,7 @@ struct CountingConfig {
 // live in the arena.
 class CountingFilter : public BulkOps<CountingFilter> {
  public:
-  constexpr CountingFilter() noexcept = default;
+  constexpr CountingFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const CountingConfig& c) noexcept {

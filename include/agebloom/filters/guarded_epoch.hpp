@@ -88,7 +88,7 @@ struct GuardedEpochConfig {
   // Where a key's bits go (core/placement.hpp): the CPU filter and the GPU
   // replay both take them from here.
   constexpr placement::Flat flat_placement() const noexcept { return {segment_bits}; }
-  constexpr placement::Blocked blocked_placement() const noexcept {
+  constexpr placement::Blocked blocked_placement() const noexcept {  // blocks per segment, log2 B
     return {block_bits ? segment_bits / block_bits : 0,
             block_bits ? static_cast<uint32_t>(__builtin_ctz(block_bits)) : 0};
   }
@@ -198,7 +198,7 @@ struct GuardedEpochConfig {
 // its segments live in the arena. Copyable; nothing to free.
 class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
  public:
-  constexpr GuardedEpochFilter() noexcept = default;
+  constexpr GuardedEpochFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const GuardedEpochConfig& c) noexcept {

@@ -51,15 +51,20 @@ struct InterleavedApbfConfig {
   uint64_t generation = 0;  // g: insertions per generation (count windows)
   uint64_t capacity = 0;    // expected insertions per window (time windows)
 
+  // Stream samples model_fpr() averages over: a time window's generations
+  // hold random numbers of keys, so its FP is estimated, not closed form.
   static constexpr uint32_t kModelSamples = 1u << 13;
 
   constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }  // lanes per 512-bit line
   constexpr uint32_t slices() const noexcept { return k + l; }  // k + l
   constexpr bool operator==(const InterleavedApbfConfig&) const = default;  // field by field
+  // log2 of the bits per part of a lane (lane_bits / b): the width of each
+  // part's offset field of h2.
   constexpr uint32_t log2_part_bits() const noexcept {
     return b && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / b)) : 0;
   }
-  constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }
+  constexpr uint64_t generation_length() const noexcept { return agebloom::generation_length(window, l, generation); }  // insertions (count) or ticks (time) per generation
+  // Expected insertions per generation (generation_load() above).
   constexpr double generation_load() const noexcept {
     return agebloom::generation_load(window, l, generation, capacity);
   }
@@ -186,7 +191,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
   static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
-  constexpr InterleavedApbfFilter() noexcept = default;
+  constexpr InterleavedApbfFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const InterleavedApbfConfig& c) noexcept {

@@ -45,7 +45,9 @@ struct InterleavedEpochConfig {
   constexpr uint32_t segments() const noexcept { return r + 1; }  // r + 1
   constexpr bool operator==(const InterleavedEpochConfig&) const = default;  // field by field
   constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }  // lanes per 512-bit line
+  // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
   constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
+  // Expected insertions one lane receives while current: ℓ, or capacity / r.
   constexpr double epoch_load() const noexcept {
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
     return r ? static_cast<double>(n) / r : 0.0;
@@ -67,6 +69,8 @@ struct InterleavedEpochConfig {
   // filter and the GPU replay both take them from here.
   constexpr placement::Lanes placement() const noexcept { return {lines, k}; }
 
+  // log2 of the bits per part of a lane (lane_bits / k): the width of each
+  // part's offset field of h2.
   constexpr uint32_t log2_part_bits() const noexcept {
     return k && lane_bits ? static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) : 0;
   }
@@ -145,7 +149,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
   static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
-  constexpr InterleavedEpochFilter() noexcept = default;
+  constexpr InterleavedEpochFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const InterleavedEpochConfig& c) noexcept {

@@ -26,6 +26,8 @@ using U32x4 = uint32_t __attribute__((vector_size(16)));
 }  // namespace detail
 #endif
 
+// The lines of a one-line filter: 512-bit lines of 64/sizeof(Lane) lanes,
+// one lane per segment or slice, so a key's bits in every lane are one line.
 template <class Lane>
 class LaneLines {
   static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
@@ -34,19 +36,22 @@ class LaneLines {
   static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
   static constexpr uint32_t kLanes = 512 / kLaneBits;  // lanes per line
 
+  // One 64-byte line; lane j is segment (or slice) j's word of the line.
   struct alignas(64) Line {
     Lane lane[kLanes];
   };
 
+  // Bytes of count lines.
   static constexpr size_t bytes(uint64_t count) noexcept { return count * kCacheLine; }
 
   // A one-line filter's state: its header, then its lines. bytes_needed and
   // create() of both one-line filters are these two calls.
   template <class Header>
   struct WithHeader {
-    Header* header;
-    LaneLines lines;
+    Header* header;  // the carved header
+    LaneLines lines;  // the lines after it
   };
+  // Arena bytes for a Header and count lines, from any 64-byte aligned base.
   template <class Header>
   static constexpr size_t bytes_with(uint64_t count) noexcept {
     return ArenaLayout{}.add(sizeof(Header)).add(bytes(count)).bytes();
@@ -109,6 +114,7 @@ class LaneLines {
 #endif
   }
 
+  // Zeroes lane j of every line: clears one segment or slice on rotation.
   void clear_lane(uint32_t j) noexcept {
     for (uint64_t i = 0; i < count_; ++i) lines_[i].lane[j] = 0;
   }

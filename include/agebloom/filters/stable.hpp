@@ -68,7 +68,7 @@ constexpr double expm1(double x) noexcept {
 // The header a stable filter carves first in its arena (public and plain,
 // like EpochRingHeader).
 struct StableHeader {
-  uint64_t insertions;
+  uint64_t insertions;  // total insertions so far
   uint64_t rng;       // splitmix64 state: where the next run of decrements starts
   uint64_t last_now;  // time windows: latest tick seen
   bool started;       // time windows: advance() has been called
@@ -86,15 +86,16 @@ struct StableConfig {
   uint64_t decrements = 0;  // p: cells decremented per insertion, 1..m
 
   static constexpr uint32_t kMaxK = 32;  // most hash functions per key
-  static constexpr uint32_t kDefaultCellBits = 4;
+  static constexpr uint32_t kDefaultCellBits = 4;  // d when none is given
 
   constexpr bool operator==(const StableConfig&) const = default;  // field by field
 
+  // The cell widths a word packs without straddling: 1, 2, 4 or 8 bits.
   static constexpr bool valid_cell_bits(uint32_t d) noexcept { return d == 1 || d == 2 || d == 4 || d == 8; }
   // Max, and the cells a word holds (guarded: an invalid d answers 0 and 64
   // rather than shifting or dividing by it).
   constexpr uint32_t max_value() const noexcept { return valid_cell_bits(cell_bits) ? (1u << cell_bits) - 1 : 0; }
-  constexpr uint64_t cells_per_word() const noexcept { return valid_cell_bits(cell_bits) ? 64 / cell_bits : 64; }
+  constexpr uint64_t cells_per_word() const noexcept { return valid_cell_bits(cell_bits) ? 64 / cell_bits : 64; }  // the largest cell value
   constexpr uint64_t words() const noexcept { return math::ceil_div(cells, cells_per_word()); }  // 64-bit words of cells
   constexpr uint64_t load() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }  // insertions per window the model assumes
 
@@ -139,6 +140,8 @@ struct StableConfig {
     const uint64_t n = load();
     return static_cast<double>(carved_bytes()) * 8 / static_cast<double>(n ? n : 1);
   }
+  // Bytes create() carves: the header and the cells, cache-line aligned (what
+  // bits_per_item() counts).
   constexpr uint64_t carved_bytes() const noexcept {
     return align_up(sizeof(StableHeader), kCacheLine) + align_up(words() * 8, kCacheLine);
   }
@@ -224,7 +227,7 @@ struct StableConfig {
 // The stable filter over an arena: a handle; its cells live in the arena.
 class StableFilter : public BulkOps<StableFilter> {
  public:
-  constexpr StableFilter() noexcept = default;
+  constexpr StableFilter() noexcept = default;  // empty: create() one
 
   // The splitmix64 state a new filter starts from: fixed, so that two
   // filters of one config fed one stream hold the same bytes (the keys'

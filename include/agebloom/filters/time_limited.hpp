@@ -68,7 +68,7 @@ struct TimeLimitedConfig {
   uint32_t max_slices = 0;   // the slice table
 
   static constexpr uint32_t kMaxK = 32;  // most hash functions per key
-  static constexpr uint32_t kMaxSlices = 4096;
+  static constexpr uint32_t kMaxSlices = 4096;  // most slices the table holds
   static constexpr uint64_t kDefaultCapacity = 10'000;  // insertions per window when the rate is unknown
 
   constexpr bool operator==(const TimeLimitedConfig&) const = default;  // field by field
@@ -76,11 +76,12 @@ struct TimeLimitedConfig {
   // The generation and slice size at `capacity` insertions per window: the
   // paper's steady state, g = capacity/l + 1, m = ⌈k·g/ln2⌉ in whole words.
   constexpr uint64_t steady_generation() const noexcept { return l ? capacity / l + 1 : 1; }
-  constexpr uint64_t steady_slice_words() const noexcept {
+  constexpr uint64_t steady_slice_words() const noexcept {  // ⌈k·g/ln2⌉ bits in whole words
     const double m = static_cast<double>(k) * static_cast<double>(steady_generation()) / math::kLn2;
     const uint64_t words = bits::words_for(math::ceil_to_u64(m));
     return words < 1 ? 1 : words;
   }
+  // Bits of the k + l slices at the steady state.
   constexpr uint64_t steady_bits() const noexcept { return (k + l) * steady_slice_words() * 64; }
 
   // The Errc of the first field out of range, or ok.
@@ -181,7 +182,7 @@ struct TimeLimitedConfig {
 // slices live in the arena, within the budget.
 class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
  public:
-  constexpr TimeLimitedFilter() noexcept = default;
+  constexpr TimeLimitedFilter() noexcept = default;  // empty: create() one
 
   // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
   static constexpr Expected<size_t> bytes_needed(const TimeLimitedConfig& c) noexcept {

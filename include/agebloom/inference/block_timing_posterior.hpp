@@ -39,10 +39,14 @@
 
 namespace agebloom::inference {
 
+// The posteriors of the table above for one BTBF configuration: make() caches
+// F(c,0,B) for c = 0..k, so the queries reuse it.
 class BlockTimingPosterior {
  public:
-  constexpr BlockTimingPosterior() noexcept = default;
+  constexpr BlockTimingPosterior() noexcept = default;  // empty: make() one
 
+  // For c's timers and the stream model distinct; c's error if invalid, and
+  // inference_unsupported for a time window (the theorems count insertions).
   static constexpr Expected<BlockTimingPosterior> make(const BlockTimingConfig& c,
                                                        DistinctItems distinct = DistinctItems{}) noexcept {
     if (Status s = c.validate(); !s) return s;
@@ -100,7 +104,7 @@ class BlockTimingPosterior {
   }
   // F(c, 0, B) from the cache (c <= k).
   constexpr double F_cb(uint32_t c) const noexcept { return block_cache_[c <= k_ ? c : k_]; }
-  const DistinctItems& distinct() const noexcept { return distinct_; }
+  const DistinctItems& distinct() const noexcept { return distinct_; }  // the stream model D(j) the posteriors use
 
  private:
   // 1 − (1 − 1/m)^(k·D(j)): the chance one timer is touched by j insertions.

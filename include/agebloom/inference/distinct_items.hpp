@@ -22,14 +22,18 @@
 
 namespace agebloom::inference {
 
+// D(j) for one of the stream models above: a small value type, copied into
+// the posterior that uses it.
 class DistinctItems {
  public:
-  enum class Kind : uint8_t { all_distinct, uniform, zipf, sampled };
-  static constexpr size_t kMaxSamples = 32;
+  enum class Kind : uint8_t { all_distinct, uniform, zipf, sampled };  // the models of the table above
+  static constexpr size_t kMaxSamples = 32;  // most (j, D(j)) points sampled() keeps
 
-  constexpr DistinctItems() noexcept = default;
+  constexpr DistinctItems() noexcept = default;  // all_distinct: D(j) = j
 
+  // D(j) = j: the default when nothing is known of the stream.
   static constexpr DistinctItems all_distinct() noexcept { return DistinctItems{}; }
+  // Uniform keys over a universe of |U| = universe (eq. 16); distinct_model_invalid if 0.
   static constexpr Expected<DistinctItems> uniform(uint64_t universe) noexcept {
     if (universe == 0) return Errc::distinct_model_invalid;
     DistinctItems d;
@@ -37,6 +41,8 @@ class DistinctItems {
     d.universe_ = static_cast<double>(universe);
     return d;
   }
+  // Zipf keys over a universe of |U| = universe (eq. 17, H = H_|U| computed
+  // here once); distinct_model_invalid if 0.
   static constexpr Expected<DistinctItems> zipf(uint64_t universe) noexcept {
     if (universe == 0) return Errc::distinct_model_invalid;
     DistinctItems d;
@@ -60,8 +66,8 @@ class DistinctItems {
     return d;
   }
 
-  constexpr Kind kind() const noexcept { return kind_; }
-  constexpr double universe() const noexcept { return universe_; }
+  constexpr Kind kind() const noexcept { return kind_; }  // which model
+  constexpr double universe() const noexcept { return universe_; }  // |U| (uniform and zipf; 0 otherwise)
 
   // D(j) for j >= 0 insertions.
   constexpr double operator()(double j) const noexcept {

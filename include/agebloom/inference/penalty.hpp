@@ -18,12 +18,16 @@
 
 namespace agebloom::inference {
 
+// True for a finite v > 0: what a penalty must be.
 constexpr bool finite_positive(double v) noexcept { return v > 0.0 && v < math::kInf; }
 
+// The per-query costs of the two wrong answers (Sec. 2.6).
 struct Penalties {
   double fp = 1.0;  // $FP: answering "seen" for a key outside the window
   double fn = 1.0;  // $FN: answering "not seen" for a key inside it
 
+  // penalty_invalid unless both are finite and positive (a zero or infinite cost
+  // would make one answer free and the posterior irrelevant).
   constexpr Status validate() const noexcept {
     return finite_positive(fp) && finite_positive(fn) ? Status{} : Status{Errc::penalty_invalid};
   }
@@ -41,6 +45,7 @@ constexpr double neutral_prior(uint64_t w) noexcept {
   return math::root_complement(0.5, static_cast<double>(w ? w : 1));
 }
 
+// decide()'s answer and what it is expected to cost.
 struct Decision {
   bool seen = false;              // the answer: suppress as a repeat
   double expected_penalty = 0.0;  // of the answer given

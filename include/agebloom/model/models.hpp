@@ -62,6 +62,8 @@ struct GuardedEpochGeometry {
     std::uint64_t segment_bits; // s
     std::uint64_t epoch;        // ℓ (insertions per segment)
 };
+// s and ℓ of a guarded epoch filter with bits_total bits over a window of W
+// insertions and r epochs (the floor and ceiling above). Requires r >= 1.
 GuardedEpochGeometry guarded_epoch_geometry(double bits_total, std::uint64_t window,
                                             unsigned r);
 
@@ -108,9 +110,13 @@ struct QueryOutcome {
     double accesses_true;   // E[accesses ; returns true]  (not conditional)
     double p_false;         // = 1 - p_true
     double accesses_false;  // E[accesses ; returns false] = A(k,l,0,0,0,l)
+    // Mean accesses of a query that returns true (0 if none does).
     double mean_true() const { return p_true > 0 ? accesses_true / p_true : 0.0; }
+    // Mean accesses of a query that returns false (0 if none does).
     double mean_false() const { return p_false > 0 ? accesses_false / p_false : 0.0; }
 };
+// The query outcome of k+l slices with the given per-slice match
+// probabilities (size k+l), from recurrence A (§5.4).
 QueryOutcome apbf_query_outcome(unsigned k, unsigned l, const std::vector<double>& match);
 
 // Expected slice (or block, for APBBF) accesses of Algorithm 1:
@@ -121,7 +127,11 @@ QueryOutcome apbf_query_outcome(unsigned k, unsigned l, const std::vector<double
 //    (initial slice j = 0..l-1) of the accesses with slices j..j+k-1 forced
 //    to match (Table 2 "window").
 double apbf_accesses_false(unsigned k, unsigned l, const std::vector<double>& match);
+// Accesses for a false positive: the walk conditioned on returning true
+// (Table 2 "fp").
 double apbf_accesses_fp(unsigned k, unsigned l, const std::vector<double>& match);
+// Accesses for a key in the window, averaged over its l possible generations
+// (Table 2 "window").
 double apbf_accesses_window(unsigned k, unsigned l, const std::vector<double>& match);
 
 // Peak NPWS, §5.2: (Σ_{i<k} q^i) / l where q is the match probability of a
@@ -141,12 +151,14 @@ double apbf_bits_per_item(unsigned k, unsigned l);
 
 // One row of [APBF] Table 2; every number is computed from the model.
 struct Table2Row {
-    unsigned k, l;
-    double actual_fp, eff, accesses_window, accesses_fp, accesses_false, npws;
+    unsigned k, l;  // the shape: k slices per key, l generations
+    double actual_fp, eff, accesses_window, accesses_fp, accesses_false, npws;  // the model's FP, eff (§5.5), the three access columns and peak NPWS
 };
 // The paper's 25 (k, l) pairs (data from Table 2).
 std::vector<std::pair<unsigned, unsigned>> apbf_table2_configs();
+// Table 2's row for (k, l), from the model.
 Table2Row apbf_table2_row(unsigned k, unsigned l);
+// apbf_table2_row() over apbf_table2_configs(), in the paper's order.
 std::vector<Table2Row> apbf_table2();
 
 // The published parameterisation (ALGORITHMS.md, APBF section) for capacity n
@@ -154,9 +166,10 @@ std::vector<Table2Row> apbf_table2();
 // g = ceil(n/(l+1)); slice bits = ceil(k·g/ln2); capacity (l+1)·g.
 // l = 0 if no l in 1..100 qualifies.
 struct ApbfParams {
-    unsigned k, l;
-    std::uint64_t generation, slice_bits, capacity;
+    unsigned k, l;  // k slices per key; l generations (0: none qualifies)
+    std::uint64_t generation, slice_bits, capacity;  // g, slice bits, and the capacity (l+1)·g
 };
+// The published parameters for capacity n and target FP fp (above).
 ApbfParams apbf_published_params(std::uint64_t n, double fp);
 // Largest l in 1..max_l with FP(k,l) <= fp (FP grows with l), 0 if none.
 unsigned apbf_largest_l(unsigned k, double fp, unsigned max_l = 100);
@@ -178,15 +191,19 @@ double apbbf_relative_capacity(unsigned block_bits, unsigned b);
 // the subfilter false positive rate").
 std::vector<double> apbbf_segment_fprs(unsigned k, unsigned l, unsigned block_bits,
                                        unsigned b);
+// FP of an APBBF with k+l segments of B-bit blocks, b bits per block, at
+// the worst-case loads of apbbf_segment_fprs() (the §5.3 recurrence F).
 double apbbf_fpr(unsigned k, unsigned l, unsigned block_bits, unsigned b);
 // Bits per window item: (k+l)·k·B / (l·λ_full).
 double apbbf_bits_per_item(unsigned k, unsigned l, unsigned block_bits, unsigned b);
 
+// One row of [APBF] Table 3; every number is computed from the model.
 struct Table3Row {
-    unsigned k, l, block_bits, b;
-    double apbbf_fp, apbf_fp, capacity, accesses_window, accesses_fp,
+    unsigned k, l, block_bits, b;  // the shape: k, l, B and b
+    double apbbf_fp, apbf_fp, capacity, accesses_window, accesses_fp,  // both FPs, capacity relative to APBF, the accesses and peak NPWS
         accesses_false, npws;
 };
+// The (k, l, B, b) rows of Table 3, computed from the model.
 std::vector<Table3Row> apbbf_table3();
 
 } // namespace agebloom::model

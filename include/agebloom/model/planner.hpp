@@ -51,7 +51,7 @@ struct PlanRequest {
 // One ready configuration and its figures (units: see the top of this file).
 struct Plan {
     FilterConfig config;              // what gets built
-    Structure structure = Structure::guarded_epoch;
+    Structure structure = Structure::guarded_epoch;  // the registry row (also config.structure)
     unsigned k = 0;                   // hashes per key (per segment for APBBF: segments per key)
     unsigned l_or_r = 0;              // APBF/APBBF: l; guarded epoch: r; ring: N
     unsigned block_bits = 0;          // B, or the lane width of a one-line layout (0 if unblocked)
@@ -63,8 +63,8 @@ struct Plan {
     double expected_fpr = 0.0;        // the structure's model FP (worst case: just before a shift)
     double slack_items = 0.0;         // ℓ (guarded epoch), k·g (APBF), W/N (ring)
     double peak_npws = 0.0;           // see models.hpp (APBF §5.2; guarded epoch definition)
-    double accesses_per_query = 0.0;
-    double accesses_per_insert = 0.0;
+    double accesses_per_query = 0.0;  // the larger of a window key's and a false answer's (units above)
+    double accesses_per_insert = 0.0; // expected accesses of one insertion (units above)
     std::uint64_t total_bytes = 0;    // the filter's arena size (bytes_needed)
 };
 
@@ -77,7 +77,7 @@ enum class PlanErrc : std::uint8_t {
 
 // A refusal: its kind and a message for the user.
 struct PlanError {
-    PlanErrc code = PlanErrc::invalid_request;
+    PlanErrc code = PlanErrc::invalid_request;  // what kind of refusal
     std::string message;  // names the option at fault (window, fpr, max-npws, ...)
 };
 

@@ -170,7 +170,7 @@ inline constexpr int kMaxVlanTags = 2;
 // per burst slot) rather than zeroing a fresh one per packet; extract_key
 // writes only the bytes it reports.
 struct Key {
-  uint8_t bytes[kMaxKeyBytes];
+  uint8_t bytes[kMaxKeyBytes];  // only [0, length) is written
   uint16_t length = 0;  // key bytes in bytes[0, length)
 };
 

@@ -12,6 +12,10 @@
 
 namespace agebloom {
 
+// Type-level helpers that build AnyConfig, AnyFilter and FilterFor from the
+// StructureTraits table: a type list with de-duplication, its fold over every
+// registered structure, and the config-to-filter map (with the check that
+// structures sharing a config type share the filter type).
 namespace registry_detail {
 template <class... Ts>
 struct type_list {};
@@ -78,7 +82,7 @@ static_assert(configs_map_to_one_filter(), "structures that share a config type 
 
 // Every registered config type, and every registered filter type.
 using AnyConfig = registry_detail::as_variant<registry_detail::collect<registry_detail::config_of>::type>::type;
-using AnyFilter = registry_detail::as_variant<registry_detail::collect<registry_detail::filter_of>::type>::type;
+using AnyFilter = registry_detail::as_variant<registry_detail::collect<registry_detail::filter_of>::type>::type;  // (std::variant of each type once)
 
 // The filter type that config type C builds.
 template <class C>
@@ -87,10 +91,13 @@ using FilterFor = typename registry_detail::filter_for_config<C>::type;
 // A registered structure and its ready configuration: what the planner
 // returns and what DedupFilter builds, bit for bit.
 struct FilterConfig {
-  Structure structure = Structure::guarded_epoch;
-  AnyConfig config;
+  Structure structure = Structure::guarded_epoch;  // which row of the registry
+  AnyConfig config;                                // its configuration (the alternative is StructureTraits<structure>::Config)
 
+  // The registry row (name, paper, windows, ...) of this structure.
   const StructureInfo& info() const noexcept { return agebloom::info(structure); }
+  // f(config) for the configuration's concrete type: how the caller reaches
+  // the typed config (and FilterFor<its type>) without naming a structure.
   template <class F>
   decltype(auto) visit(F&& f) const {
     return std::visit(static_cast<F&&>(f), config);
@@ -102,12 +109,15 @@ struct FilterConfig {
       return n ? *n : 0;
     });
   }
+  // The model false-positive rate of the configuration.
   double model_fpr() const noexcept {
     return visit([](const auto& c) { return c.model_fpr(); });
   }
+  // Bits of memory per window item (per expected insertion for time windows).
   double bits_per_item() const noexcept {
     return visit([](const auto& c) { return c.bits_per_item(); });
   }
+  // The window the configuration keeps.
   Window window() const noexcept {
     return visit([](const auto& c) { return c.window; });
   }

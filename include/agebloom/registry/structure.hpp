@@ -31,6 +31,8 @@
 
 namespace agebloom {
 
+// A registered structure, by its row in kStructures: the enumerators are in
+// table order (registry_in_order() checks it), so a Structure is an index.
 enum class Structure : uint8_t {
   guarded_epoch,
   guarded_epoch_blocked,
@@ -50,8 +52,10 @@ enum class Structure : uint8_t {
 // Which windows a structure keeps.
 enum WindowKinds : uint8_t { kCountWindows = 1, kTimeWindows = 2, kBothWindows = 3 };
 
+// One row of the registry: what the tools list and choose among
+// (--filter NAME, --filter auto) without naming a structure.
 struct StructureInfo {
-  Structure id;
+  Structure id;          // the enumerator of this row
   const char* name;      // what --filter takes
   const char* paper;     // title and section it comes from
   uint8_t windows;       // WindowKinds
@@ -66,6 +70,7 @@ struct StructureInfo {
                          // what a time window without a capacity is planned with
 };
 
+// The registry: one row per structure, in enumerator order.
 inline constexpr StructureInfo kStructures[] = {
     {Structure::guarded_epoch, "guarded-epoch", "Guarded Epoch Bloom Filters, Sec. 2 and Prop. 2", kBothWindows,
      "k probes x (r+1) segments", "r+1 segments, epochs of W/r, one guard epoch: the most compact", true, false,
@@ -106,8 +111,11 @@ inline constexpr StructureInfo kStructures[] = {
      "k 4-bit cells", "a 15-slot clock per cell ticking every TTL/2, swept so it cannot wrap; keys live TTL..1.5 TTL",
      false, false, false, false, false},
 };
+// How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
 
+// True when kStructures[i].id == i for every row: what lets info() index the
+// table instead of searching it.
 constexpr bool registry_in_order() noexcept {
   for (size_t i = 0; i < kStructureCount; ++i)
     if (static_cast<size_t>(kStructures[i].id) != i) return false;
@@ -115,7 +123,9 @@ constexpr bool registry_in_order() noexcept {
 }
 static_assert(registry_in_order(), "kStructures lists the structures in enumerator order");
 
+// The registry row of s (an index, see registry_in_order()).
 constexpr const StructureInfo& info(Structure s) noexcept { return kStructures[static_cast<size_t>(s)]; }
+// The name --filter takes for s, e.g. "guarded-epoch".
 constexpr const char* name(Structure s) noexcept { return info(s).name; }
 
 // The structure whose name is s[0..n), or nullptr.
@@ -133,12 +143,14 @@ constexpr const StructureInfo* find_structure(const char* s, size_t n) noexcept 
 // windows; count windows default to the span). `block_bits` is B for the
 // blocked structures.
 struct SizingRequest {
-  Window window = Window::count(0);
-  double fpr = 0.01;
-  uint64_t capacity = 0;
-  uint32_t block_bits = 512;
+  Window window = Window::count(0);  // count or time window to keep
+  double fpr = 0.01;          // target model FPR, in (0, 1)
+  uint64_t capacity = 0;      // insertions per window; 0: a count window's span
+  uint32_t block_bits = 512;  // B of the blocked structures (64, 256 or 512)
   uint64_t memory_bytes = 0;  // a structure that manages a budget (tlbf) takes this much; 0 = its default
 
+  // The insertions the model is sized for: capacity, else a count window's
+  // span; 0 for a time window with no capacity (sizing then fails).
   constexpr uint64_t items() const noexcept { return capacity ? capacity : (window.is_time() ? 0 : window.span); }
 };
 
@@ -188,30 +200,41 @@ constexpr void plan_apbf(const SizingRequest& r, uint32_t k_from, uint32_t k_to,
 
 }  // namespace registry_detail
 
+// The guarded epoch filter, flat segments (Guarded Epoch Bloom Filters, Sec. 2).
 template <>
 struct StructureTraits<Structure::guarded_epoch> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
+  // One shape per r = 1 .. kMaxSegments - 1, each sized by Prop. 2: more epochs
+  // cost segments but shorten the stale tail (W + ℓ), so the planner ranks them.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, 0, false, emit);
   }
 };
 
+// The guarded epoch filter with a B-bit block per segment probe (Sec. 2, blocked).
 template <>
 struct StructureTraits<Structure::guarded_epoch_blocked> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
+  // One shape per r, with request.block_bits as B.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, r.block_bits, false, emit);
   }
 };
 
+// The Age-Partitioned Bloom Filter (Sec. 5, Algorithm 1).
 template <>
 struct StructureTraits<Structure::apbf> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = ApbfConfig;
-  using Filter = ApbfFilter;
+  using Filter = ApbfFilter;  // the filter a Config builds
+  // k from two under the published ⌈log2 1/fpr⌉ to six over it, every useful l
+  // for each (registry_detail::plan_apbf).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     const uint64_t k = ApbfConfig::published_k(r.fpr);
@@ -220,10 +243,13 @@ struct StructureTraits<Structure::apbf> {
   }
 };
 
+// The blocked APBF (Age-Partitioned Bloom Filters, Sec. 6): slices of
+// B-bit blocks with b bits set per block.
 template <>
 struct StructureTraits<Structure::apbbf> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = ApbfConfig;
-  using Filter = ApbfFilter;
+  using Filter = ApbfFilter;  // the filter a Config builds
   // k in 1..8 and b in 1, 2, 4, ... (Age-Partitioned Bloom Filters Sec. 6 explores k <= 8).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -237,20 +263,27 @@ struct StructureTraits<Structure::apbbf> {
   }
 };
 
+// Rotating filters: N + 1 filters turned by the window or, for a time window
+// with a capacity, also when the current one is full (rotating_ring.hpp).
 template <>
 struct StructureTraits<Structure::ring> {
+  // The configuration plan() emits (a guarded epoch shape), and the filter it builds.
   using Config = GuardedEpochConfig;
-  using Filter = GuardedEpochFilter;
+  using Filter = GuardedEpochFilter;  // the filter a Config builds
+  // One shape per N, as guarded_epoch's r, with the capacity trigger on.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, 0, true, emit);
   }
 };
 
+// Guarded epoch in the one-line layout: every segment's word of an index in
+// one 64-byte line (interleaved_epoch.hpp).
 template <>
 struct StructureTraits<Structure::interleaved> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = InterleavedEpochConfig;
-  using Filter = InterleavedEpochFilter<uint64_t>;
+  using Filter = InterleavedEpochFilter<uint64_t>;  // the filter a Config builds
   // 64-bit lanes (8 segments): the dataplane's and the GPU's layout.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -258,10 +291,13 @@ struct StructureTraits<Structure::interleaved> {
   }
 };
 
+// APBF in the one-line layout: k + l <= 16 slices as lanes of one 64-byte
+// line (interleaved_apbf.hpp).
 template <>
 struct StructureTraits<Structure::interleaved_apbf> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = InterleavedApbfConfig;
-  using Filter = InterleavedApbfFilter<uint32_t>;
+  using Filter = InterleavedApbfFilter<uint32_t>;  // the filter a Config builds
   // 32-bit lanes: 16 slices, room for the scan's k + l.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
@@ -269,10 +305,13 @@ struct StructureTraits<Structure::interleaved_apbf> {
   }
 };
 
+// The Time-limited Bloom Filter (Sec. 6): APBF slices stamped with time, in a
+// memory budget; keeps a time window at a rate it is not told.
 template <>
 struct StructureTraits<Structure::tlbf> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = TimeLimitedConfig;
-  using Filter = TimeLimitedFilter;
+  using Filter = TimeLimitedFilter;  // the filter a Config builds
   // The reference's (k, l) for the FPR and capacity; the budget from
   // memory_bytes (what is left after the header and the slice table), else
   // 16 times the steady memory.
@@ -306,30 +345,42 @@ struct StructureTraits<Structure::tlbf> {
   }
 };
 
+// The counting baseline of Guarded Epoch Bloom Filters (Sec. 4): 4-bit
+// counters, exact deletion from a ring of the window's hashes.
 template <>
 struct StructureTraits<Structure::counting> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = CountingConfig;
-  using Filter = CountingFilter;
+  using Filter = CountingFilter;  // the filter a Config builds
+  // One shape: the counters sized for the FPR at the window's load.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = CountingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
   }
 };
 
+// Stable Bloom Filters (Deng & Rafiei): decaying cells, a baseline with no
+// window guarantee.
 template <>
 struct StructureTraits<Structure::stable> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = StableConfig;
-  using Filter = StableFilter;
+  using Filter = StableFilter;  // the filter a Config builds
+  // One shape: the cells sized for the FPR (StableConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = StableConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
   }
 };
 
+// The Timing Bloom Filter (Inferential Time-Decaying Bloom Filters, Sec. 3.1).
 template <>
 struct StructureTraits<Structure::tbf> {
+  // The configuration plan() emits (the block timing shape with B = 1), and the
+  // filter it builds.
   using Config = BlockTimingConfig;
-  using Filter = BlockTimingFilter;
+  using Filter = BlockTimingFilter;  // the filter a Config builds
+  // One shape, count windows only: it stamps every insertion with its count.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (r.window.is_time()) return;  // a timestamp per insertion: count windows only
@@ -337,20 +388,26 @@ struct StructureTraits<Structure::tbf> {
   }
 };
 
+// The Block Timing Bloom Filter (Inferential Time-Decaying Bloom Filters, Sec. 3.2).
 template <>
 struct StructureTraits<Structure::btbf> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = BlockTimingConfig;
-  using Filter = BlockTimingFilter;
+  using Filter = BlockTimingFilter;  // the filter a Config builds
+  // One shape: k timers of bpt bits, one timestamp per block of insertions or ticks.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
   }
 };
 
+// The continuous (clock) filter of Surprenant's Continuous Bloom Filter.
 template <>
 struct StructureTraits<Structure::clock4> {
+  // The configuration plan() emits, and the filter it builds.
   using Config = ClockConfig;
-  using Filter = ClockFilter;
+  using Filter = ClockFilter;  // the filter a Config builds
+  // One shape: the 4-bit clock cells sized for the FPR (ClockConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = ClockConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);

@@ -34,7 +34,7 @@ struct Packet {
   uint64_t timestamp_ns = 0;  // since the Unix epoch (always a valid time: see bad_timestamps())
   uint32_t caplen = 0;        // bytes at data (what extract_key may read)
   uint32_t wirelen = 0;       // original length on the wire (>= caplen normally)
-  const uint8_t* data = nullptr;
+  const uint8_t* data = nullptr;  // the packet's first caplen bytes (valid until the next next())
   uint32_t linktype = 0;      // DLT_* as reported by pcap_datalink()
 };
 
@@ -54,11 +54,11 @@ class PcapReader {
   };
 
   PcapReader() noexcept = default;  // not open; next() reports an error
-  PcapReader(PcapReader&& other) noexcept;
-  PcapReader& operator=(PcapReader&& other) noexcept;
-  PcapReader(const PcapReader&) = delete;
-  PcapReader& operator=(const PcapReader&) = delete;
-  ~PcapReader();
+  PcapReader(PcapReader&& other) noexcept;  // takes other's handle; other is left closed
+  PcapReader& operator=(PcapReader&& other) noexcept;  // closes this one, then takes other's handle
+  PcapReader(const PcapReader&) = delete;  // one owner of the pcap handle
+  PcapReader& operator=(const PcapReader&) = delete;  // one owner of the pcap handle
+  ~PcapReader();  // closes the file
 
   // Open a pcap or pcapng file for reading with nanosecond timestamps.
   static OpenResult open(const std::string& path);
@@ -91,6 +91,7 @@ class PcapReader {
   Status done_ = Status::ok;  // sticky end/error
 };
 
+// open()'s answer: a reader, or why there is none.
 struct OpenResult {
   PcapReader reader;  // open on success
   std::string error;  // empty on success
