@@ -31,6 +31,7 @@ enum class SnapshotErrc : uint8_t {
   damaged,         // truncated, or the checksum does not match: the bytes changed after saving
   mismatch,        // an image of another filter: structure, parameters, window or seed differ
 };
+// The reason, in words, for the messages of dedup_fwd and the C API.
 const char* message(SnapshotErrc e) noexcept;
 
 // What a snapshot says besides the state.
@@ -46,9 +47,9 @@ size_t snapshot_bytes(size_t state_bytes) noexcept;
 // filter's parameters(), computed once by the caller (it builds a string;
 // saving and loading themselves make no heap call).
 struct SnapshotId {
-  const DedupFilter* filter = nullptr;
-  uint64_t seed = 0;
-  std::string_view parameters;
+  const DedupFilter* filter = nullptr;  // the plan: structure, shape, window
+  uint64_t seed = 0;                    // the hash secret its keys were hashed under
+  std::string_view parameters;          // filter->parameters(), computed once
 };
 
 // Writes the image of the filter (its arena: state[0..state_bytes)) to out,
