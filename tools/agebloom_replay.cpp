@@ -4,6 +4,7 @@
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
@@ -12,7 +13,8 @@
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
-// verdicts file, the report.
+// verdicts file, the pcap outputs (a second pass over the trace, steered by
+// the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@
 #include "agebloom/packet/click_value.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
+#include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 
 namespace {
@@ -50,7 +53,10 @@ struct Options {
   std::string trace;
   bool truth = false, json = false;
   std::string verdicts;
+  std::string write_passed, write_suppressed;  // --write, --write-suppressed
   Backend backend = Backend::cpu;
+  // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
+  bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
 };
 
 void usage(FILE* out) {
@@ -59,7 +65,14 @@ void usage(FILE* out) {
                "       agebloom-replay --list-filters\n"
                "%s"
                "  --truth                         exact ground truth: live FNR, FPR, expired positives\n"
-               "  --verdicts FILE                 one bit per packet (1 = suppressed), LSB first\n"
+               "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
+               "                                  suppressed: packet i is bit i %% 8 (least significant\n"
+               "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
+               "                                  byte's unused high bits 0. No header.\n"
+               "  --write FILE.pcap               the packets that pass (the deduplicated capture, like\n"
+               "                                  editcap -D): pcap with nanosecond stamps, the trace's\n"
+               "                                  link type, stamps and lengths kept\n"
+               "  --write-suppressed FILE.pcap    the packets suppressed, in the same format\n"
                "  --json                          one JSON object on stdout\n"
                "  --backend cpu|gpu|auto          gpu: CUDA exact replay (the structures --list-filters\n"
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
@@ -76,10 +89,12 @@ void usage(FILE* out) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
+                               {"write", required_argument, nullptr, kWrite},
+                               {"write-suppressed", required_argument, nullptr, kWriteSuppressed},
                                {"backend", required_argument, nullptr, kBackend},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
@@ -98,6 +113,11 @@ Options parse(int argc, char** argv) {
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
+          break;
+        case kWrite:
+        case kWriteSuppressed:
+          if (arg.empty()) bad(std::string(c == kWrite ? "--write" : "--write-suppressed") + " needs a file name");
+          (c == kWrite ? o.write_passed : o.write_suppressed) = arg;
           break;
         case kBackend:
           if (arg == "cpu") o.backend = Backend::cpu;
@@ -121,6 +141,10 @@ Options parse(int argc, char** argv) {
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
   if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
   o.trace = argv[optind];
+  for (const std::string* out : {&o.write_passed, &o.write_suppressed, &o.verdicts})
+    if (*out == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+  if (!o.write_passed.empty() && o.write_passed == o.write_suppressed)
+    bad("--write and --write-suppressed name the same file");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
   return o;
 }
@@ -275,8 +299,8 @@ struct GpuQueue {
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
 int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run& run) {
-  pk::ClickOptions click = o.dedup.click;  // --click-ports, --click-host
-  if (!o.dedup.click_param.empty()) click.param = o.dedup.click_param.c_str();
+  const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
+  const pk::ClickOptions& click = keying.click;
   const Hasher hasher(o.dedup.seed);
   const bool progress = !o.json && isatty(STDERR_FILENO);
   const Window window = o.dedup.spec.window;
@@ -291,7 +315,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
     bool live = false;
     if (o.truth) live = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
     if (scored) run.penalty.add(*scored, pen, o.truth, live);
-    if (dup && !o.verdicts.empty()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
+    if (dup && o.keep_verdicts()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
   };
 
   GpuQueue queue;
@@ -302,8 +326,8 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
   const auto start = std::chrono::steady_clock::now();
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
-    if (!o.verdicts.empty() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
-    const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, click, key);
+    if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
+    const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key);
     ++run.reasons[static_cast<size_t>(r.reason)];
     if (r.ok()) {
       ++run.keyed;
@@ -371,6 +395,38 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
   if (wrote && flushed && closed) return true;
   std::fprintf(stderr, "agebloom-replay: cannot write %s: %s\n", path.c_str(), std::strerror(err ? err : errno));
   return false;
+}
+
+// --write / --write-suppressed: reads the trace again and sends each of the
+// `packets` the replay decided to the file its verdict bit picks. Returns
+// false with a message on stderr.
+bool write_pcaps(const Options& o, const Run& run) {
+  auto opened = trace::PcapReader::open(o.trace);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+    return false;
+  }
+  trace::PcapWriter passed, suppressed;
+  for (auto [writer, path] : {std::pair{&passed, &o.write_passed}, std::pair{&suppressed, &o.write_suppressed}}) {
+    if (path->empty()) continue;
+    if (std::string e = writer->open(*path, opened.reader.linktype()); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+      return false;
+    }
+  }
+  trace::Packet pkt;
+  for (uint64_t i = 0; i < run.packets && opened.reader.next(pkt) == trace::PcapReader::Status::ok; ++i) {
+    const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
+    (dup ? suppressed : passed).write(pkt);
+  }
+  bool ok = true;
+  for (trace::PcapWriter* w : {&passed, &suppressed}) {
+    if (std::string e = w->close(); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run) {
@@ -498,6 +554,7 @@ int main(int argc, char** argv) {
   int rc = replay(o, owned, opened.reader, run);
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
 
   nlohmann::json j = report(o, owned, run);
   if (!run.read_error.empty()) {
