@@ -246,10 +246,18 @@ nlohmann::json expect_same_as_replay(const std::string& name, const std::vector<
 TEST(DedupFwd, GoldenEveryKeyModeEqualsReplay) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(600, 7, &copies);
-  for (const char* key : {"src-ip", "dst-ip", "flow", "click"}) {
+  for (const char* key : {"src-ip", "dst-ip", "flow", "click", "packet"}) {
     SCOPED_TRACE(key);
     const std::string common = std::string("--key ") + key + " --window 64 --fpr 0.001 --seed 5eed";
     expect_same_as_replay(std::string("golden-") + key, frames, common);
+  }
+  // The keying options both tools share reach dedup_fwd's burst path alike.
+  int i = 0;
+  for (const char* opts : {"--key flow --vlan-in-key", "--key src-ip --vlan-in-key",
+                           "--key packet --ignore-vlan --packet-bytes 64", "--key packet --ignore-l2"}) {
+    SCOPED_TRACE(opts);
+    expect_same_as_replay("golden-opts-" + std::to_string(i++), frames,
+                          std::string(opts) + " --window 64 --fpr 0.001 --seed 5eed");
   }
 }
 
@@ -314,7 +322,7 @@ TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);
   ASSERT_GT(copies.size(), 300u);
-  for (const char* key : {"src-ip", "dst-ip", "flow", "click"}) {
+  for (const char* key : {"src-ip", "dst-ip", "flow", "click", "packet"}) {
     SCOPED_TRACE(key);
     const fs::path in = temp_dir() / (std::string("copies-") + key + ".pcap");
     const fs::path out = temp_dir() / (std::string("copies-") + key + ".out.pcap");
@@ -488,12 +496,12 @@ TEST(DedupFwd, MalformedFramesPassUnparsedAndNeverCrash) {
     add(ipv4(0x0a000009, 0x0a000002, 17, 1234, 80, ""));  // zero-length UDP payload
     add(Bytes(1, 0xff));                                  // one byte
   }
-  for (const char* key : {"src-ip", "dst-ip", "flow", "click"}) {
+  for (const char* key : {"src-ip", "dst-ip", "flow", "click", "packet"}) {
     SCOPED_TRACE(key);
     const auto j = expect_same_as_replay(std::string("malformed-") + key, frames,
                                          std::string("--key ") + key + " --window 1000 --seed 3");
     ASSERT_FALSE(j.is_discarded());
-    // src-ip/dst-ip stop at the IP header, so the cut TCP header and the IPv6
+    // src-ip/dst-ip/packet stop at the IP header, so the cut TCP header and the IPv6
     // chain still give them a key (documented in key_extract.hpp); flow and
     // click must refuse those too. Either way every frame was forwarded (the
     // verdict check above) and the reasons match replay's.
