@@ -33,6 +33,7 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
                     const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
   const bool stamps = per_packet_time();
+  const pk::BpfFilter& bpf = g_app.bpf;
   uint64_t no_ts = 0, regressions = 0;
   out.k = 0;
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
@@ -40,6 +41,10 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     uint32_t len;
     const uint8_t* data = frame_bytes(scratch, pkts[i], len);
+    if (bpf.active() && !bpf.matches(data, len, rte_pktmbuf_pkt_len(pkts[i]))) {
+      st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
+      continue;
+    }
     pk::Result r;
     ab::KeyHash h;
     if (Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key && data != nullptr &&

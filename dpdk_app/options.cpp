@@ -182,6 +182,7 @@ Options parse_options(int argc, char** argv) {
   o.click = shared.click;  // --click-ports, --click-host
   o.packet = shared.packet;
   o.vlan_in_key = shared.vlan_in_key;
+  o.bpf = shared.bpf;
   o.decide = shared.decide;
   o.penalties = shared.penalties;
   o.prior = shared.prior;

@@ -31,6 +31,7 @@ struct Options {
   std::string click_param;  // storage for click.param
   agebloom::packet::PacketOptions packet;  // --key packet: --ignore-vlan, --ignore-l2, --packet-bytes
   bool vlan_in_key = false;                // --vlan-in-key
+  std::string bpf;                         // --bpf EXPR (compiled in main, into App::bpf)
   agebloom::dedup::FilterSpec spec;
   agebloom::dedup::Policy policy = agebloom::dedup::Policy::insert_always;
   uint64_t mem_bytes = 0;  // budget per worker lcore; 0 = no limit

@@ -32,6 +32,7 @@ void add(Totals& t, const LcoreStats& s) {
   t.busy_cycles += s.busy_cycles.get();
   t.expected_penalty_micro += s.expected_penalty_micro.get();
   t.penalty_from_param += s.penalty_from_param.get();
+  t.bpf_unmatched += s.bpf_unmatched.get();
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -48,6 +49,7 @@ void add_dispatcher(Totals& t, const LcoreStats& s) {
   t.bursts += s.bursts.get();
   t.busy_cycles += s.busy_cycles.get();
   t.penalty_from_param += s.penalty_from_param.get();  // the dispatcher keys (and reads $FN) in dispatch mode
+  t.bpf_unmatched += s.bpf_unmatched.get();  // and runs --bpf
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -74,6 +76,7 @@ nlohmann::json to_json(const Totals& t) {
   for (size_t r = 1; r < t.reasons.size(); ++r)
     if (t.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = t.reasons[r];
   j["unparsed_reasons"] = reasons;
+  if (!g_app.opt.bpf.empty()) j["bpf"] = {{"expression", g_app.opt.bpf}, {"unmatched", t.bpf_unmatched}};
   if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
     const Options& o = g_app.opt;
     j["penalties"] = {{"decide", "penalties"},

@@ -13,6 +13,7 @@ struct Totals {
   uint64_t unparsed = 0, time_regressions = 0, no_timestamp = 0, bursts = 0, busy_cycles = 0;
   uint64_t malformed = 0;  // in rx and dropped_error too (LcoreStats::malformed)
   uint64_t expected_penalty_micro = 0, penalty_from_param = 0;  // --decide penalties
+  uint64_t bpf_unmatched = 0;  // --bpf did not match: forwarded untouched
   std::array<uint64_t, agebloom::packet::kReasonCount> reasons{};
 };
 Totals totals();

@@ -35,6 +35,7 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/packet/bpf.hpp"
 #include "agebloom/packet/click_value.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
@@ -213,6 +214,7 @@ double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
+  uint64_t bpf_unmatched = 0;  // --bpf did not match: passed untouched, neither keyed nor unparsed
   uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
   std::array<uint64_t, pk::kReasonCount> reasons{};
   std::vector<uint8_t> verdict_bits;
@@ -298,7 +300,7 @@ struct GpuQueue {
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run& run) {
+int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf, Run& run) {
   const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
   const pk::ClickOptions& click = keying.click;
   const Hasher hasher(o.dedup.seed);
@@ -327,9 +329,12 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
-    const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key);
-    ++run.reasons[static_cast<size_t>(r.reason)];
-    if (r.ok()) {
+    const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    run.bpf_unmatched += !selected;
+    const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
+                                  : pk::Result{};
+    if (selected) ++run.reasons[static_cast<size_t>(r.reason)];
+    if (selected && r.ok()) {
       ++run.keyed;
       // Captures can step back in time (merged files); replay holds the clock
       // at the latest stamp rather than failing, and counts each step back.
@@ -435,7 +440,8 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["trace"] = o.trace;
   j["packets"] = run.packets;
   j["keyed"] = run.keyed;
-  j["unparsed"] = run.packets - run.keyed;
+  j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
+  if (!o.dedup.bpf.empty()) j["bpf"] = {{"expression", o.dedup.bpf}, {"unmatched", run.bpf_unmatched}};
   j["suppressed"] = run.suppressed;
   j["passed"] = run.packets - run.suppressed;
   j["backend"] = run.gpu ? "gpu" : "cpu";
@@ -506,7 +512,18 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               static_cast<unsigned long long>(run.keyed), dedup::key_mode_name(o.dedup.mode),
               static_cast<unsigned long long>(run.suppressed),
               static_cast<unsigned long long>(run.packets - run.suppressed),
-              static_cast<unsigned long long>(run.packets - run.keyed));
+              static_cast<unsigned long long>(run.packets - run.keyed - run.bpf_unmatched));
+  if (!o.dedup.bpf.empty())
+    std::printf("  --bpf '%s': %llu packets did not match and passed untouched\n", o.dedup.bpf.c_str(),
+                static_cast<unsigned long long>(run.bpf_unmatched));
+  // Unparsed packets by reason: a capture whose link layer or mode keys
+  // nothing must say why, not just "unparsed".
+  std::string why;
+  for (size_t i = 1; i < run.reasons.size(); ++i)
+    if (run.reasons[i])
+      why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
+             std::to_string(run.reasons[i]);
+  if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
   std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
               filter.parameters().c_str(), owned.bytes, filter.model_fpr(), dedup::policy_name(o.dedup.policy));
   if (const uint64_t sat = filter.saturations())
@@ -551,7 +568,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
     return 1;
   }
-  int rc = replay(o, owned, opened.reader, run);
+  pk::BpfFilter bpf;
+  if (!o.dedup.bpf.empty())
+    if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
+  int rc = replay(o, owned, opened.reader, bpf, run);
+  const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
+  // Most packets unkeyed: say so (click keys only requests, so not there;
+  // --json carries unparsed_reasons and stays one object on the output).
+  if (!o.json && o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
+      run.packets > run.bpf_unmatched)
+    std::fprintf(stderr, "agebloom-replay: warning: %llu of %llu packets have no %s key (reasons in the report): "
+                 "is the key mode or the capture's link layer the one intended?\n",
+                 static_cast<unsigned long long>(unparsed),
+                 static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
   if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;

@@ -130,6 +130,7 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"ignore-vlan", no_argument, nullptr, kIgnoreVlan},
       {"ignore-l2", no_argument, nullptr, kIgnoreL2},
       {"packet-bytes", required_argument, nullptr, kPacketBytes},
+      {"bpf", required_argument, nullptr, kBpf},
   };
   for (const option& opt : shared) {
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
@@ -152,6 +153,9 @@ std::string FilterOptions::help() {
          "  --ignore-l2                     packet: leave the MACs and VLAN IDs out of the key\n"
          "  --packet-bytes N                packet: hash at most N bytes from the IP header on\n"
          "                                  (default the whole packet; needed for jumbo frames)\n"
+         "  --bpf EXPR                      deduplicate only the packets this libpcap filter\n"
+         "                                  matches (tcpdump syntax); the rest pass untouched and\n"
+         "                                  are counted as bpf_unmatched\n"
          "  --filter NAME                   auto (default: the fewest bits per item among the\n"
          "                                  layouts fastest per packet) or a structure:\n"
          "                                  ") + filter_names().substr(6) + "\n"
@@ -204,6 +208,10 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       have_fpr_ = true;
       return true;
     case kVlanInKey: vlan_in_key = true; return true;
+    case kBpf:
+      if (arg.empty()) error = "--bpf needs a filter expression, e.g. 'tcp port 80'";
+      bpf = arg;
+      return true;
     case kIgnoreVlan:
       packet.ignore_vlan = true;
       have_packet_opt_ = true;

@@ -261,6 +261,50 @@ TEST(DedupFwd, GoldenEveryKeyModeEqualsReplay) {
   }
 }
 
+// --bpf: the libpcap program runs on the lcore that keys; what it does not
+// match is forwarded untouched and counted, exactly as replay counts it.
+TEST(DedupFwd, BpfSelectsWhatIsDeduplicatedLikeReplay) {
+  std::vector<size_t> copies;
+  const auto frames = keyed_trace(400, 13, &copies);
+  int i = 0;
+  for (const char* expr : {"udp", "tcp port 80", "not arp"}) {
+    SCOPED_TRACE(expr);
+    const auto j = expect_same_as_replay("bpf-" + std::to_string(i++), frames,
+                                         std::string("--key flow --window 64 --seed 5eed --bpf '") + expr + "'");
+    ASSERT_FALSE(j.is_discarded());
+    ASSERT_TRUE(j.contains("bpf"));
+    EXPECT_EQ(j["bpf"]["expression"], expr);
+    EXPECT_GT(j["bpf"]["unmatched"].get<uint64_t>(), 0u);
+    EXPECT_LT(j["bpf"]["unmatched"].get<uint64_t>(), frames.size());
+  }
+  const fs::path in = temp_dir() / "bpf-bad.pcap", out = temp_dir() / "bpf-bad.out.pcap";
+  write_pcap(in, frames);
+  const Outcome bad = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --bpf 'tcp port'");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--bpf 'tcp port'"), std::string::npos) << bad.out;
+}
+
+// A Linux SLL capture fed to a DPDK port (which carries Ethernet) keys
+// nothing: the run says why, per reason, and warns instead of passing it all
+// in silence.
+TEST(DedupFwd, MostlyUnparsedInputWarnsWithReasons) {
+  std::vector<size_t> copies;
+  auto frames = keyed_trace(50, 17, &copies);
+  // The Ethernet header replaced by a 16-byte cooked header, read as Ethernet.
+  for (Frame& f : frames) {
+    Bytes sll = {0, 0, 0, 1, 0, 6, 0x02, 0, 0, 0, 0, 1, 0, 0, f.bytes[12], f.bytes[13]};
+    sll.insert(sll.end(), f.bytes.begin() + 14, f.bytes.end());
+    f.bytes = sll;
+  }
+  const fs::path in = temp_dir() / "sll.pcap", out = temp_dir() / "sll.out.pcap";
+  write_pcap(in, frames);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --exit-on-idle 200 --stats-interval 0");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("dedup_fwd: unparsed by reason: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dedup_fwd: warning: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Linux SLL"), std::string::npos) << r.out;
+}
+
 // Every structure the registry lists (agebloom-replay --list-filters, so a
 // new structure is covered by being registered): dedup_fwd's verdicts equal
 // replay's, packet for packet, over a count window and over a time window

@@ -4,7 +4,7 @@
 //
 //   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P
 //   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
-//   --vlan-in-key  --ignore-vlan  --ignore-l2  --packet-bytes N
+//   --vlan-in-key  --ignore-vlan  --ignore-l2  --packet-bytes N  --bpf EXPR
 //   --decide filter|penalties  --penalty-fp X  --penalty-fn Y  --prior P  --penalty-param NAME
 //
 // A tool appends these to its own getopt_long table (append_to), offers each
@@ -57,7 +57,7 @@ class FilterOptions {
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
     kMem, kClickPorts, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
-    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes
+    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf
   };
   // --fpr's default for --key packet: a unique packet wrongly dropped is data
   // lost, so the filter is sized for one in a million rather than 1%.
@@ -75,6 +75,9 @@ class FilterOptions {
   packet::ClickOptions click;
   packet::PacketOptions packet;           // --ignore-vlan, --ignore-l2, --packet-bytes (--key packet)
   bool vlan_in_key = false;               // --vlan-in-key (every key mode but packet)
+  // --bpf: a libpcap filter expression; the tool compiles it for its link
+  // type (packet::BpfFilter). Empty: every packet is deduplicated.
+  std::string bpf;
   bool list_filters = false;              // --list-filters
   // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
   Decide decide = Decide::filter;
