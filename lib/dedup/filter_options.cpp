@@ -164,7 +164,7 @@ std::string FilterOptions::help() {
          "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
          "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
          "                                  (it adapts to the rate), a named structure assumes 1000000\n"
-         "  --mem MB                        memory for the filter at most (tlbf: its budget)\n"
+         "  --mem MB                        memory for the filter at most, in MiB (2^20 bytes; tlbf: its budget)\n"
          "  --fpr P                         target false-positive rate (default 0.01; 1e-6 for\n"
          "                                  --key packet)\n"
          "  --policy insert-always|insert-on-miss\n"

@@ -108,3 +108,12 @@ TEST(KeyingOptions, VlanInKeyNeedsAKeyModeThatHasNoVlansOfItsOwn) {
       replay(trace("pcapplusplus_example.pcap") + " --key flow --seed 4 --json --vlan-in-key").out);
   EXPECT_EQ(a["keyed"], b["keyed"]);
 }
+
+// --mem too small: the exact size needed and the budget, never two equal
+// rounded figures ("needs 3 MB, more than --mem 3 MB").
+TEST(KeyingOptions, MemTooSmallPrintsExactSizes) {
+  const auto r = replay(trace("pcapplusplus_example.pcap") + " --mem 3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(" bytes ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("more than --mem 3.00 MiB (3145728 bytes)"), std::string::npos) << r.out;
+}
