@@ -322,7 +322,10 @@ int main(int argc, char** argv) {
   drain_rings(app);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));
-  if (o.stats_interval_s) print_stats_line(rte_rdtsc());
+  if (o.stats_interval_s) {
+    publish_final_fill();  // the workers have stopped: read each filter directly
+    print_stats_line(rte_rdtsc());
+  }
 
   // Shutdown: port counters first, then stop and close (which returns every
   // mbuf a ring held), then count what the pool is still missing.

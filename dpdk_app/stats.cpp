@@ -167,15 +167,21 @@ Totals totals() {
   return t;
 }
 
+void request_fill() {
+  for (const Worker& w : g_app.workers) w.stats->fill_request.store(true, std::memory_order_relaxed);
+}
+
+void publish_final_fill() {
+  for (const Worker& w : g_app.workers) w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));
+}
+
 void print_stats_line(uint64_t now) {
   static uint64_t last_tsc = 0, last_rx = 0;
   if (last_tsc == 0) last_tsc = g_app.start_tsc;
-  // Ask every worker for its fill ratio; the answer shows on the next line.
+  // The fill ratios the workers published since request_fill() (housekeeping
+  // asks shortly before each line; at exit publish_final_fill()).
   uint64_t fill_sum = 0;
-  for (const Worker& w : g_app.workers) {
-    fill_sum += w.stats->fill_ppm.get();
-    w.stats->fill_request.store(true, std::memory_order_relaxed);
-  }
+  for (const Worker& w : g_app.workers) fill_sum += w.stats->fill_ppm.get();
   const Totals t = totals();
   const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;

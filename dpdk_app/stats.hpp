@@ -22,6 +22,11 @@ Totals totals();
 // last line, cycles per packet, filter fill; and a warning while there are
 // input errors (input_errors()).
 void print_stats_line(uint64_t now_tsc);
+// Asks every worker to publish its filter's fill ratio (stats line).
+void request_fill();
+// After the workers stopped: publishes each fill ratio from the filter
+// itself, so the closing stats line shows the final fill.
+void publish_final_fill();
 
 // Damage seen on the way in: what the ports' drivers count as ierrors (for
 // net_pcap, each record libpcap refused: a truncated or corrupt capture) plus

@@ -317,6 +317,14 @@ void housekeeping(uint64_t now) {
   const uint64_t hz = g_app.tsc_hz;
   if (o.stats_interval_s) {
     if (next_stats == 0) next_stats = g_app.start_tsc + o.stats_interval_s * hz;
+    // The fill ratio is computed by each worker between bursts (it owns its
+    // filter): ask 100 ms before the line is due, so the line shows this
+    // interval's fill rather than the previous one's.
+    static uint64_t asked_for = 0;
+    if (asked_for != next_stats && now + hz / 10 >= next_stats) {
+      request_fill();
+      asked_for = next_stats;
+    }
     if (now >= next_stats) {
       print_stats_line(now);
       next_stats += o.stats_interval_s * hz;

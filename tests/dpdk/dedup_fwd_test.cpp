@@ -284,6 +284,25 @@ TEST(DedupFwd, BpfSelectsWhatIsDeduplicatedLikeReplay) {
   EXPECT_NE(bad.out.find("--bpf 'tcp port'"), std::string::npos) << bad.out;
 }
 
+// The closing stats line shows the filter's final fill, the figure the JSON
+// has (it used to lag one interval: "fill 0.0000" beside a JSON 0.0766).
+TEST(DedupFwd, ClosingStatsLineShowsTheFinalFill) {
+  std::vector<size_t> copies;
+  const auto frames = keyed_trace(400, 19, &copies);
+  const fs::path in = temp_dir() / "fill.pcap", out = temp_dir() / "fill.out.pcap", js = temp_dir() / "fill.json";
+  write_pcap(in, frames);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --window 1000 --seed 1 --exit-on-idle 200 "
+                                                          "--stats-interval 1 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = read_json(js);
+  ASSERT_FALSE(j.is_discarded());
+  const double fill = j["lcores"][0]["fill_ratio"].get<double>();
+  EXPECT_GT(fill, 0.0);
+  const size_t at = r.out.rfind(" fill ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NEAR(std::stod(r.out.substr(at + 6)), fill, 1e-4) << r.out;
+}
+
 // A Linux SLL capture fed to a DPDK port (which carries Ethernet) keys
 // nothing: the run says why, per reason, and warns instead of passing it all
 // in silence.
