@@ -270,7 +270,10 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   j["action"] = action_name(o.action);
   if (o.action == Action::mirror) j["mirror_port"] = o.mirror_port;
   j["time_source"] = o.time_source == TimeSource::tsc ? "tsc" : "rx-timestamp";
-  j["seed"] = g_app.seed;
+  // Hexadecimal, as --seed takes it and the start-up line prints it.
+  char seed[24];
+  std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(g_app.seed));
+  j["seed"] = seed;
   j["filter"] = filter_json();
   j["mempool"] = {{"size", f.mempool_size}, {"in_use_at_exit", f.mempool_in_use}};
   j["ports"] = nlohmann::json::parse(f.port_stats_json.empty() ? "[]" : f.port_stats_json);

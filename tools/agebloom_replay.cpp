@@ -456,7 +456,10 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["keys_per_second"] = run.seconds > 0 ? run.keyed / run.seconds : 0.0;
   j["key"] = dedup::key_mode_name(o.dedup.mode);
   j["policy"] = dedup::policy_name(o.dedup.policy);
-  j["seed"] = o.dedup.seed;
+  // Hexadecimal, as --seed takes it and the text report prints it.
+  char seed[24];
+  std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
+  j["seed"] = seed;
   j["time_regressions"] = run.time_regressions;
   j["bad_timestamps"] = run.bad_timestamps;
   j["filter"] = {{"name", filter.name()},
@@ -524,8 +527,10 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
       why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
              std::to_string(run.reasons[i]);
   if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
-  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
-              filter.parameters().c_str(), owned.bytes, filter.model_fpr(), dedup::policy_name(o.dedup.policy));
+  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats this run)\n",
+              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, filter.model_fpr(),
+              dedup::policy_name(o.dedup.policy), static_cast<unsigned long long>(o.dedup.seed),
+              static_cast<unsigned long long>(o.dedup.seed));
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",

@@ -117,3 +117,11 @@ TEST(KeyingOptions, MemTooSmallPrintsExactSizes) {
   EXPECT_NE(r.out.find(" bytes ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("more than --mem 3.00 MiB (3145728 bytes)"), std::string::npos) << r.out;
 }
+
+// The seed, in the base --seed takes, in the text report and the JSON alike.
+TEST(KeyingOptions, SeedIsPrintedAsSeedTakesIt) {
+  const auto text = replay(trace("pcapplusplus_example.pcap") + " --seed 5eed");
+  EXPECT_NE(text.out.find("seed 5eed (--seed 5eed repeats this run)"), std::string::npos) << text.out;
+  const auto j = nlohmann::json::parse(replay(trace("pcapplusplus_example.pcap") + " --seed 5eed --json").out);
+  EXPECT_EQ(j["seed"], "5eed");
+}
