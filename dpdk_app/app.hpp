@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "agebloom/packet/bpf.hpp"
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "options.hpp"
@@ -51,6 +52,8 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   // capture). Freed at receive, never forwarded; totals count them as
   // received and dropped_error.
   Counter malformed;
+  // Frames --bpf did not match: passed untouched, neither keyed nor unparsed.
+  Counter bpf_unmatched;
   std::array<Counter, agebloom::packet::kReasonCount> reasons;  // [ok] unused
   // The stats line asks for the filter's fill ratio; the worker computes it
   // between two bursts (it owns the filter) and publishes it in parts per 1e6.
@@ -123,6 +126,9 @@ struct Dispatcher {
 struct App {
   Options opt;
   agebloom::dedup::DedupFilter shape;  // the planned filter every worker builds (planned before the EAL)
+  // --bpf, compiled for Ethernet before the EAL; run by whichever lcore keys
+  // (a compiled program is read-only: every lcore runs the same one).
+  agebloom::packet::BpfFilter bpf;
   uint64_t seed = 0;
   std::vector<uint16_t> ports;                  // enabled, ascending
   std::array<uint16_t, RTE_MAX_ETHPORTS> dst{};  // forwarding destination per Rx port

@@ -25,14 +25,15 @@ inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t&
 
 // Stage 1 for one key mode, fixed at compile time so the common frame's path
 // is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path
-// and hashed at its constant key length; everything else (and click, always)
-// goes through the general walk. Both give the same key and hash (tests/packet
+// and hashed at its constant key length; everything else (click and packet
+// always, every mode under --vlan-in-key) goes through the general walk. Both give the same key and hash (tests/packet
 // and tests/core check each half).
 template <pk::KeyMode Mode>
 void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-                    const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+                    const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
   const bool stamps = per_packet_time();
+  const pk::BpfFilter& bpf = g_app.bpf;
   uint64_t no_ts = 0, regressions = 0;
   out.k = 0;
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
@@ -40,12 +41,17 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     uint32_t len;
     const uint8_t* data = frame_bytes(scratch, pkts[i], len);
+    if (bpf.active() && !bpf.matches(data, len, rte_pktmbuf_pkt_len(pkts[i]))) {
+      st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
+      continue;
+    }
     pk::Result r;
     ab::KeyHash h;
-    if (Mode != pk::KeyMode::click && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
+    if (Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key && data != nullptr &&
+        pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
       h = hasher.fixed<kFastKeyBytes>(key.bytes);
     } else {
-      r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, click, key);
+      r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
       if (!r.ok()) {
         st.reasons[static_cast<size_t>(r.reason)].add(1);
         continue;
@@ -67,7 +73,7 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
     if (Mode == pk::KeyMode::click && !g_app.opt.penalty_param.empty()) {
       // $FN from the click's own request (e.g. its bid), else --penalty-fn.
       double fn = g_app.opt.penalties.fn;
-      if (pk::click_param_number(pk::linktype::en10mb, data, len, click, g_app.opt.penalty_param.c_str(), fn))
+      if (pk::click_param_number(pk::linktype::en10mb, data, len, keys.click, g_app.opt.penalty_param.c_str(), fn))
         st.penalty_from_param.add(1);
       out.penalty_fn[out.k] = fn;
     }
@@ -82,12 +88,13 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
 }  // namespace
 
 void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-               const ab::Hasher& hasher, const pk::ClickOptions& click, uint64_t& clock_ns, Keyed& out) {
+               const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   switch (g_app.opt.mode) {
-    case pk::KeyMode::src_ip: return key_burst_mode<pk::KeyMode::src_ip>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
-    case pk::KeyMode::dst_ip: return key_burst_mode<pk::KeyMode::dst_ip>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
-    case pk::KeyMode::flow: return key_burst_mode<pk::KeyMode::flow>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
-    case pk::KeyMode::click: return key_burst_mode<pk::KeyMode::click>(pkts, n, st, scratch, key, hasher, click, clock_ns, out);
+    case pk::KeyMode::src_ip: return key_burst_mode<pk::KeyMode::src_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
+    case pk::KeyMode::dst_ip: return key_burst_mode<pk::KeyMode::dst_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
+    case pk::KeyMode::flow: return key_burst_mode<pk::KeyMode::flow>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
+    case pk::KeyMode::click: return key_burst_mode<pk::KeyMode::click>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
+    case pk::KeyMode::packet: return key_burst_mode<pk::KeyMode::packet>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
   }
 }
 
@@ -154,10 +161,10 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   return s;
 }
 
-Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const ab::Hasher& hasher, const pk::ClickOptions& click,
+Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
                    uint64_t& clock_ns, rte_mbuf** fwd, rte_mbuf** dups) {
   Keyed keyed;
-  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, click, clock_ns, keyed);
+  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, keyed);
   return decide_keyed(w, pkts, n, keyed, per_packet_time() ? keyed.time : nullptr, fwd, dups);
 }
 

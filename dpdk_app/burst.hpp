@@ -29,7 +29,7 @@ struct Keyed {
 // as the burst's clock (TSC) or the latest Rx stamp seen, and leaves as the
 // latest stamp when the clock is per packet.
 void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
-               const agebloom::Hasher& hasher, const agebloom::packet::ClickOptions& click, uint64_t& clock_ns,
+               const agebloom::Hasher& hasher, const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns,
                Keyed& out);
 
 // How a burst was split: fwd[0..nf) and dups[0..nd), nf + nd = the burst.
@@ -54,7 +54,7 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
 // For a TSC clock the caller advances the filter to clock_ns first; with Rx
 // timestamps each packet advances it to its own stamp.
 Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const agebloom::Hasher& hasher,
-                   const agebloom::packet::ClickOptions& click, uint64_t& clock_ns, rte_mbuf** fwd,
+                   const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns, rte_mbuf** fwd,
                    rte_mbuf** dups);
 
 // True when time windows take each packet's Rx timestamp (not one TSC reading

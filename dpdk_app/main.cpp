@@ -214,6 +214,13 @@ int main(int argc, char** argv) {
     app.opt = parse_options(static_cast<int>(app_argv.size()) - 1, app_argv.data());
   }
   const Options& o = app.opt;
+  // --bpf: a bad expression is a bad option (exit 2), before any device.
+  if (!o.bpf.empty()) {
+    if (std::string e = app.bpf.compile(o.bpf, agebloom::packet::linktype::en10mb); !e.empty()) {
+      std::fprintf(stderr, "dedup_fwd: %s\n", e.c_str());
+      return 2;
+    }
+  }
   // The filter too (all shards have one shape): an FPR out of reach or a
   // --mem too small is exit 2 before any device is opened. Bounded: every
   // sizing search is, so this takes milliseconds.
@@ -325,7 +332,10 @@ int main(int argc, char** argv) {
   drain_rings(app);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));
-  if (o.stats_interval_s) print_stats_line(rte_rdtsc());
+  if (o.stats_interval_s) {
+    publish_final_fill();  // the workers have stopped: read each filter directly
+    print_stats_line(rte_rdtsc());
+  }
 
   // Shutdown: port counters first, then stop and close (which returns every
   // mbuf a ring held), then count what the pool is still missing.
@@ -342,6 +352,26 @@ int main(int argc, char** argv) {
   std::printf("dedup_fwd: packets in %lu, forwarded %lu, suppressed %lu, mirrored %lu, errors %lu "
               "(duplicates %lu, unparsed %lu, malformed %lu), %.3f s\n",
               t.rx, t.tx, t.suppressed, t.mirrored, t.dropped_error, t.duplicates, t.unparsed, t.malformed, seconds);
+  if (t.unparsed) {
+    // Per reason, so "unparsed" is never a mystery: a capture of another link
+    // type (Linux SLL, raw IP) read as Ethernet is all unsupported_l2 or
+    // bad_ip_version, and says so here.
+    std::string why;
+    for (size_t r = 1; r < t.reasons.size(); ++r)
+      if (t.reasons[r])
+        why += (why.empty() ? "" : ", ") + std::string(agebloom::packet::reason_name(static_cast<agebloom::packet::Reason>(r))) +
+               " " + std::to_string(t.reasons[r]);
+    std::printf("dedup_fwd: unparsed by reason: %s\n", why.c_str());
+    const uint64_t considered = t.rx - t.malformed - t.bpf_unmatched;
+    if (o.mode != agebloom::packet::KeyMode::click && t.unparsed * 2 > considered)
+      std::fprintf(stderr, "dedup_fwd: warning: %lu of %lu packets had no %s key and passed undeduplicated: DPDK "
+                   "ports carry Ethernet, so is the input a capture of another link type (e.g. Linux SLL), or "
+                   "the key mode not the one intended?\n",
+                   t.unparsed, considered, agebloom::dedup::key_mode_name(o.mode));
+  }
+  if (t.bpf_unmatched)
+    std::printf("dedup_fwd: --bpf '%s': %lu packets did not match and passed untouched\n", o.bpf.c_str(),
+                t.bpf_unmatched);
   if (facts.input_errors) {
     // A finite input (--exit-on-idle: a capture, say) that was damaged is not
     // a successful run: what came out is not the whole input. Live ports see

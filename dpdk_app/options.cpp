@@ -205,6 +205,9 @@ Options parse_options(int argc, char** argv) {
   o.seed_set = shared.seed_set;
   o.click_param = shared.click_param;
   o.click = shared.click;  // --click-ports, --click-host
+  o.packet = shared.packet;
+  o.vlan_in_key = shared.vlan_in_key;
+  o.bpf = shared.bpf;
   o.decide = shared.decide;
   o.penalties = shared.penalties;
   o.prior = shared.prior;

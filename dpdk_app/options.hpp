@@ -29,6 +29,9 @@ struct Options {
   agebloom::packet::KeyMode mode = agebloom::packet::KeyMode::src_ip;
   agebloom::packet::ClickOptions click;
   std::string click_param;  // storage for click.param
+  agebloom::packet::PacketOptions packet;  // --key packet: --ignore-vlan, --ignore-l2, --packet-bytes
+  bool vlan_in_key = false;                // --vlan-in-key
+  std::string bpf;                         // --bpf EXPR (compiled in main, into App::bpf)
   agebloom::dedup::FilterSpec spec;
   agebloom::dedup::Policy policy = agebloom::dedup::Policy::insert_always;
   uint64_t mem_bytes = 0;  // budget per worker lcore; 0 = no limit
@@ -61,6 +64,14 @@ struct Options {
     agebloom::packet::ClickOptions c = click;
     c.param = click_param.empty() ? nullptr : click_param.c_str();
     return c;
+  }
+  // Everything key extraction takes besides the mode, built on use likewise.
+  agebloom::packet::KeyOptions key_options() const noexcept {
+    agebloom::packet::KeyOptions k;
+    k.click = click_options();
+    k.packet = packet;
+    k.vlan_in_key = vlan_in_key;
+    return k;
   }
 };
 

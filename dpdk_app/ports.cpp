@@ -32,7 +32,9 @@ uint64_t rss_fields(agebloom::packet::KeyMode mode) {
     case KeyMode::src_ip:
     case KeyMode::click: return RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
     case KeyMode::dst_ip: return RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_DST_ONLY;
-    case KeyMode::flow: return RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+    case KeyMode::flow:
+    // Copies of one packet share its 5-tuple, so they meet on one lcore.
+    case KeyMode::packet: return RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
   }
   return RTE_ETH_RSS_IP;
 }

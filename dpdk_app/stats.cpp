@@ -32,6 +32,7 @@ void add(Totals& t, const LcoreStats& s) {
   t.busy_cycles += s.busy_cycles.get();
   t.expected_penalty_micro += s.expected_penalty_micro.get();
   t.penalty_from_param += s.penalty_from_param.get();
+  t.bpf_unmatched += s.bpf_unmatched.get();
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -48,6 +49,7 @@ void add_dispatcher(Totals& t, const LcoreStats& s) {
   t.bursts += s.bursts.get();
   t.busy_cycles += s.busy_cycles.get();
   t.penalty_from_param += s.penalty_from_param.get();  // the dispatcher keys (and reads $FN) in dispatch mode
+  t.bpf_unmatched += s.bpf_unmatched.get();  // and runs --bpf
   for (size_t r = 1; r < t.reasons.size(); ++r) t.reasons[r] += s.reasons[r].get();
 }
 
@@ -74,6 +76,7 @@ nlohmann::json to_json(const Totals& t) {
   for (size_t r = 1; r < t.reasons.size(); ++r)
     if (t.reasons[r]) reasons[pk::reason_name(static_cast<pk::Reason>(r))] = t.reasons[r];
   j["unparsed_reasons"] = reasons;
+  if (!g_app.opt.bpf.empty()) j["bpf"] = {{"expression", g_app.opt.bpf}, {"unmatched", t.bpf_unmatched}};
   if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
     const Options& o = g_app.opt;
     j["penalties"] = {{"decide", "penalties"},
@@ -164,15 +167,21 @@ Totals totals() {
   return t;
 }
 
+void request_fill() {
+  for (const Worker& w : g_app.workers) w.stats->fill_request.store(true, std::memory_order_relaxed);
+}
+
+void publish_final_fill() {
+  for (const Worker& w : g_app.workers) w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));
+}
+
 void print_stats_line(uint64_t now) {
   static uint64_t last_tsc = 0, last_rx = 0;
   if (last_tsc == 0) last_tsc = g_app.start_tsc;
-  // Ask every worker for its fill ratio; the answer shows on the next line.
+  // The fill ratios the workers published since request_fill() (housekeeping
+  // asks shortly before each line; at exit publish_final_fill()).
   uint64_t fill_sum = 0;
-  for (const Worker& w : g_app.workers) {
-    fill_sum += w.stats->fill_ppm.get();
-    w.stats->fill_request.store(true, std::memory_order_relaxed);
-  }
+  for (const Worker& w : g_app.workers) fill_sum += w.stats->fill_ppm.get();
   const Totals t = totals();
   const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
@@ -262,8 +271,13 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   if (o.action == Action::mirror) j["mirror_port"] = o.mirror_port;
   j["time_source"] = o.time_source == TimeSource::tsc ? "tsc" : "rx-timestamp";
   // Only a seed the user gave (--seed): a random one is the filter's secret.
+  // Hexadecimal, as --seed takes it and the start-up line prints it.
   j["seed_given"] = o.seed_set;
-  if (o.seed_set) j["seed"] = g_app.seed;
+  if (o.seed_set) {
+    char seed[24];
+    std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(g_app.seed));
+    j["seed"] = seed;
+  }
   j["filter"] = filter_json();
   j["mempool"] = {{"size", f.mempool_size}, {"in_use_at_exit", f.mempool_in_use}};
   j["ports"] = nlohmann::json::parse(f.port_stats_json.empty() ? "[]" : f.port_stats_json);

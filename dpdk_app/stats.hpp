@@ -13,6 +13,7 @@ struct Totals {
   uint64_t unparsed = 0, time_regressions = 0, no_timestamp = 0, bursts = 0, busy_cycles = 0;
   uint64_t malformed = 0;  // in rx and dropped_error too (LcoreStats::malformed)
   uint64_t expected_penalty_micro = 0, penalty_from_param = 0;  // --decide penalties
+  uint64_t bpf_unmatched = 0;  // --bpf did not match: forwarded untouched
   std::array<uint64_t, agebloom::packet::kReasonCount> reasons{};
 };
 Totals totals();
@@ -21,6 +22,11 @@ Totals totals();
 // last line, cycles per packet, filter fill; and a warning while there are
 // input errors (input_errors()).
 void print_stats_line(uint64_t now_tsc);
+// Asks every worker to publish its filter's fill ratio (stats line).
+void request_fill();
+// After the workers stopped: publishes each fill ratio from the filter
+// itself, so the closing stats line shows the final fill.
+void publish_final_fill();
 
 // Damage seen on the way in: what the ports' drivers count as ierrors (for
 // net_pcap, each record libpcap refused: a truncated or corrupt capture) plus

@@ -138,7 +138,7 @@ void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s, int from_po
 // One burst from one of the worker's own Rx queues (RSS or a single worker),
 // top to bottom: receive, key, hash, decide, send.
 void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
-                   const pk::ClickOptions& click) {
+                   const pk::KeyOptions& keys) {
   const Options& o = g_app.opt;
   rte_mbuf* pkts[kBurst];
   // Busy cycles run from before the receive to after the send, counted for
@@ -156,7 +156,7 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
   }
   rte_mbuf* fwd[kBurst];
   rte_mbuf* dups[kBurst];
-  const Split s = decide_mbufs(w, pkts, n, hasher, click, clock_ns, fwd, dups);
+  const Split s = decide_mbufs(w, pkts, n, hasher, keys, clock_ns, fwd, dups);
   send_split(w, fwd, dups, s, q.port);
 
   w.stats->bursts.add(1);
@@ -217,7 +217,7 @@ inline unsigned owner(const ab::KeyHash& h, unsigned nworkers) {
 // NIC's Rx ring, and the accounting stays exact. Workers drain their rings
 // until the dispatcher says it is done, so the wait always ends.
 void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
-                    const pk::ClickOptions& click) {
+                    const pk::KeyOptions& keys) {
   const Options& o = g_app.opt;
   LcoreStats& st = *d.stats;
   rte_mbuf* pkts[kBurst];
@@ -229,7 +229,7 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
     clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
 
   Keyed keyed;
-  key_burst(pkts, n, st, d.scratch, *d.key, hasher, click, clock_ns, keyed);
+  key_burst(pkts, n, st, d.scratch, *d.key, hasher, keys, clock_ns, keyed);
   if (keyed.k && !d.clock_anchored) {
     g_app.time_anchor_ns.store(keyed.time[0], std::memory_order_release);  // before any enqueue
     d.clock_anchored = true;
@@ -265,7 +265,7 @@ int worker_main(void* arg) {
   Worker& w = *static_cast<Worker*>(arg);
   const Options& o = g_app.opt;
   const ab::Hasher hasher(g_app.seed);
-  const pk::ClickOptions click = o.click_options();
+  const pk::KeyOptions keys = o.key_options();
   const bool housekeeper = rte_lcore_id() == rte_get_main_lcore();
   uint64_t clock_ns = 0;
 
@@ -283,7 +283,7 @@ int worker_main(void* arg) {
       if (process_ring_burst(w) == 0 && last) break;
     } else {
       if (g_app.quit.load(std::memory_order_relaxed)) break;
-      for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, click);
+      for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, keys);
     }
     if (w.stats->fill_request.load(std::memory_order_relaxed)) {
       // Scans the whole filter: done here, between bursts, because only the
@@ -306,7 +306,7 @@ int worker_main(void* arg) {
 
 int dispatcher_main(Dispatcher& d) {
   const ab::Hasher hasher(g_app.seed);  // the workers' filters are probed with these hashes
-  const pk::ClickOptions click = g_app.opt.click_options();
+  const pk::KeyOptions keys = g_app.opt.key_options();
   uint64_t clock_ns = 0;
   std::printf("dedup_fwd: dispatcher on lcore %u polls", d.lcore_id);
   for (const RxQueue& q : d.rxq) std::printf(" port %u queue %u", q.port, q.queue);
@@ -314,7 +314,7 @@ int dispatcher_main(Dispatcher& d) {
   std::fflush(stdout);
 
   while (!g_app.quit.load(std::memory_order_relaxed)) {
-    for (const RxQueue& q : d.rxq) dispatch_burst(d, q, clock_ns, hasher, click);
+    for (const RxQueue& q : d.rxq) dispatch_burst(d, q, clock_ns, hasher, keys);
     d.stats->last_clock_ns.set(clock_ns);  // dispatch mode: the workers' clock, for snapshots
     housekeeping(rte_rdtsc());
   }
@@ -330,6 +330,14 @@ void housekeeping(uint64_t now) {
   const uint64_t hz = g_app.tsc_hz;
   if (o.stats_interval_s) {
     if (next_stats == 0) next_stats = g_app.start_tsc + o.stats_interval_s * hz;
+    // The fill ratio is computed by each worker between bursts (it owns its
+    // filter): ask 100 ms before the line is due, so the line shows this
+    // interval's fill rather than the previous one's.
+    static uint64_t asked_for = 0;
+    if (asked_for != next_stats && now + hz / 10 >= next_stats) {
+      request_fill();
+      asked_for = next_stats;
+    }
     if (now >= next_stats) {
       print_stats_line(now);
       next_stats += o.stats_interval_s * hz;

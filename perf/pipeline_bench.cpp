@@ -189,7 +189,7 @@ class Rig final : public Live {
     }
     o.spec.window = Window::count(kWindow);
     o.spec.fpr = 0.01;
-    click_ = o.click_options();
+    click_ = o.key_options();
     auto planned = dedup::DedupFilter::plan(o.spec);
     if (auto* err = std::get_if<std::string>(&planned)) {
       error_ = "filter: " + *err;
@@ -255,7 +255,7 @@ class Rig final : public Live {
   pk::Key key_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(df::kScratchBytes);
   const Hasher hasher_{kHashSeed};
-  pk::ClickOptions click_;
+  pk::KeyOptions click_;
   uint64_t clock_ns_ = 0;
   uint64_t next_source_ = 0;
   rte_mbuf* fwd_[kBurst32];

@@ -4,6 +4,7 @@
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
@@ -12,7 +13,8 @@
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
-// verdicts file, the report.
+// verdicts file, the pcap outputs (a second pass over the trace, steered by
+// the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
 #include <unistd.h>
 
@@ -33,9 +35,11 @@
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/packet/bpf.hpp"
 #include "agebloom/packet/click_value.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
+#include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 
 namespace {
@@ -50,7 +54,10 @@ struct Options {
   std::string trace;
   bool truth = false, json = false;
   std::string verdicts;
+  std::string write_passed, write_suppressed;  // --write, --write-suppressed
   Backend backend = Backend::cpu;
+  // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
+  bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
 };
 
 void usage(FILE* out) {
@@ -59,7 +66,14 @@ void usage(FILE* out) {
                "       agebloom-replay --list-filters\n"
                "%s"
                "  --truth                         exact ground truth: live FNR, FPR, expired positives\n"
-               "  --verdicts FILE                 one bit per packet (1 = suppressed), LSB first\n"
+               "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
+               "                                  suppressed: packet i is bit i %% 8 (least significant\n"
+               "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
+               "                                  byte's unused high bits 0. No header.\n"
+               "  --write FILE.pcap               the packets that pass (the deduplicated capture, like\n"
+               "                                  editcap -D): pcap with nanosecond stamps, the trace's\n"
+               "                                  link type, stamps and lengths kept\n"
+               "  --write-suppressed FILE.pcap    the packets suppressed, in the same format\n"
                "  --json                          one JSON object on stdout\n"
                "  --backend cpu|gpu|auto          gpu: CUDA exact replay (the structures --list-filters\n"
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
@@ -76,10 +90,12 @@ void usage(FILE* out) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
+                               {"write", required_argument, nullptr, kWrite},
+                               {"write-suppressed", required_argument, nullptr, kWriteSuppressed},
                                {"backend", required_argument, nullptr, kBackend},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
@@ -98,6 +114,11 @@ Options parse(int argc, char** argv) {
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
+          break;
+        case kWrite:
+        case kWriteSuppressed:
+          if (arg.empty()) bad(std::string(c == kWrite ? "--write" : "--write-suppressed") + " needs a file name");
+          (c == kWrite ? o.write_passed : o.write_suppressed) = arg;
           break;
         case kBackend:
           if (arg == "cpu") o.backend = Backend::cpu;
@@ -121,6 +142,10 @@ Options parse(int argc, char** argv) {
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
   if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
   o.trace = argv[optind];
+  for (const std::string* out : {&o.write_passed, &o.write_suppressed, &o.verdicts})
+    if (*out == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+  if (!o.write_passed.empty() && o.write_passed == o.write_suppressed)
+    bad("--write and --write-suppressed name the same file");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
   return o;
 }
@@ -189,6 +214,7 @@ double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
+  uint64_t bpf_unmatched = 0;  // --bpf did not match: passed untouched, neither keyed nor unparsed
   uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
   std::array<uint64_t, pk::kReasonCount> reasons{};
   std::vector<uint8_t> verdict_bits;
@@ -274,9 +300,9 @@ struct GpuQueue {
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run& run) {
-  pk::ClickOptions click = o.dedup.click;  // --click-ports, --click-host
-  if (!o.dedup.click_param.empty()) click.param = o.dedup.click_param.c_str();
+int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf, Run& run) {
+  const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
+  const pk::ClickOptions& click = keying.click;
   const Hasher hasher(o.dedup.seed);
   const bool progress = !o.json && isatty(STDERR_FILENO);
   const Window window = o.dedup.spec.window;
@@ -291,7 +317,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
     bool live = false;
     if (o.truth) live = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
     if (scored) run.penalty.add(*scored, pen, o.truth, live);
-    if (dup && !o.verdicts.empty()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
+    if (dup && o.keep_verdicts()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
   };
 
   GpuQueue queue;
@@ -302,10 +328,13 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, Run&
   const auto start = std::chrono::steady_clock::now();
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
-    if (!o.verdicts.empty() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
-    const pk::Result r = pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, click, key);
-    ++run.reasons[static_cast<size_t>(r.reason)];
-    if (r.ok()) {
+    if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
+    const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    run.bpf_unmatched += !selected;
+    const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
+                                  : pk::Result{};
+    if (selected) ++run.reasons[static_cast<size_t>(r.reason)];
+    if (selected && r.ok()) {
       ++run.keyed;
       // Captures can step back in time (merged files); replay holds the clock
       // at the latest stamp rather than failing, and counts each step back.
@@ -373,13 +402,46 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
   return false;
 }
 
+// --write / --write-suppressed: reads the trace again and sends each of the
+// `packets` the replay decided to the file its verdict bit picks. Returns
+// false with a message on stderr.
+bool write_pcaps(const Options& o, const Run& run) {
+  auto opened = trace::PcapReader::open(o.trace);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+    return false;
+  }
+  trace::PcapWriter passed, suppressed;
+  for (auto [writer, path] : {std::pair{&passed, &o.write_passed}, std::pair{&suppressed, &o.write_suppressed}}) {
+    if (path->empty()) continue;
+    if (std::string e = writer->open(*path, opened.reader.linktype()); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+      return false;
+    }
+  }
+  trace::Packet pkt;
+  for (uint64_t i = 0; i < run.packets && opened.reader.next(pkt) == trace::PcapReader::Status::ok; ++i) {
+    const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
+    (dup ? suppressed : passed).write(pkt);
+  }
+  bool ok = true;
+  for (trace::PcapWriter* w : {&passed, &suppressed}) {
+    if (std::string e = w->close(); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run) {
   const dedup::DedupFilter& filter = owned.filter;
   nlohmann::json j;
   j["trace"] = o.trace;
   j["packets"] = run.packets;
   j["keyed"] = run.keyed;
-  j["unparsed"] = run.packets - run.keyed;
+  j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
+  if (!o.dedup.bpf.empty()) j["bpf"] = {{"expression", o.dedup.bpf}, {"unmatched", run.bpf_unmatched}};
   j["suppressed"] = run.suppressed;
   j["passed"] = run.packets - run.suppressed;
   j["backend"] = run.gpu ? "gpu" : "cpu";
@@ -394,7 +456,10 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["keys_per_second"] = run.seconds > 0 ? run.keyed / run.seconds : 0.0;
   j["key"] = dedup::key_mode_name(o.dedup.mode);
   j["policy"] = dedup::policy_name(o.dedup.policy);
-  j["seed"] = o.dedup.seed;
+  // Hexadecimal, as --seed takes it and the text report prints it.
+  char seed[24];
+  std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
+  j["seed"] = seed;
   j["time_regressions"] = run.time_regressions;
   j["bad_timestamps"] = run.bad_timestamps;
   j["filter"] = {{"name", filter.name()},
@@ -450,9 +515,22 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               static_cast<unsigned long long>(run.keyed), dedup::key_mode_name(o.dedup.mode),
               static_cast<unsigned long long>(run.suppressed),
               static_cast<unsigned long long>(run.packets - run.suppressed),
-              static_cast<unsigned long long>(run.packets - run.keyed));
-  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s\n", filter.name().c_str(),
-              filter.parameters().c_str(), owned.bytes, filter.model_fpr(), dedup::policy_name(o.dedup.policy));
+              static_cast<unsigned long long>(run.packets - run.keyed - run.bpf_unmatched));
+  if (!o.dedup.bpf.empty())
+    std::printf("  --bpf '%s': %llu packets did not match and passed untouched\n", o.dedup.bpf.c_str(),
+                static_cast<unsigned long long>(run.bpf_unmatched));
+  // Unparsed packets by reason: a capture whose link layer or mode keys
+  // nothing must say why, not just "unparsed".
+  std::string why;
+  for (size_t i = 1; i < run.reasons.size(); ++i)
+    if (run.reasons[i])
+      why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
+             std::to_string(run.reasons[i]);
+  if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
+  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats this run)\n",
+              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, filter.model_fpr(),
+              dedup::policy_name(o.dedup.policy), static_cast<unsigned long long>(o.dedup.seed),
+              static_cast<unsigned long long>(o.dedup.seed));
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
@@ -495,9 +573,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
     return 1;
   }
-  int rc = replay(o, owned, opened.reader, run);
+  pk::BpfFilter bpf;
+  if (!o.dedup.bpf.empty())
+    if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
+  int rc = replay(o, owned, opened.reader, bpf, run);
+  const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
+  // Most packets unkeyed: say so (click keys only requests, so not there;
+  // --json carries unparsed_reasons and stays one object on the output).
+  if (!o.json && o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
+      run.packets > run.bpf_unmatched)
+    std::fprintf(stderr, "agebloom-replay: warning: %llu of %llu packets have no %s key (reasons in the report): "
+                 "is the key mode or the capture's link layer the one intended?\n",
+                 static_cast<unsigned long long>(unparsed),
+                 static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
 
   nlohmann::json j = report(o, owned, run);
   if (!run.read_error.empty()) {

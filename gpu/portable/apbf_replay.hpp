@@ -17,7 +17,7 @@
 // one batch no slice may be cleared after it was written or cleared, which
 // bounds a batch to about l shifts.
 //
-// Portable: no CUDA types (gpu/portable.hpp).
+// Portable: no CUDA types (gpu/portable/portable.hpp).
 #pragma once
 
 #include <cstddef>

@@ -19,7 +19,7 @@
 // table of the blocked layout reaches device code through placement's
 // __constant__ copy.
 //
-// Portable (gpu/portable.hpp): compiled by the host compiler too, for the
+// Portable (gpu/portable/portable.hpp): compiled by the host compiler too, for the
 // emulation test.
 #pragma once
 

@@ -45,9 +45,14 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
   DedupFilter d(std::get<model::Plan>(result).config);
   if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, " needs %.1f MB, more than --mem %.1f MB; raise --mem, shorten the window or relax --fpr",
-                  d.bytes_needed() / 1048576.0, spec.mem_bytes / 1048576.0);
+    // Exact bytes beside the MiB (--mem counts 2^20-byte units): a rounded
+    // "needs 3 MB, more than --mem 3 MB" reads as a contradiction.
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  " needs %llu bytes (%.2f MiB), more than --mem %.2f MiB (%llu bytes); raise --mem, shorten the "
+                  "window or relax --fpr",
+                  static_cast<unsigned long long>(d.bytes_needed()), d.bytes_needed() / 1048576.0,
+                  spec.mem_bytes / 1048576.0, static_cast<unsigned long long>(spec.mem_bytes));
     return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
   }
   return d;

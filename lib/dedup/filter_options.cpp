@@ -126,6 +126,11 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"penalty-fn", required_argument, nullptr, kPenaltyFn},
       {"prior", required_argument, nullptr, kPrior},
       {"penalty-param", required_argument, nullptr, kPenaltyParam},
+      {"vlan-in-key", no_argument, nullptr, kVlanInKey},
+      {"ignore-vlan", no_argument, nullptr, kIgnoreVlan},
+      {"ignore-l2", no_argument, nullptr, kIgnoreL2},
+      {"packet-bytes", required_argument, nullptr, kPacketBytes},
+      {"bpf", required_argument, nullptr, kBpf},
   };
   for (const option& opt : shared) {
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
@@ -136,8 +141,21 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
 
 std::string FilterOptions::help() {
   return std::string(
-         "  --key src-ip|dst-ip|flow|click  what identifies a duplicate (default src-ip);\n"
-         "                                  flow = 5-tuple, click = client IP + HTTP request\n"
+         "  --key src-ip|dst-ip|flow|click|packet\n"
+         "                                  what identifies a duplicate (default src-ip);\n"
+         "                                  flow = 5-tuple, click = client IP + HTTP request,\n"
+         "                                  packet = the whole frame seen twice (SPAN/TAP copies):\n"
+         "                                  the IP packet with TTL/hop limit and IPv4 checksum\n"
+         "                                  masked, plus MACs and VLAN IDs (default --fpr 1e-6)\n"
+         "  --vlan-in-key                   the VLAN IDs join the key: one 5-tuple in two VLANs\n"
+         "                                  is two keys (not with --key packet: it has them)\n"
+         "  --ignore-vlan                   packet: leave the VLAN IDs out of the key\n"
+         "  --ignore-l2                     packet: leave the MACs and VLAN IDs out of the key\n"
+         "  --packet-bytes N                packet: hash at most N bytes from the IP header on\n"
+         "                                  (default the whole packet; needed for jumbo frames)\n"
+         "  --bpf EXPR                      deduplicate only the packets this libpcap filter\n"
+         "                                  matches (tcpdump syntax); the rest pass untouched and\n"
+         "                                  are counted as bpf_unmatched\n"
          "  --filter NAME                   auto (default: the fewest bits per item among the\n"
          "                                  layouts fastest per packet) or a structure:\n"
          "                                  ") + filter_names().substr(6) + "\n"
@@ -146,8 +164,9 @@ std::string FilterOptions::help() {
          "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
          "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
          "                                  (it adapts to the rate), a named structure assumes 1000000\n"
-         "  --mem MB                        memory for the filter at most (tlbf: its budget)\n"
-         "  --fpr P                         target false-positive rate (default 0.01)\n"
+         "  --mem MB                        memory for the filter at most, in MiB (2^20 bytes; tlbf: its budget)\n"
+         "  --fpr P                         target false-positive rate (default 0.01; 1e-6 for\n"
+         "                                  --key packet)\n"
          "  --policy insert-always|insert-on-miss\n"
          "                                  default: insert-on-miss for click, else insert-always\n"
          "  --seed HEX                      hash secret (default: random)\n"
@@ -169,7 +188,7 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
   const std::string arg = optarg ? optarg : "";
   switch (code) {
     case kKey:
-      if (!parse_key_mode(arg, mode)) error = "--key must be src-ip, dst-ip, flow or click, not '" + arg + "'";
+      if (!parse_key_mode(arg, mode)) error = "--key must be src-ip, dst-ip, flow, click or packet, not '" + arg + "'";
       return true;
     case kFilter: error = parse_filter_option(arg, spec); return true;
     case kWindow:
@@ -184,7 +203,32 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       error = parse_capacity_option(arg, capacity_);
       have_capacity_ = true;
       return true;
-    case kFpr: error = parse_fpr_option(arg, spec.fpr); return true;
+    case kFpr:
+      error = parse_fpr_option(arg, spec.fpr);
+      have_fpr_ = true;
+      return true;
+    case kVlanInKey: vlan_in_key = true; return true;
+    case kBpf:
+      if (arg.empty()) error = "--bpf needs a filter expression, e.g. 'tcp port 80'";
+      bpf = arg;
+      return true;
+    case kIgnoreVlan:
+      packet.ignore_vlan = true;
+      have_packet_opt_ = true;
+      return true;
+    case kIgnoreL2:
+      packet.ignore_l2 = true;
+      have_packet_opt_ = true;
+      return true;
+    case kPacketBytes: {
+      uint64_t n;
+      if (!parse_u64(arg, n) || n < 20 || n > packet::kMaxKeyBytes - 32)
+        error = "--packet-bytes needs a byte count from 20 (an IPv4 header) to " +
+                std::to_string(packet::kMaxKeyBytes - 32) + ", not '" + arg + "'";
+      else packet.max_bytes = static_cast<uint32_t>(n);
+      have_packet_opt_ = true;
+      return true;
+    }
     case kPolicy:
       if (!parse_policy(arg, policy)) error = "--policy must be insert-always or insert-on-miss, not '" + arg + "'";
       policy_set_ = true;
@@ -254,6 +298,10 @@ std::string FilterOptions::finish() {
   if (have_penalty_opt_ && decide != Decide::penalties)
     return "--penalty-fp, --penalty-fn, --prior and --penalty-param need --decide penalties";
   if (!penalty_param.empty() && mode != packet::KeyMode::click) return "--penalty-param needs --key click";
+  if (have_packet_opt_ && mode != packet::KeyMode::packet)
+    return "--ignore-vlan, --ignore-l2 and --packet-bytes need --key packet";
+  if (vlan_in_key && mode == packet::KeyMode::packet)
+    return "--vlan-in-key does not apply to --key packet: its key has the VLAN IDs unless --ignore-vlan";
   if (decide == Decide::penalties) {
     if (!spec.structure || (*spec.structure != Structure::btbf && *spec.structure != Structure::tbf))
       return std::string("--decide penalties needs --filter btbf or --filter tbf (a filter that keeps timestamps "
@@ -266,7 +314,17 @@ std::string FilterOptions::finish() {
   if (!prior_set_ && !have_ttl_) prior = inference::neutral_prior(spec.window.span);
   spec.capacity = have_ttl_ ? capacity_ : 0;
   if (!policy_set_) policy = default_policy(mode);
+  if (!have_fpr_ && mode == packet::KeyMode::packet) spec.fpr = kPacketModeFpr;
   return {};
+}
+
+packet::KeyOptions FilterOptions::key_options() const {
+  packet::KeyOptions k;
+  k.click = click;
+  if (!click_param.empty()) k.click.param = click_param.c_str();
+  k.packet = packet;
+  k.vlan_in_key = vlan_in_key;
+  return k;
 }
 
 }  // namespace agebloom::dedup

@@ -8,6 +8,7 @@ bool parse_key_mode(std::string_view s, packet::KeyMode& out) noexcept {
   else if (s == "dst-ip") out = KeyMode::dst_ip;
   else if (s == "flow") out = KeyMode::flow;
   else if (s == "click") out = KeyMode::click;
+  else if (s == "packet") out = KeyMode::packet;
   else return false;
   return true;
 }
@@ -18,6 +19,7 @@ const char* key_mode_name(packet::KeyMode m) noexcept {
     case packet::KeyMode::dst_ip: return "dst-ip";
     case packet::KeyMode::flow: return "flow";
     case packet::KeyMode::click: return "click";
+    case packet::KeyMode::packet: return "packet";
   }
   return "?";
 }

@@ -40,10 +40,14 @@ struct View {
 };
 
 // Where the link layer left us: the IP packet and the version it announced
-// (0 = decide by the version nibble, as for raw IP).
+// (0 = decide by the version nibble, as for raw IP), and the link-layer facts
+// a packet key or vlan_in_key keeps: the Ethernet MACs and the VLAN IDs.
 struct L3Start {
   View ip;
   uint8_t version;
+  const uint8_t* macs = nullptr;  // destination + source MAC (12 bytes); null off Ethernet
+  uint8_t vlans = 0;              // VLAN tags crossed, outer first
+  uint16_t vid[kMaxVlanTags] = {};
 };
 
 // ---------------------------------------------------------------- L2
@@ -53,14 +57,19 @@ Reason ip_from_ethertype(uint16_t type, View v, L3Start& out) noexcept;
 // An ethertype, possibly behind up to kMaxVlanTags VLAN tags.
 Reason ethertype_chain(uint16_t type, View v, L3Start& out) noexcept {
   int tags = 0;
+  uint16_t vid[kMaxVlanTags] = {};
   while (type == kEthVlan || type == kEthQinQ || type == kEthQinQOld) {
     if (tags == kMaxVlanTags) return Reason::too_many_vlans;
     if (v.n < 4) return Reason::truncated_l2;
+    vid[tags] = be16(v.p) & 0x0FFFu;  // the VLAN ID; priority and DEI are QoS, not identity
     type = be16(v.p + 2);  // TCI (2 bytes), then the inner ethertype
     v = {v.p + 4, v.n - 4};
     ++tags;
   }
-  return ip_from_ethertype(type, v, out);
+  const Reason r = ip_from_ethertype(type, v, out);
+  out.vlans = static_cast<uint8_t>(tags);
+  for (int i = 0; i < tags; ++i) out.vid[i] = vid[i];
+  return r;
 }
 
 // PPP protocol numbers for IP (RFC 1332 / RFC 5072).
@@ -123,7 +132,9 @@ Reason link_layer(uint32_t dlt, View v, L3Start& out, bool nested) noexcept {
       // dst MAC, src MAC, ethertype; values < 0x600 are 802.3 lengths and fall
       // through to unsupported_l2 in ip_from_ethertype.
       if (v.n < 14) return Reason::truncated_l2;
-      return ethertype_chain(be16(v.p + 12), {v.p + 14, v.n - 14}, out);
+      if (Reason r = ethertype_chain(be16(v.p + 12), {v.p + 14, v.n - 14}, out); r != Reason::ok) return r;
+      out.macs = v.p;
+      return Reason::ok;
     case linktype::linux_sll:
       // packet type, ARPHRD, addr len, addr[8], protocol.
       if (v.n < 16) return Reason::truncated_l2;
@@ -394,6 +405,7 @@ class KeyWriter {
     u16(static_cast<uint16_t>(v.n));
     for (std::size_t i = 0; i < v.n; ++i) key_.bytes[n_++] = lower(v.p[i]);
   }
+  std::size_t size() const noexcept { return n_; }
   Reason finish() noexcept {
     if (overflow_) { key_.length = 0; return Reason::key_too_long; }
     key_.length = static_cast<uint16_t>(n_);
@@ -418,7 +430,42 @@ bool port_selected(const ClickOptions& click, uint16_t dport) noexcept {
   return false;
 }
 
-Reason click_key(const Ip& ip, const L4& l4, const ClickOptions& click, Key& out) noexcept {
+// vlan_in_key's suffix (and packet mode's VLAN field): the count, then the IDs.
+void vlan_ids(KeyWriter& w, const L3Start& l3) noexcept {
+  w.u8(l3.vlans);
+  for (uint8_t i = 0; i < l3.vlans; ++i) w.u16(l3.vid[i]);
+}
+
+// KeyMode::packet (layout in key_extract.hpp). `ip` is parsed but not walked:
+// its payload view still ends where the IP length field says.
+Reason packet_key(const L3Start& l3, const Ip& ip, const PacketOptions& po, Key& out) noexcept {
+  KeyWriter w(out);
+  w.u8(tag(8, ip));
+  const bool macs = !po.ignore_l2 && l3.macs != nullptr;
+  w.u8(macs ? 12 : 0);
+  if (macs) w.bytes(l3.macs, 12);
+  if (po.ignore_l2 || po.ignore_vlan) w.u8(0);
+  else vlan_ids(w, l3);
+  std::size_t n = static_cast<std::size_t>(ip.payload.p + ip.payload.n - l3.ip.p);
+  if (po.max_bytes != 0 && po.max_bytes < n) n = po.max_bytes;
+  const std::size_t at = w.size();
+  w.bytes(l3.ip.p, n);
+  const Reason r = w.finish();
+  if (r != Reason::ok) return r;
+  // What each forwarding hop (or a SPAN session's mirror path) rewrites: IPv4
+  // TTL and the checksum that covers it; IPv6 hop limit (no header checksum).
+  auto zero = [&](std::size_t off) noexcept { if (off < n) out.bytes[at + off] = 0; };
+  if (ip.version == 4) {
+    zero(8);
+    zero(10);
+    zero(11);
+  } else {
+    zero(7);
+  }
+  return Reason::ok;
+}
+
+Reason click_key(const Ip& ip, const L4& l4, const ClickOptions& click, const L3Start* vlans, Key& out) noexcept {
   if (ip.proto != kProtoTcp || !port_selected(click, l4.dport)) return Reason::no_http_request;
   Request req;
   const LineParse line = parse_request_line(l4.payload, req);
@@ -446,6 +493,7 @@ Reason click_key(const Ip& ip, const L4& l4, const ClickOptions& click, Key& out
   w.bytes(req.method.p, req.method.n);
   w.field16(target);
   if (click.include_host) w.lowered16(find_host(l4.payload, req.line_end));
+  if (vlans != nullptr) vlan_ids(w, *vlans);
   return w.finish();
 }
 
@@ -497,6 +545,13 @@ namespace detail {
 
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
                         const ClickOptions& click, Key& out) noexcept {
+  KeyOptions options;
+  options.click = click;
+  return extract_key_walk(linktype, data, len, mode, options, out);
+}
+
+Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                        const KeyOptions& options, Key& out) noexcept {
   out.length = 0;
   Result res;
   if (data == nullptr) len = 0;
@@ -517,11 +572,16 @@ Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len,
   res.ip_version = ip.version;
   res.ip_proto = ip.proto;
 
+  if (mode == KeyMode::packet) {
+    res.reason = packet_key(l3, ip, options.packet, out);
+    return res;
+  }
   if (mode == KeyMode::src_ip || mode == KeyMode::dst_ip) {
     KeyWriter w(out);
     const bool src = mode == KeyMode::src_ip;
     w.u8(tag(src ? 1 : 2, ip));
     w.bytes(src ? ip.src : ip.dst, addr_len(ip));
+    if (options.vlan_in_key) vlan_ids(w, l3);
     res.reason = w.finish();
     return res;
   }
@@ -553,12 +613,13 @@ Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len,
     w.u8(ip.proto);
     w.u16(l4.sport);
     w.u16(l4.dport);
+    if (options.vlan_in_key) vlan_ids(w, l3);
     res.reason = w.finish();
     return res;
   }
 
   // Payload: the HTTP request line.
-  res.reason = click_key(ip, l4, click, out);
+  res.reason = click_key(ip, l4, options.click, options.vlan_in_key ? &l3 : nullptr, out);
   return res;
 }
 

@@ -1,6 +1,6 @@
 // The GPU's exact replay, run on the CPU: the batch planner and the three
-// per-packet steps the kernels execute (gpu/epoch_plan.hpp,
-// gpu/replay_steps.hpp), compiled by the host compiler and executed pass by
+// per-packet steps the kernels execute (gpu/portable/epoch_plan.hpp,
+// gpu/portable/replay_steps.hpp), compiled by the host compiler and executed pass by
 // pass with the packets of each pass in a scrambled order (a GPU runs them in
 // any order, all at once), against the CPU filters' sequential
 // test_and_insert. Needs no device, so it runs everywhere: the algorithm and
@@ -319,7 +319,7 @@ TEST(GpuReplayEmulation, InsertOnMiss) {
   check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "on-miss time ring, capacity trigger", t, true);
 }
 
-// APBF and APBBF: the planner and passes of gpu/apbf_replay.hpp, run the same
+// APBF and APBBF: the planner and passes of gpu/portable/apbf_replay.hpp, run the same
 // way (every pass in a scrambled order; insert-on-miss to the fixed point of
 // its verdicts), against ApbfFilter's sequential calls.
 void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::string& what,

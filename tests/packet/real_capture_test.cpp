@@ -245,6 +245,11 @@ TEST(RealCaptures, MutationFuzz) {
   ClickOptions param;
   param.param = "id";
   uint64_t runs = 0, keys = 0;
+  KeyOptions whole, bounded, vlans;
+  bounded.packet.ignore_l2 = true;
+  bounded.packet.max_bytes = 64;
+  vlans.vlan_in_key = true;
+  vlans.click.param = "id";
   for (const char* name : files) {
     const std::filesystem::path file = dir / name;
     if (!std::filesystem::exists(file)) continue;
@@ -280,6 +285,24 @@ TEST(RealCaptures, MutationFuzz) {
               ASSERT_LE(key.length, kMaxKeyBytes);
               ASSERT_EQ(key.bytes[0] & 0x0F, r.ip_version);
               ASSERT_TRUE(r.ip_version == 4 || r.ip_version == 6);
+            } else {
+              ASSERT_EQ(key.length, 0u);
+              ASSERT_LT(static_cast<std::size_t>(r.reason), kReasonCount);
+            }
+          }
+        }
+        // Packet mode and VLAN IDs in the key: the same contract on the same
+        // mutations (bounded reads, a reason or a whole key, never longer
+        // than the bound).
+        for (const KeyOptions* o : {&whole, &bounded, &vlans}) {
+          for (KeyMode mode : {KeyMode::packet, KeyMode::flow, KeyMode::click}) {
+            const Result r = extract_key(dlt, buf.get(), len, mode, *o, key);
+            ++runs;
+            if (r.ok()) {
+              ++keys;
+              ASSERT_GT(key.length, 0u);
+              ASSERT_LE(key.length, kMaxKeyBytes);
+              if (mode == KeyMode::packet && o->packet.max_bytes) ASSERT_LE(key.length, 1u + 1 + 12 + 1 + 4 + 64);
             } else {
               ASSERT_EQ(key.length, 0u);
               ASSERT_LT(static_cast<std::size_t>(r.reason), kReasonCount);

@@ -4,6 +4,7 @@
 //
 //   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P
 //   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
+//   --vlan-in-key  --ignore-vlan  --ignore-l2  --packet-bytes N  --bpf EXPR
 //   --decide filter|penalties  --penalty-fp X  --penalty-fn Y  --prior P  --penalty-param NAME
 //
 // A tool appends these to its own getopt_long table (append_to), offers each
@@ -55,8 +56,12 @@ class FilterOptions {
   // Option codes: above any a tool uses for its own options.
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
-    kMem, kClickPorts, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam
+    kMem, kClickPorts, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
+    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf
   };
+  // --fpr's default for --key packet: a unique packet wrongly dropped is data
+  // lost, so the filter is sized for one in a million rather than 1%.
+  static constexpr double kPacketModeFpr = 1e-6;
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
   FilterSpec spec;                        // --filter, --window/--ttl, --capacity, --fpr, --mem
@@ -68,6 +73,11 @@ class FilterOptions {
   // --click-ports and --click-host as key extraction takes them (`param`
   // left null: point it at click_param where the options live).
   packet::ClickOptions click;
+  packet::PacketOptions packet;           // --ignore-vlan, --ignore-l2, --packet-bytes (--key packet)
+  bool vlan_in_key = false;               // --vlan-in-key (every key mode but packet)
+  // --bpf: a libpcap filter expression; the tool compiles it for its link
+  // type (packet::BpfFilter). Empty: every packet is deduplicated.
+  std::string bpf;
   bool list_filters = false;              // --list-filters
   // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
   Decide decide = Decide::filter;
@@ -92,9 +102,13 @@ class FilterOptions {
 
   bool time_window() const noexcept { return have_ttl_; }  // --ttl was given
 
+  // Everything extract_key takes besides the mode, click.param pointing into
+  // this object's click_param: valid while this object lives, unmoved.
+  packet::KeyOptions key_options() const;
+
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
-  bool have_click_opt_ = false;
+  bool have_click_opt_ = false, have_packet_opt_ = false, have_fpr_ = false;
   bool have_penalty_opt_ = false, prior_set_ = false;
   uint64_t capacity_ = 0;
 };

@@ -1,5 +1,5 @@
 // Key-mode names as the command lines spell them ("src-ip", "dst-ip", "flow",
-// "click"), shared by agebloom-replay and dedup_fwd so both accept and print
+// "click", "packet"), shared by agebloom-replay and dedup_fwd so both accept and print
 // the same words, and the per-mode default policy.
 #pragma once
 
@@ -16,7 +16,7 @@ namespace agebloom::dedup {
 
 // "src-ip" → KeyMode::src_ip, ... False (out untouched) on anything else.
 bool parse_key_mode(std::string_view s, packet::KeyMode& out) noexcept;
-// "src-ip", "dst-ip", "flow" or "click": the word --key takes.
+// "src-ip", "dst-ip", "flow", "click" or "packet": the word --key takes.
 const char* key_mode_name(packet::KeyMode m) noexcept;
 
 // Click fraud wants "pass at most one per window" (insert-on-miss); every

@@ -24,6 +24,7 @@
 
 namespace agebloom::dedup {
 
+// Why a snapshot was refused (ok: it loaded).
 enum class SnapshotErrc : uint8_t {
   ok = 0,
   not_a_snapshot,  // no magic, or shorter than a header

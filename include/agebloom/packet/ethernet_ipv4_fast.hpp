@@ -2,7 +2,7 @@
 // the frame a dataplane sees nearly always, untagged Ethernet II carrying IPv4,
 // keyed by address or 5-tuple, in one straight pass with the same checks as the
 // general walk (IHL, total length against the capture, fragment offset, L4
-// lengths). What it does not fully decide (VLAN tags, IPv6, click, a later
+// lengths). What it does not fully decide (VLAN tags, IPv6, click, packet, a later
 // fragment, a short or odd L4 header, any error) it leaves to the walk, so both
 // give the same Result and key for every frame: tests/packet compares them over
 // mutated frames. In dedup_fwd the walk cost ~135 instructions per packet
@@ -26,7 +26,7 @@ inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Ke
   constexpr std::size_t kEth = 14;
   constexpr uint8_t kTcp = 6, kUdp = 17;
   auto be16 = [](const uint8_t* q) { return static_cast<uint16_t>(q[0] << 8 | q[1]); };
-  if (mode == KeyMode::click || n < kEth + 20 || be16(p + 12) != 0x0800 || (p[kEth] >> 4) != 4) return false;
+  if (mode == KeyMode::click || mode == KeyMode::packet || n < kEth + 20 || be16(p + 12) != 0x0800 || (p[kEth] >> 4) != 4) return false;
   const uint8_t* ip = p + kEth;
   const std::size_t ihl = (ip[0] & 0x0Fu) * 4u;
   const std::size_t total = be16(ip + 2);

@@ -29,14 +29,26 @@
 //   0x5v  click, param                   client[A] mlen[1] method  vlen[2] value
 //   0x6v  click, include_host            click layout + hlen[2] host
 //   0x7v  click, param + include_host    click-param layout + hlen[2] host
+//   0x8v  packet                         mlen[1] macs  nvlan[1] vid[2]*nvlan  ip[...]
 //
 // (v = 4 or 6.) Variable-length fields carry their length, so e.g. method "GE" +
 // target "T/" can never equal method "GET" + target "/".
+//
+// packet: mlen is 12 (Ethernet destination + source MAC) or 0 (another link
+// layer, or PacketOptions::ignore_l2); the VLAN IDs (12 bits, outer first) are
+// absent under ignore_vlan or ignore_l2. ip is the IP packet from its first
+// header byte, clipped to the IP length field (link padding never counts), at
+// most PacketOptions::max_bytes of it, with the fields a forwarding hop
+// rewrites zeroed: IPv4 TTL and header checksum, IPv6 hop limit.
+//
+// KeyOptions::vlan_in_key (every other mode) appends nvlan[1] vid[2]*nvlan to
+// the mode's layout, so one 5-tuple in VLAN 10 and in VLAN 20 is two keys.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 // Compiled in libagebloom: exported from the shared library, which hides
 // everything else (core/export.h).
@@ -82,6 +94,12 @@ enum class KeyMode : uint8_t {
            // token counts (GET, POST, HEAD, ...); it is part of the key, so a GET
            // and a HEAD of one URL are different keys. The target is kept raw
            // (no percent-decoding or normalisation).
+  packet,  // the whole IP packet (exact-duplicate frames, as SPAN/TAP ports deliver
+           // them twice): its bytes from the IP header on, with TTL / hop limit and
+           // the IPv4 header checksum masked, plus the MACs and VLAN IDs unless
+           // PacketOptions says otherwise. Any IP packet has one, fragments too.
+           // A packet longer than the key (jumbo frames) gives key_too_long
+           // unless PacketOptions::max_bytes bounds what is hashed.
 };
 
 // Click-mode configuration. Plain aggregate; the caller keeps `param` alive.
@@ -100,6 +118,30 @@ struct ClickOptions {
   // Append the Host header value (lowercased; empty when the header is absent
   // from this segment, e.g. HTTP/1.0 or a request split across segments).
   bool include_host = false;
+};
+
+// Packet-mode configuration (KeyMode::packet). Plain aggregate.
+struct PacketOptions {
+  // Leave the VLAN IDs out: copies of one frame tagged differently (a TAP
+  // aggregating several VLANs) are one key.
+  bool ignore_vlan = false;
+  // Leave the whole link layer out (MACs and VLAN IDs): copies seen before and
+  // after a routed hop are one key.
+  bool ignore_l2 = false;
+  // Hash at most this many bytes of the IP packet (0: all of it). Bounds the
+  // per-packet cost and lets jumbo frames key; copies must then agree only in
+  // their first max_bytes bytes.
+  uint32_t max_bytes = 0;
+};
+
+// Everything that shapes a key besides the mode. Plain aggregate; the caller
+// keeps click.param alive.
+struct KeyOptions {
+  ClickOptions click;    // KeyMode::click
+  PacketOptions packet;  // KeyMode::packet
+  // Every mode but packet (which has PacketOptions): append the frame's VLAN
+  // IDs, so one address or 5-tuple in two VLANs is two keys.
+  bool vlan_in_key = false;
 };
 
 // Why a frame has no key. Stable names for stats and JSON: reason_name().
@@ -180,6 +222,9 @@ namespace detail {
 // extract_key without its Ethernet + IPv4 fast path: the general walk over
 // every link type, VLAN tags, IPv6 extension headers, L4 and HTTP.
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                        const KeyOptions& options, Key& out) noexcept;
+// The same with default KeyOptions but for `click`.
+Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
                         const ClickOptions& click, Key& out) noexcept;
 }  // namespace detail
 
@@ -200,6 +245,20 @@ inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t le
   if (linktype == linktype::en10mb && data != nullptr && detail::ethernet_ipv4_fast(data, len, mode, out, res))
     return res;
   return detail::extract_key_walk(linktype, data, len, mode, click, out);
+}
+
+// The same with every key option (packet mode, VLAN IDs in the key). A
+// template only so that a braced `{}` argument still picks the ClickOptions
+// form above, as it did before KeyOptions existed.
+template <class Options>
+  requires std::is_same_v<Options, KeyOptions>
+inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
+                          const Options& options, Key& out) noexcept {
+  Result res;
+  if (!options.vlan_in_key && linktype == linktype::en10mb && data != nullptr &&
+      detail::ethernet_ipv4_fast(data, len, mode, out, res))
+    return res;
+  return detail::extract_key_walk(linktype, data, len, mode, options, out);
 }
 
 }  // namespace agebloom::packet

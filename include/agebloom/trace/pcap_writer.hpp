@@ -1,0 +1,54 @@
+// Writing a pcap file: the deduplicated capture agebloom-replay --write makes
+// (and --write-suppressed's complement), as editcap -D does.
+//
+// Classic pcap with nanosecond timestamps (the "nanosecond" magic libpcap,
+// tcpdump and Wireshark read), so every stamp PcapReader handed out is written
+// back exactly, with the capture's link type and each record's captured and
+// wire lengths. A pcapng input therefore comes out as pcap: one link type,
+// no per-interface blocks or comments.
+//
+// Errors are values: open() names the file, and every write is checked at
+// close(), so a full disk is an error, never a short capture.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "agebloom/trace/pcap_trace.hpp"
+
+struct pcap;         // libpcap's pcap_t
+struct pcap_dumper;  // libpcap's pcap_dumper_t
+
+#pragma GCC visibility push(default)
+
+namespace agebloom::trace {
+
+class PcapWriter {
+ public:
+  PcapWriter() noexcept = default;
+  PcapWriter(PcapWriter&& other) noexcept;
+  PcapWriter& operator=(PcapWriter&& other) noexcept;
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+  ~PcapWriter();  // closes without reporting; call close() to learn of errors
+
+  // Creates (truncates) `path` for frames of `linktype`. Returns "" or why not.
+  std::string open(const std::string& path, uint32_t linktype);
+  // Appends one record: the packet's stamp, lengths and bytes.
+  void write(const Packet& pkt) noexcept;
+  // Flushes and closes; "" or the write error, naming the file.
+  std::string close();
+
+  bool is_open() const noexcept { return dumper_ != nullptr; }
+  uint64_t packets_written() const noexcept { return packets_; }
+
+ private:
+  pcap* dead_ = nullptr;  // the handle libpcap writes headers for
+  pcap_dumper* dumper_ = nullptr;
+  std::string path_;
+  uint64_t packets_ = 0;
+};
+
+}  // namespace agebloom::trace
+
+#pragma GCC visibility pop

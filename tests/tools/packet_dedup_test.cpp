@@ -1,0 +1,158 @@
+// agebloom-replay --key packet on a real capture, as a SPAN/TAP operator meets
+// it: every packet of pcapplusplus_example.pcap followed by the copy a second
+// mirror point delivers (TTL one lower, header checksum recomputed, same
+// stamp). Every copy must be suppressed, no distinct packet may be, and
+// --write / --write-suppressed must give back the original capture and the
+// copies, stamps and link type kept (editcap -D's job).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../common/shell.hpp"
+#include "agebloom/trace/pcap_trace.hpp"
+#include "agebloom/trace/pcap_writer.hpp"
+
+namespace fs = std::filesystem;
+namespace tr = agebloom::trace;
+
+namespace {
+
+std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("agebloom-packet-dedup-test-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json replay_json(const std::string& args) {
+  const auto r = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args + " --json");
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+struct Record {
+  uint64_t ts;
+  uint32_t wirelen;
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<Record> read_all(const std::string& path, uint32_t* linktype = nullptr) {
+  auto opened = tr::PcapReader::open(path);
+  EXPECT_TRUE(opened.ok()) << opened.error;
+  if (linktype) *linktype = opened.reader.linktype();
+  std::vector<Record> out;
+  tr::Packet p;
+  while (opened.reader.next(p) == tr::PcapReader::Status::ok)
+    out.push_back({p.timestamp_ns, p.wirelen, std::vector<uint8_t>(p.data, p.data + p.caplen)});
+  return out;
+}
+
+// The copy a router hop later: TTL - 1 and the checksum redone (RFC 1071).
+// False when the frame is not untagged Ethernet + a whole IPv4 header.
+bool next_hop(std::vector<uint8_t>& f) {
+  if (f.size() < 34 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4 || f[22] == 0) return false;
+  const std::size_t ihl = (f[14] & 0x0F) * 4u;
+  if (ihl < 20 || f.size() < 14 + ihl) return false;
+  f[22] -= 1;
+  f[24] = f[25] = 0;
+  uint32_t sum = 0;
+  for (std::size_t i = 0; i < ihl; i += 2) sum += f[14 + i] << 8 | f[14 + i + 1];
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  f[24] = static_cast<uint8_t>(~sum >> 8);
+  f[25] = static_cast<uint8_t>(~sum);
+  return true;
+}
+
+}  // namespace
+
+TEST(PacketDedup, CopiesDifferingInTtlAndChecksumAreAllSuppressedOnARealCapture) {
+  const fs::path dir = temp_dir();
+  uint32_t linktype = 0;
+  const std::vector<Record> original = read_all(trace("pcapplusplus_example.pcap"), &linktype);
+  ASSERT_GT(original.size(), 1000u);
+
+  // The capture as two mirror points deliver it: each IPv4 packet, then its copy.
+  const std::string doubled = (dir / "doubled.pcap").string();
+  uint64_t copies = 0;
+  {
+    tr::PcapWriter w;
+    ASSERT_EQ(w.open(doubled, linktype), "");
+    for (const Record& r : original) {
+      tr::Packet p{r.ts, static_cast<uint32_t>(r.bytes.size()), r.wirelen, r.bytes.data(), linktype};
+      w.write(p);
+      std::vector<uint8_t> copy = r.bytes;
+      if (!next_hop(copy)) continue;
+      ASSERT_NE(copy, r.bytes);
+      p.data = copy.data();
+      w.write(p);
+      ++copies;
+    }
+    ASSERT_EQ(w.close(), "");
+  }
+  ASSERT_GT(copies, 1000u);
+
+  const std::string common = " --key packet --ttl 50ms --capacity 100000 --seed 5 --truth";
+  const nlohmann::json base = replay_json(trace("pcapplusplus_example.pcap") + common);
+  const std::string passed = (dir / "passed.pcap").string(), suppressed = (dir / "suppressed.pcap").string();
+  const nlohmann::json j =
+      replay_json(doubled + common + " --write " + passed + " --write-suppressed " + suppressed);
+  ASSERT_FALSE(base.is_discarded());
+  ASSERT_FALSE(j.is_discarded());
+  // The trace's own exact repeats within 50 ms (if any) stay suppressed; on
+  // top of them, exactly the copies.
+  EXPECT_EQ(j["suppressed"].get<uint64_t>(), base["suppressed"].get<uint64_t>() + copies);
+  EXPECT_EQ(j["live_fnr"], 0.0);  // no copy passed
+  EXPECT_EQ(j["fpr"], 0.0) << "a distinct packet was suppressed";
+  EXPECT_EQ(base["fpr"], 0.0);
+  EXPECT_LE(j["filter"]["model_fpr"].get<double>(), 2e-6) << "packet mode's default FPR is 1e-6";
+
+  // --write: the capture without the copies (and without the trace's own
+  // exact repeats), every record as it was; --write-suppressed: the rest.
+  uint32_t lt = 0;
+  const std::vector<Record> kept = read_all(passed, &lt);
+  const std::vector<Record> dropped = read_all(suppressed);
+  EXPECT_EQ(lt, linktype);
+  EXPECT_EQ(kept.size(), j["passed"].get<uint64_t>());
+  EXPECT_EQ(dropped.size(), j["suppressed"].get<uint64_t>());
+  std::size_t k = 0, matched = 0;
+  for (const Record& r : original) {
+    if (k < kept.size() && kept[k].bytes == r.bytes && kept[k].ts == r.ts && kept[k].wirelen == r.wirelen) {
+      ++k;
+      ++matched;
+    }
+  }
+  EXPECT_EQ(matched, kept.size()) << "--write must hold original records only, in order, stamps kept";
+  EXPECT_EQ(matched + base["suppressed"].get<uint64_t>(), original.size());
+  fs::remove_all(dir);
+}
+
+TEST(PacketDedup, DistinctPacketsAreNeverSuppressed) {
+  // Another real capture: no first sighting of a packet suppressed (the FPR
+  // 1e-6 default makes one unlikely over a few hundred packets), and every
+  // exact repeat within the window caught.
+  const nlohmann::json j = replay_json(trace("pcapplusplus_4KHttpRequests.pcap") + " --key packet --ttl 1s --seed 9 --truth");
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_GT(j["first_occurrences"].get<uint64_t>(), 300u);
+  EXPECT_EQ(j["fpr"], 0.0);
+  EXPECT_EQ(j["live_fnr"], 0.0);
+}
+
+TEST(PacketDedup, WriteOptionsAreChecked) {
+  const auto r = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + trace("pcapplusplus_example.pcap") +
+                                          " --write " + trace("pcapplusplus_example.pcap"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("overwrite"), std::string::npos) << r.out;
+  const auto nodir = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + trace("pcapplusplus_example.pcap") +
+                                              " --write /nonexistent-dir/x.pcap");
+  EXPECT_EQ(nodir.code, 1);
+  EXPECT_NE(nodir.out.find("/nonexistent-dir/x.pcap"), std::string::npos) << nodir.out;
+  const auto opts = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + trace("pcapplusplus_example.pcap") +
+                                             " --key flow --ignore-vlan");
+  EXPECT_EQ(opts.code, 2);
+  EXPECT_NE(opts.out.find("--key packet"), std::string::npos) << opts.out;
+}
