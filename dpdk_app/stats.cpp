@@ -145,10 +145,10 @@ int tel_filter(const char*, const char*, rte_tel_data* d) {
   // filter's budget saturations: FPR above the model while non-zero).
   std::vector<std::pair<std::string, double>> sum;
   for (const Worker& x : g_app.workers)
-    for (const auto& [name, value] : x.filter.stats()) {
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == name; });
-      if (it == sum.end()) sum.emplace_back(name, value);
-      else it->second += value;
+    for (const auto& stat : x.filter.stats()) {  // (clang 14 cannot capture a structured binding)
+      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == stat.first; });
+      if (it == sum.end()) sum.push_back(stat);
+      else it->second += stat.second;
     }
   for (const auto& [name, value] : sum) {
     std::snprintf(buf, sizeof buf, "%.6g", value);

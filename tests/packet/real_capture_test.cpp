@@ -302,7 +302,9 @@ TEST(RealCaptures, MutationFuzz) {
               ++keys;
               ASSERT_GT(key.length, 0u);
               ASSERT_LE(key.length, kMaxKeyBytes);
-              if (mode == KeyMode::packet && o->packet.max_bytes) ASSERT_LE(key.length, 1u + 1 + 12 + 1 + 4 + 64);
+              if (mode == KeyMode::packet && o->packet.max_bytes) {
+                ASSERT_LE(key.length, 1u + 1 + 12 + 1 + 4 + 64);
+              }
             } else {
               ASSERT_EQ(key.length, 0u);
               ASSERT_LT(static_cast<std::size_t>(r.reason), kReasonCount);
