@@ -749,6 +749,131 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
   fs::remove_all(fs::path("/var/run/dpdk") / prefix, ec);
 }
 
+// --snapshot: a restart keeps the window. 200 sources seen before the
+// restart are all suppressed after it (and none without the snapshot); a
+// missing, damaged, foreign or mismatched snapshot is refused with its reason
+// and the run starts empty, or stops (exit 1) with --require-snapshot.
+std::vector<Frame> sources(uint32_t first, unsigned n) {
+  std::vector<Frame> t;
+  for (unsigned i = 0; i < n; ++i) t.push_back({1000u + i, ipv4(0x0a000000 + first + i, 0x0a640001, 17, 1000, 53, "q")});
+  return t;
+}
+
+TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
+  const fs::path a = temp_dir() / "snap-a.pcap", out = temp_dir() / "snap.out.pcap", snap = temp_dir() / "snap.bin",
+                 js = temp_dir() / "snap.json";
+  write_pcap(a, sources(0, 200));
+  fs::remove(snap);
+  const std::string common = " --key src-ip --window 1000 --seed 5eed --exit-on-idle 200 --stats-interval 0 --stats-json " +
+                             js.string();
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + common);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("no snapshot"), std::string::npos) << r.out;
+  ASSERT_TRUE(fs::exists(snap)) << r.out;
+  EXPECT_FALSE(fs::exists(snap.string() + ".tmp"));
+  EXPECT_EQ(read_json(js)["suppressed"], 0);
+  // The same sources again, after the restart: every one a repeat.
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("restored"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 200) << r.out;
+  // Without the snapshot the window starts empty.
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), common);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 0);
+
+  // Refusals, each with its reason; the run goes on empty, or stops with --require-snapshot.
+  std::ifstream in(snap, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), {});
+  struct Case {
+    const char* name;
+    std::string bytes;
+    std::string extra;  // options that change the filter
+    const char* says;
+  };
+  std::string flipped = good, foreign = good;
+  flipped[flipped.size() - 7] ^= 0x40;  // a bit in the last worker's filter state
+  foreign[16 + 8 + 8] ^= 0x7f;          // the first image's format field (file header 16, length 8, magic 8)
+  const Case cases[] = {{"truncated", good.substr(0, good.size() / 2), "", "damaged"},
+                        {"flipped", flipped, "", "damaged"},
+                        {"foreign", foreign, "", "another format"},
+                        {"text", "not a snapshot at all\n", "", "not an agebloom snapshot"},
+                        {"mismatch", good, " --fpr 0.001", "another filter"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::ofstream(snap, std::ios::binary | std::ios::trunc) << c.bytes;
+    r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + common + c.extra);
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("refused"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_EQ(read_json(js)["suppressed"], 0) << "a refused snapshot starts empty";
+    std::ofstream(snap, std::ios::binary | std::ios::trunc) << c.bytes;
+    r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common + c.extra);
+    EXPECT_EQ(r.code, 1) << r.out;
+  }
+  fs::remove(snap);
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common);
+  EXPECT_EQ(r.code, 1) << "a missing snapshot under --require-snapshot: " << r.out;
+}
+
+// A time window is restored against the clock: right after a restart the
+// keys are still live; once the process was down longer than the TTL, what
+// expired meanwhile is gone.
+TEST(DedupFwd, SnapshotOfATimeWindowHonoursTheTimeDown) {
+  const fs::path a = temp_dir() / "snapt.pcap", out = temp_dir() / "snapt.out.pcap", snap = temp_dir() / "snapt.bin",
+                 js = temp_dir() / "snapt.json";
+  write_pcap(a, sources(0, 200));
+  fs::remove(snap);
+  const std::string common = " --key src-ip --ttl 3s --capacity 10000 --filter guarded-epoch --seed 5eed "
+                             "--exit-on-idle 200 --stats-interval 0 --snapshot " + snap.string() + " --stats-json " +
+                             js.string();
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)), common);
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), common + " --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 200) << "seconds after the first run, every source is still live: " << r.out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // down longer than the 3 s TTL (+ one epoch)
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), common + " --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 0) << "expired while dedup_fwd was down: " << r.out;
+}
+
+// Killed mid-run (SIGKILL: no exit path runs), the last periodic snapshot is
+// whole: the next run restores it.
+TEST(DedupFwd, SnapshotSurvivesSigkill) {
+  const fs::path a = temp_dir() / "kill.pcap", snap = temp_dir() / "kill.bin", empty = temp_dir() / "kill-empty.pcap",
+                 out = temp_dir() / "kill.out.pcap";
+  write_pcap(a, sources(0, 300));
+  write_pcap(empty, {});
+  fs::remove(snap);
+  static std::atomic<int> n{0};
+  const std::string prefix = "agebloom-kill" + std::to_string(getpid()) + "-" + std::to_string(n++);
+  const std::string cmd = std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error" +
+                          " --file-prefix " + prefix + " -l 0 --vdev net_pcap0,rx_pcap=" + a.string() +
+                          ",infinite_rx=1 -- --key src-ip --window 1000 --seed 5eed --stats-interval 0 --snapshot " +
+                          snap.string() + " --snapshot-interval 1 >" + (temp_dir() / "kill.log").string() + " 2>&1";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for two snapshots' worth of time, then kill it hard.
+  for (int i = 0; i < 100 && !fs::exists(snap); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  kill(pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::error_code ec;
+  fs::remove_all(fs::path("/var/run/dpdk") / prefix, ec);
+  ASSERT_TRUE(fs::exists(snap)) << "no periodic snapshot was written";
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, empty, out)), "--key src-ip --window 1000 --seed 5eed --exit-on-idle 100 "
+                                                            "--stats-interval 0 --require-snapshot --snapshot " +
+                                                                snap.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("restored"), std::string::npos) << r.out;
+}
+
 TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
   const fs::path in = temp_dir() / "bad.pcap", out = temp_dir() / "bad.out.pcap";
   write_pcap(in, keyed_trace(5, 1, nullptr));
@@ -778,6 +903,10 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--mbufs 4294967296",
       "stray-argument",
       "--stats-json /nonexistent/dir/s.json",  // found before the run, not after it
+      "--snapshot /nonexistent/dir/s.bin",
+      "--snapshot-interval 5",              // without --snapshot
+      "--require-snapshot",
+      "--snapshot-interval x --snapshot s.bin",
       // --decide penalties: a filter that cannot infer, a time window, bad penalties and priors.
       "--decide penalties",
       "--decide penalties --filter interleaved",
