@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every public declaration of the C++ headers carries a doc comment.
 
-A heuristic scan of each include/agebloom/**/*.hpp, gpu/replay.hpp included
+A heuristic scan of each include/agebloom/**/*.hpp, include/agebloom/gpu/replay.hpp included
 (agebloom.h has its own test, header_docs.py): it follows namespaces, classes and their access
 sections, and skips function bodies, initialisers and the implementation
 namespaces (detail, *_detail). A declaration that starts at namespace scope

@@ -17,13 +17,19 @@
 
 namespace agebloom::packet {
 
+// A compiled --bpf expression (libpcap's filter language), run per frame.
 class BpfFilter {
  public:
   BpfFilter() noexcept = default;  // matches everything
+  // Takes other's program; other then matches everything.
   BpfFilter(BpfFilter&& other) noexcept;
+  // Frees this program, then takes other's.
   BpfFilter& operator=(BpfFilter&& other) noexcept;
+  // Not copyable: it owns its program.
   BpfFilter(const BpfFilter&) = delete;
+  // Not copyable: it owns its program.
   BpfFilter& operator=(const BpfFilter&) = delete;
+  // Frees the program.
   ~BpfFilter();
 
   // Compiles `expr` for frames of `linktype` (packet::linktype). Returns ""
@@ -34,7 +40,9 @@ class BpfFilter {
   // the length on the wire (>= caplen), as filters like "greater 1000" see it.
   bool matches(const uint8_t* data, uint32_t caplen, uint32_t wirelen) const noexcept;
 
+  // A program is set (compile() succeeded).
   bool active() const noexcept { return insns_ != nullptr; }
+  // The expression compile() was given.
   const std::string& expression() const noexcept { return expr_; }
 
  private:

@@ -23,12 +23,18 @@ struct pcap_dumper;  // libpcap's pcap_dumper_t
 
 namespace agebloom::trace {
 
+// A pcap file written record by record (agebloom-replay --write): nanosecond
+// stamps, the capture's link type, every write checked at close().
 class PcapWriter {
  public:
-  PcapWriter() noexcept = default;
+  PcapWriter() noexcept = default;  // not open: open() it
+  // Takes other's file; other is then closed.
   PcapWriter(PcapWriter&& other) noexcept;
+  // Closes this file, then takes other's.
   PcapWriter& operator=(PcapWriter&& other) noexcept;
+  // Not copyable: it owns its file.
   PcapWriter(const PcapWriter&) = delete;
+  // Not copyable: it owns its file.
   PcapWriter& operator=(const PcapWriter&) = delete;
   ~PcapWriter();  // closes without reporting; call close() to learn of errors
 
@@ -39,7 +45,9 @@ class PcapWriter {
   // Flushes and closes; "" or the write error, naming the file.
   std::string close();
 
+  // open() succeeded and close() was not called yet.
   bool is_open() const noexcept { return dumper_ != nullptr; }
+  // Records written so far.
   uint64_t packets_written() const noexcept { return packets_; }
 
  private:
