@@ -192,7 +192,9 @@ TEST(RealCaptures, ManifestSweep) {
   any.any_port = true;
   std::size_t files = 0;
   std::map<std::string, std::size_t> differ;
-  for (const auto& [name, row] : manifest) {
+  for (const auto& entry : manifest) {  // (clang 14 cannot capture a structured binding)
+    const auto& name = entry.first;
+    const auto& row = entry.second;
     const std::filesystem::path file = dir / name;
     if (!std::filesystem::exists(file)) continue;  // kept aside for evaluation
     ++files;
