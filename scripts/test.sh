@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test suite: installs and builds first (scripts/setup.sh), then
-# `meson test` over all suites. Non-zero on any failure or if no test ran.
+# `meson test` over all suites; then the sanitizer build (scripts/sanitize.sh:
+# clang with ASan+UBSan over every suite, and each fuzz target for 30 s).
+# Non-zero on any failure or if no test ran. AGEBLOOM_NO_SANITIZE=1 skips the
+# sanitizer build (a quick local run; CI runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -13,3 +16,7 @@ if [[ "$count" -eq 0 ]]; then
 fi
 echo "test.sh: running $count tests"
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" "$@"
+if [[ "${AGEBLOOM_NO_SANITIZE:-0}" != 1 ]]; then
+  echo "test.sh: the sanitizer build (scripts/sanitize.sh)"
+  scripts/sanitize.sh
+fi
