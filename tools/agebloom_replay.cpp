@@ -486,6 +486,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["uninserted_positive_rate"] = ratio(t.uninserted_positives, t.uninserted);
     j["distinct_keys"] = t.last.size();
   }
+  if (std::string note = dedup::DedupFilter::auto_note(o.dedup.spec, filter); !note.empty()) j["auto_note"] = note;
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     nlohmann::json pj = {{"decide", "penalties"},
@@ -531,6 +532,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               filter.name().c_str(), filter.parameters().c_str(), owned.bytes, filter.model_fpr(),
               dedup::policy_name(o.dedup.policy), static_cast<unsigned long long>(o.dedup.seed),
               static_cast<unsigned long long>(o.dedup.seed));
+  if (j.contains("auto_note")) std::printf("  note: %s\n", j["auto_note"].get<std::string>().c_str());
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",

@@ -58,6 +58,29 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   return d;
 }
 
+std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& chosen) {
+  if (spec.structure) return {};
+  model::PlanRequest req;
+  req.window = spec.window;
+  req.capacity = spec.capacity;
+  req.fpr = spec.fpr;
+  req.memory_bytes = spec.mem_bytes;
+  auto result = model::plan(req);  // every structure, not only the auto candidates
+  const auto* p = std::get_if<model::Plan>(&result);
+  if (p == nullptr || p->structure == chosen.structure()) return {};
+  const DedupFilter best(p->config);
+  const double mine = static_cast<double>(chosen.bytes_needed()), theirs = static_cast<double>(best.bytes_needed());
+  if (!(theirs < 0.8 * mine)) return {};
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "--filter auto chose %s (%.2f MiB, %.1f bits per item): the fewest bits among the layouts fastest per "
+                "packet; the most compact for this window and FPR is %s at %.2f MiB (%.1f bits per item, more memory "
+                "accesses per packet): --filter %s",
+                chosen.name().c_str(), mine / 1048576.0, chosen.bits_per_item(), best.name().c_str(),
+                theirs / 1048576.0, best.bits_per_item(), best.name().c_str());
+  return buf;
+}
+
 std::string DedupFilter::create(Arena& arena) {
   return config_.visit([&](const auto& c) -> std::string {
     auto f = FilterFor<std::decay_t<decltype(c)>>::create(c, arena);

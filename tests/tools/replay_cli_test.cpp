@@ -191,6 +191,22 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
 }
 
+// --filter auto says what it chose and what the most compact structure
+// would take when that is much less (#13: 6 MiB against 0.44 MiB at 1e-6,
+// "without a word" before); a named structure gets no note.
+TEST(ReplayCli, AutoSaysWhatItChoseAndTheCompactAlternative) {
+  const std::string t = trace("pcapplusplus_example.pcap");
+  const Outcome text = run(t + " --fpr 1e-6 --window 100000 --seed 1");
+  EXPECT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("the most compact for this window and FPR is guarded-epoch"), std::string::npos) << text.out;
+  const Outcome js = run(t + " --fpr 1e-6 --window 100000 --seed 1 --json");
+  const auto j = nlohmann::json::parse(js.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << js.out;
+  EXPECT_TRUE(j.contains("auto_note"));
+  const Outcome named = run(t + " --fpr 1e-6 --window 100000 --seed 1 --filter guarded-epoch --json");
+  EXPECT_FALSE(nlohmann::json::parse(named.out, nullptr, false).contains("auto_note")) << named.out;
+}
+
 // --decide penalties on the real click capture with --truth: the report has
 // the expected penalty, the realised penalty of the decisions and of the
 // plain filter's yes/no on the same queries; expensive repeats ($FN >> $FP)

@@ -82,6 +82,11 @@ class DedupFilter {
  public:
   // Plans `spec`; on error returns a message naming the problem.
   static std::variant<DedupFilter, std::string> plan(const FilterSpec& spec);
+  // For --filter auto: a line saying what auto chose and why, and the most
+  // compact structure for the same window and FPR when it would take under
+  // 80% of the memory ("" for a named structure, or when auto is the compact
+  // one too). The tools print it at start, so a user sees the trade.
+  static std::string auto_note(const FilterSpec& spec, const DedupFilter& chosen);
   // The filter of a ready configuration (a planner's Plan::config).
   explicit DedupFilter(const FilterConfig& config) : config_(config) {}
   DedupFilter() = default;  // an empty slot (a worker before its filter is made)
