@@ -194,6 +194,16 @@ void print_stats_line(uint64_t now) {
     std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
     damage += buf;
   }
+  uint64_t overloaded = 0, early = 0;
+  for (const Worker& w : g_app.workers) {
+    overloaded += w.filter.overloaded_epochs();
+    early += w.filter.early_rotations();
+  }
+  if (overloaded)
+    damage += " | FLOOD: " + std::to_string(overloaded) +
+              " epochs over their design load (window kept, FPR above the model; --on-flood keep-fpr keeps the FPR)";
+  if (early)
+    damage += " | flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)";
   if (saturated) damage += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
   std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
               "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f%s%s\n",

@@ -106,6 +106,7 @@ inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
   auto need = InterleavedEpochFilter<uint64_t>::bytes_needed(c);
   if (!need) return need.code();
   EpochShape s = detail::common_shape(c, *need);
+  s.fill_cap = c.window.is_time() ? c.epoch_capacity : 0;
   GuardedEpochRef& r = s.ref;
   r.segment_words = c.lines;
   r.word_stride = 8;  // a line holds 8 lanes

@@ -41,6 +41,13 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
         }
       },
       filter_);
+  if (flood_.design) {
+    // Per burst: the epoch's load as of its last key (a flood is many bursts long).
+    uint64_t inserted = n;
+    if (policy == Policy::insert_on_miss)
+      for (size_t i = 0; i < n; ++i) inserted -= dup[i];
+    watch_flood(inserted);
+  }
 }
 
 }  // namespace agebloom::dedup

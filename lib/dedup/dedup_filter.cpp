@@ -43,7 +43,24 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
   if (!spec.structure) req.auto_candidates = true;
   auto result = model::plan(req);
   if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
-  DedupFilter d(std::get<model::Plan>(result).config);
+  FilterConfig planned = std::get<model::Plan>(result).config;
+  if (spec.on_flood == FloodPolicy::keep_fpr && spec.window.is_time()) {
+    // The capacity trigger: an epoch also ends once it holds its design load.
+    bool set = false;
+    std::visit(
+        [&](auto& c) {
+          if constexpr (requires { c.epoch_capacity; c.r; }) {
+            if (c.epoch_capacity == 0) c.epoch_capacity = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
+            set = true;
+          }
+        },
+        planned.config);
+    if (!set && !info(planned.structure).rate_adaptive)
+      return std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
+             " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring or interleaved (or tlbf, "
+             "which keeps its FPR by design)";
+  }
+  DedupFilter d(planned);
   if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes) {
     // Exact bytes beside the MiB (--mem counts 2^20-byte units): a rounded
     // "needs 3 MB, more than --mem 3 MB" reads as a contradiction.
@@ -86,8 +103,47 @@ std::string DedupFilter::create(Arena& arena) {
     auto f = FilterFor<std::decay_t<decltype(c)>>::create(c, arena);
     if (!f) return f.what();
     filter_ = *f;
+    // Time windows of the epoch filters: watch each epoch's load.
+    flood_ = {};
+    if constexpr (requires { c.epoch_capacity; c.r; }) {
+      if (c.window.is_time() && c.r) {
+        flood_.design = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
+        flood_.epoch_length = c.epoch_length();
+      }
+    }
     return {};
   });
+}
+
+void DedupFilter::watch_flood(uint64_t inserted) noexcept {
+  std::visit(
+      [&](const auto& f) {
+        if constexpr (requires { f.epoch_schedule(); }) {
+          const EpochSchedule& s = f.epoch_schedule();
+          if (s.fill_cap) {
+            // keep-fpr: the schedule counts the epoch's insertions itself and
+            // restarts at 1 when the capacity trigger ends an epoch; an epoch
+            // ended by time moves epoch_start a whole epoch on instead.
+            const bool timed = s.epoch_start - flood_.epoch_start >= flood_.epoch_length;
+            if (s.fill < flood_.last_fill && !timed) ++flood_.early;
+            flood_.last_fill = s.fill;
+            flood_.epoch_start = s.epoch_start;
+            return;
+          }
+          // keep-window: epochs end by time alone; count what each one took.
+          if (s.epoch_start != flood_.epoch_start) {
+            flood_.epoch_start = s.epoch_start;
+            flood_.inserted = 0;
+            flood_.counted = false;
+          }
+          flood_.inserted += inserted;
+          if (!flood_.counted && flood_.inserted > flood_.design) {
+            flood_.counted = true;
+            ++flood_.overloaded;
+          }
+        }
+      },
+      filter_);
 }
 
 std::string DedupFilter::posterior_support(const FilterConfig& config) {
@@ -145,10 +201,11 @@ std::string describe(const ApbfConfig& a) {
   return buf;
 }
 std::string describe(const InterleavedEpochConfig& i) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu", i.r, i.k,
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", i.r, i.k,
                 static_cast<unsigned long long>(i.lines), i.lane_bits,
-                static_cast<unsigned long long>(i.epoch_length()));
+                static_cast<unsigned long long>(i.epoch_length()),
+                i.epoch_capacity ? (" epoch_capacity=" + std::to_string(i.epoch_capacity)).c_str() : "");
   return buf;
 }
 std::string describe(const TimeLimitedConfig& t) {
@@ -198,6 +255,11 @@ std::string DedupFilter::parameters() const {
 
 std::vector<std::pair<std::string, double>> DedupFilter::stats() const {
   std::vector<std::pair<std::string, double>> out;
+  if (flood_.design) {
+    out.emplace_back("design_insertions_per_epoch", static_cast<double>(flood_.design));
+    out.emplace_back("overloaded_epochs", static_cast<double>(flood_.overloaded));
+    out.emplace_back("early_rotations", static_cast<double>(flood_.early));
+  }
   std::visit(
       [&](const auto& f) {
         auto add = [&](const char* name, double v) { out.emplace_back(name, v); };

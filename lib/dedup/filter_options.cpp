@@ -121,6 +121,7 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"click-ports", required_argument, nullptr, kClickPorts},
       {"list-filters", no_argument, nullptr, kListFilters},
       {"mem", required_argument, nullptr, kMem},
+      {"on-flood", required_argument, nullptr, kOnFlood},
       {"decide", required_argument, nullptr, kDecide},
       {"penalty-fp", required_argument, nullptr, kPenaltyFp},
       {"penalty-fn", required_argument, nullptr, kPenaltyFn},
@@ -173,6 +174,10 @@ std::string FilterOptions::help() {
          "  --click-param NAME              click: key on this query parameter's value only\n"
          "  --click-host                    click: include the Host header in the key\n"
          "  --click-ports P[,P...]|any      click: TCP ports carrying HTTP (default 80,8080)\n"
+         "  --on-flood keep-window|keep-fpr when a flood of new keys overloads a --ttl epoch:\n"
+         "                                  keep-window (default) keeps every key of the window and\n"
+         "                                  lets the FPR rise; keep-fpr ends the epoch early, keeping\n"
+         "                                  the FPR and shortening the window (both are counted)\n"
          "  --decide filter|penalties       filter (default): the structure's yes/no; penalties: suppress\n"
          "                                  iff $FP*(1-P) <= $FN*P, P the posterior that the key was seen\n"
          "                                  within the window (tbf or btbf over --window only)\n"
@@ -258,6 +263,12 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       else spec.mem_bytes = mb << 20;
       return true;
     }
+    case kOnFlood:
+      if (arg == "keep-window") spec.on_flood = FloodPolicy::keep_window;
+      else if (arg == "keep-fpr") spec.on_flood = FloodPolicy::keep_fpr;
+      else error = "--on-flood must be keep-window or keep-fpr, not '" + arg + "'";
+      have_on_flood_ = true;
+      return true;
     case kDecide:
       if (arg == "filter") decide = Decide::filter;
       else if (arg == "penalties") decide = Decide::penalties;
@@ -295,6 +306,7 @@ std::string FilterOptions::finish() {
   if (have_capacity_ && !have_ttl_) return "--capacity applies to --ttl windows only";
   if (have_click_opt_ && mode != packet::KeyMode::click)
     return "--click-param, --click-host and --click-ports need --key click";
+  if (have_on_flood_ && !have_ttl_) return "--on-flood applies to --ttl windows (a count window cannot be flooded)";
   if (have_penalty_opt_ && decide != Decide::penalties)
     return "--penalty-fp, --penalty-fn, --prior and --penalty-param need --decide penalties";
   if (!penalty_param.empty() && mode != packet::KeyMode::click) return "--penalty-param needs --key click";

@@ -125,3 +125,66 @@ TEST(DedupFilter, DurationsParseStrictly) {
   EXPECT_EQ(p, dd::Policy::insert_on_miss);
   EXPECT_FALSE(dd::parse_policy("always", p));
 }
+
+// Flood policies (hardening): a time window planned for 1,000 insertions
+// per T is hit by 100 times that many distinct keys. keep-window keeps every
+// key of the window (live FNR 0) and reports the overloaded epochs, its FPR
+// far above the model; keep-fpr ends epochs at their design load, so the FPR
+// stays at the model, and reports the early rotations.
+TEST(DedupFilter, FloodPoliciesKeepTheirPromise) {
+  const uint64_t T = 1'000'000, design = 1000, per_tick = 100;  // ticks; insertions per tick in the flood
+  for (const char* name : {"guarded-epoch", "interleaved"}) {
+    for (dd::FloodPolicy policy : {dd::FloodPolicy::keep_window, dd::FloodPolicy::keep_fpr}) {
+      const bool keep_fpr = policy == dd::FloodPolicy::keep_fpr;
+      SCOPED_TRACE(std::string(name) + (keep_fpr ? " keep-fpr" : " keep-window"));
+      dd::FilterSpec spec;
+      ASSERT_EQ(dd::parse_filter_option(name, spec), "");
+      spec.window = ab::Window::time(T);
+      spec.capacity = design;
+      spec.fpr = 0.01;
+      spec.on_flood = policy;
+      std::vector<unsigned char> memory;
+      dd::DedupFilter f = make(spec, memory);
+      // 100x the design rate: design·100 distinct keys per T, over 3 T.
+      const uint64_t step = T / (design * per_tick);
+      uint64_t now = T, id = 0;
+      std::vector<std::pair<uint64_t, uint64_t>> recent;  // (id, time) of the last T
+      for (; now < 4 * T; now += step, ++id) {
+        ASSERT_TRUE(f.advance(now));
+        (void)f.is_duplicate(key(id), dd::Policy::insert_always);
+        if (now >= 3 * T) recent.emplace_back(id, now);
+      }
+      uint64_t fp = 0;
+      const uint64_t probes = 20'000;
+      for (uint64_t i = 0; i < probes; ++i) fp += f.contains(key((uint64_t{1} << 60) + i));
+      const double fpr = static_cast<double>(fp) / probes;
+      uint64_t missed = 0;
+      for (const auto& [k, t] : recent) missed += !f.contains(key(k));
+      std::printf("%s %s: FPR %.4f (model %.4f), live keys of the last T missed %llu of %zu, overloaded epochs %llu, "
+                  "early rotations %llu\n",
+                  name, keep_fpr ? "keep-fpr" : "keep-window", fpr, f.model_fpr(),
+                  static_cast<unsigned long long>(missed), recent.size(),
+                  static_cast<unsigned long long>(f.overloaded_epochs()),
+                  static_cast<unsigned long long>(f.early_rotations()));
+      if (keep_fpr) {
+        EXPECT_LE(fpr, 1.5 * f.model_fpr()) << "keep-fpr holds the FPR";
+        EXPECT_GT(f.early_rotations(), 0u);
+        EXPECT_EQ(f.overloaded_epochs(), 0u);
+      } else {
+        EXPECT_EQ(missed, 0u) << "keep-window keeps every key of the window";
+        EXPECT_GT(f.overloaded_epochs(), 0u);
+        EXPECT_EQ(f.early_rotations(), 0u);
+        EXPECT_GT(fpr, 10 * f.model_fpr()) << "and the flood shows in the FPR";
+      }
+    }
+  }
+  // A structure that cannot end an epoch early says so.
+  dd::FilterSpec spec;
+  ASSERT_EQ(dd::parse_filter_option("apbf", spec), "");
+  spec.window = ab::Window::time(T);
+  spec.capacity = design;
+  spec.on_flood = dd::FloodPolicy::keep_fpr;
+  auto planned = dd::DedupFilter::plan(spec);
+  ASSERT_TRUE(std::holds_alternative<std::string>(planned));
+  EXPECT_NE(std::get<std::string>(planned).find("cannot end an epoch early"), std::string::npos);
+}

@@ -171,6 +171,10 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --mem 0", "--mem"},
                         // --decide penalties: each refusal names its problem.
                         Case{t + " --decide maybe", "--decide must be"},
+                        // --on-flood: the policy names, time windows only, structures that can rotate early.
+                        Case{t + " --ttl 1s --on-flood sideways", "--on-flood must be"},
+                        Case{t + " --window 100 --on-flood keep-fpr", "--on-flood applies to --ttl"},
+                        Case{t + " --ttl 1s --capacity 100 --filter apbf --on-flood keep-fpr", "cannot end an epoch early"},
                         Case{t + " --decide penalties", "needs --filter btbf or --filter tbf"},
                         Case{t + " --decide penalties --filter apbf", "not apbf"},
                         Case{t + " --decide penalties --filter btbf --ttl 1s", "count window"},

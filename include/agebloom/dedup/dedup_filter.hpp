@@ -47,6 +47,17 @@ bool parse_policy(std::string_view s, Policy& out) noexcept;
 //              filters (tbf, btbf) over count windows only.
 enum class Decide : uint8_t { filter, penalties };
 
+// What a time window does when a burst of distinct keys (an attack, a surge)
+// drives its current epoch past the insertions it was sized for:
+//   keep_window: the epoch lasts its time; every key of the window is kept,
+//                the FPR rises above the model (reported: overloaded_epochs);
+//   keep_fpr:    the epoch ends early once it holds its design load; the FPR
+//                stays at the model, the window shrinks (reported:
+//                early_rotations). The epoch filters only (guarded-epoch,
+//                guarded-epoch-blocked, ring, interleaved); tlbf does this by
+//                design, within its memory budget.
+enum class FloodPolicy : uint8_t { keep_window, keep_fpr };
+
 // One penalty-aware verdict, with what it expects to cost and what the
 // plain filter would have said on the same state.
 struct PenaltyVerdict {
@@ -68,6 +79,7 @@ struct FilterSpec {
   uint64_t capacity = 0;  // expected insertions per time window; 0 with --ttl: unknown (auto plans tlbf,
                           // a named structure that needs one takes kDefaultTtlCapacity)
   uint64_t mem_bytes = 0;  // --mem: the filter's memory at most (tlbf: its budget); 0 = no limit
+  FloodPolicy on_flood = FloodPolicy::keep_window;  // --on-flood (time windows)
 };
 
 // The capacity a named structure that needs one assumes for --ttl without --capacity.
@@ -103,7 +115,7 @@ class DedupFilter {
 
   // The verdict for one keyed packet: true = duplicate (suppress).
   bool is_duplicate(KeyHash h, Policy policy) noexcept {
-    return std::visit(
+    const bool dup = std::visit(
         [&](auto& f) {
           if (policy == Policy::insert_always) return f.test_and_insert(h);
           if (f.contains(h)) return true;
@@ -111,6 +123,8 @@ class DedupFilter {
           return false;
         },
         filter_);
+    if (flood_.design) watch_flood(policy == Policy::insert_always || !dup ? 1 : 0);
+    return dup;
   }
   // The verdicts of n keyed packets in arrival order: exactly those of n calls
   // of advance(now[i]) then is_duplicate(h[i], policy), with the filter lines of
@@ -158,11 +172,31 @@ class DedupFilter {
   std::vector<std::pair<std::string, double>> stats() const;
   // Budget saturations so far (time-limited filter; 0 for the others).
   uint64_t saturations() const noexcept;
+  // Flood watch (time windows of the epoch filters): epochs that took more
+  // than their design load while keeping their time (keep-window), and
+  // epochs ended early at it (keep-fpr). Counted per call or burst.
+  uint64_t overloaded_epochs() const noexcept { return flood_.overloaded; }
+  // Epochs the capacity trigger ended before their time (keep-fpr).
+  uint64_t early_rotations() const noexcept { return flood_.early; }
 
  private:
+  // Hosted bookkeeping beside the filter (not in its arena): the epoch each
+  // insertion fell in, read from the structure's schedule.
+  struct FloodWatch {
+    uint64_t design = 0;        // insertions an epoch was sized for; 0: not watched
+    uint64_t epoch_length = 0;  // ticks per epoch
+    uint64_t epoch_start = 0;   // the watched epoch's start, as the schedule says
+    uint64_t inserted = 0;      // insertions seen in it
+    uint64_t last_fill = 0;     // keep-fpr: the schedule's own count at the last look
+    bool counted = false;       // its overload is counted already
+    uint64_t overloaded = 0, early = 0;
+  };
+  void watch_flood(uint64_t inserted) noexcept;
+
   FilterConfig config_;
   AnyFilter filter_;
   std::optional<inference::BlockTimingPosterior> posterior_;
+  FloodWatch flood_;
 };
 
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.

@@ -56,7 +56,7 @@ class FilterOptions {
   // Option codes: above any a tool uses for its own options.
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
-    kMem, kClickPorts, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
+    kMem, kClickPorts, kOnFlood, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
     kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf
   };
   // --fpr's default for --key packet: a unique packet wrongly dropped is data
@@ -109,7 +109,7 @@ class FilterOptions {
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
   bool have_click_opt_ = false, have_packet_opt_ = false, have_fpr_ = false;
-  bool have_penalty_opt_ = false, prior_set_ = false;
+  bool have_penalty_opt_ = false, prior_set_ = false, have_on_flood_ = false;
   uint64_t capacity_ = 0;
 };
 

@@ -277,6 +277,8 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
 
   const GuardedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  // The epoch clock: when the current epoch began and how full it is (flood watch).
+  const EpochSchedule& epoch_schedule() const noexcept { return state_->schedule; }
   uint32_t current_segment() const noexcept { return state_->current; }  // the segment taking insertions
   size_t state_bytes() const noexcept {  // the state in the arena
     return sizeof(State) + segment_words_ * sizeof(uint64_t) * cfg_.segments();

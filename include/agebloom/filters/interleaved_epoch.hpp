@@ -41,6 +41,9 @@ struct InterleavedEpochConfig {
   uint64_t lines = 0;      // 64-byte lines
   uint32_t lane_bits = 64; // 64 (8 lanes per line) or 32 (16 lanes)
   uint64_t capacity = 0;   // expected insertions per window (time windows)
+  uint64_t epoch_capacity = 0;  // time windows: an epoch also ends after this many insertions
+                                // (--on-flood keep-fpr: a flood shortens the window, not the FPR);
+                                // 0 = time alone
 
   constexpr uint32_t segments() const noexcept { return r + 1; }  // r + 1
   constexpr bool operator==(const InterleavedEpochConfig&) const = default;  // field by field
@@ -50,7 +53,9 @@ struct InterleavedEpochConfig {
   // Expected insertions one lane receives while current: ℓ, or capacity / r.
   constexpr double epoch_load() const noexcept {
     const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    return r ? static_cast<double>(n) / r : 0.0;
+    const double load = r ? static_cast<double>(n) / r : 0.0;
+    const double cap = static_cast<double>(epoch_capacity);
+    return window.is_time() && epoch_capacity && cap < load ? cap : load;
   }
 
   // The Errc of the first field out of range, or ok.
@@ -169,6 +174,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     f.lines_ = carved->lines;
     f.log2_part_ = c.log2_part_bits();
     f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
+    if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
     f.state_->current = 0;
     f.state_->insertions = 0;
     return f;
@@ -228,6 +234,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
   const InterleavedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
+  // The epoch clock: when the current epoch began and how full it is (flood watch).
+  const EpochSchedule& epoch_schedule() const noexcept { return state_->schedule; }
   uint32_t current_segment() const noexcept { return state_->current; }  // the segment taking insertions
   // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).
   double fill_ratio() const noexcept { return lines_.fill_ratio(); }

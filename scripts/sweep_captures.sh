@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every capture under a folder through agebloom-replay (every key mode)
+# and dedup_fwd (net_pcap, output to /dev/null) and checks that nothing
+# crashes, hangs or loses a packet: replay exits 0 or 1 (a damaged file,
+# reported), dedup_fwd exits 0 or 3 (damaged input, reported) with
+# rx = tx + suppressed + mirrored + dropped_error and no mbuf in use at exit.
+#   scripts/sweep_captures.sh [FOLDER=../shared/data/pcap] [BUILD=build]
+# Prints one line per failure and a summary; non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-../shared/data/pcap}
+build=${2:-build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+files=0 replays=0 runs=0 failed=0
+while IFS= read -r -d '' f; do
+  files=$((files + 1))
+  for key in src-ip flow click packet; do
+    replays=$((replays + 1))
+    timeout 60 "$build/tools/agebloom-replay" "$f" --key "$key" --seed 1 --truth --json >"$tmp/r.json" 2>"$tmp/r.err"
+    rc=$?
+    if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+      echo "FAIL replay --key $key $f: exit $rc: $(head -c 300 "$tmp/r.err")"
+      failed=$((failed + 1))
+    fi
+  done
+  runs=$((runs + 1))
+  timeout 60 "$build/dpdk_app/dedup_fwd" --no-huge --no-pci -m 256 --log-level=lib.eal:error \
+    --file-prefix "sweep$$" -l 0 --vdev "net_pcap0,rx_pcap=$f,tx_pcap=/dev/null" -- \
+    --key flow --seed 1 --exit-on-idle 100 --stats-interval 0 --stats-json "$tmp/s.json" >"$tmp/d.out" 2>&1
+  rc=$?
+  if [[ $rc -ne 0 && $rc -ne 3 ]]; then
+    echo "FAIL dedup_fwd $f: exit $rc: $(tail -c 300 "$tmp/d.out")"
+    failed=$((failed + 1))
+  elif ! python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j["invariant_holds"] and j["mempool"]["in_use_at_exit"]==0 else 1)' "$tmp/s.json"; then
+    echo "FAIL dedup_fwd $f: packets unaccounted or mbufs in use at exit"
+    failed=$((failed + 1))
+  fi
+  rm -rf "/var/run/dpdk/sweep$$"
+done < <(find "$dir" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) -print0 | sort -z)
+echo "sweep: $files captures, $replays replays, $runs dedup_fwd runs, $failed failures"
+[[ $failed -eq 0 ]]
