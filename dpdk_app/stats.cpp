@@ -188,7 +188,7 @@ void print_stats_line(uint64_t now) {
   std::string damage;
   const uint64_t bad = input_errors(&damage);
   uint64_t saturated = 0;
-  for (const Worker& w : g_app.workers) saturated += w.filter.saturations();
+  for (const Worker& w : g_app.workers) saturated += w.stats->budget_saturations.get();
   if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
@@ -196,8 +196,8 @@ void print_stats_line(uint64_t now) {
   }
   uint64_t overloaded = 0, early = 0;
   for (const Worker& w : g_app.workers) {
-    overloaded += w.filter.overloaded_epochs();
-    early += w.filter.early_rotations();
+    overloaded += w.stats->overloaded_epochs.get();
+    early += w.stats->early_rotations.get();
   }
   if (overloaded)
     damage += " | FLOOD: " + std::to_string(overloaded) +
