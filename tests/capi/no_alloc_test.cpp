@@ -3,7 +3,6 @@
 // building a filter from a plan in caller memory, every per-key call, the
 // clock, key extraction, save, load and destroy make none. Planning may
 // allocate and is done before the trap is armed. Exit 1 on any allocation.
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,38 +10,7 @@
 
 #include "agebloom/agebloom.h"
 
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
-
-namespace {
-std::atomic<bool> g_armed{false};
-std::atomic<long> g_calls{0};
-void note() {
-  if (g_armed.load(std::memory_order_relaxed)) g_calls.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-extern "C" {
-void* malloc(size_t n) { return note(), __libc_malloc(n); }
-void* calloc(size_t a, size_t b) { return note(), __libc_calloc(a, b); }
-void* realloc(void* p, size_t n) { return note(), __libc_realloc(p, n); }
-void* aligned_alloc(size_t align, size_t n) { return note(), __libc_memalign(align, n); }
-void* memalign(size_t align, size_t n) { return note(), __libc_memalign(align, n); }
-int posix_memalign(void** out, size_t align, size_t n) {
-  note();
-  *out = __libc_memalign(align, n);
-  return *out ? 0 : 12;
-}
-void free(void* p) {
-  note();
-  __libc_free(p);
-}
-}
+#include "../common/heap_trap.hpp"
 
 namespace {
 int failures = 0;
@@ -56,12 +24,14 @@ void expect(bool ok, const char* what) {
 // Runs `body` with the trap armed; fails `what` if it allocated.
 template <class Body>
 void without_heap(const char* what, Body&& body) {
-  g_calls = 0;
-  g_armed = true;
-  body();
-  g_armed = false;
-  if (g_calls.load()) {
-    std::fprintf(stderr, "no_alloc: %s: %ld heap calls\n", what, g_calls.load());
+  long calls;
+  {
+    agebloom::testing::HeapTrap trap;
+    body();
+    calls = trap.count();
+  }
+  if (calls) {
+    std::fprintf(stderr, "no_alloc: %s: %ld heap calls\n", what, calls);
     ++failures;
   }
 }
@@ -144,11 +114,13 @@ void data_path(const char* structure, bool time_window) {
 
 int main() {
   // The trap must be able to fail.
-  g_calls = 0;
-  g_armed = true;
-  delete new int(1);
-  g_armed = false;
-  expect(g_calls.load() >= 2, "the trap did not see operator new and delete");
+  long calls;
+  {
+    agebloom::testing::HeapTrap trap;
+    delete new int(1);
+    calls = trap.count();
+  }
+  expect(calls >= 2, "the trap did not see operator new and delete");
 
   for (unsigned i = 0; i < agebloom_structure_count(); ++i) {
     data_path(agebloom_structure_name(i), false);

@@ -3,7 +3,6 @@
 // plane and create() must leave the count at zero.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -11,62 +10,11 @@
 #include "agebloom/agebloom.hpp"
 #include "agebloom/registry/structure.hpp"
 
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
+#include "../common/heap_trap.hpp"
 
 namespace {
-std::atomic<bool> g_armed{false};
-std::atomic<long> g_allocations{0};
-void note() {
-  if (g_armed.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-
-struct Armed {
-  Armed() {
-    g_allocations = 0;
-    g_armed = true;
-  }
-  ~Armed() { g_armed = false; }
-  long count() const { return g_allocations.load(); }
-};
+using Armed = agebloom::testing::HeapTrap;
 }  // namespace
-
-extern "C" {
-void* malloc(size_t n) {
-  note();
-  return __libc_malloc(n);
-}
-void* calloc(size_t a, size_t b) {
-  note();
-  return __libc_calloc(a, b);
-}
-void* realloc(void* p, size_t n) {
-  note();
-  return __libc_realloc(p, n);
-}
-void* aligned_alloc(size_t align, size_t n) {
-  note();
-  return __libc_memalign(align, n);
-}
-void* memalign(size_t align, size_t n) {
-  note();
-  return __libc_memalign(align, n);
-}
-int posix_memalign(void** out, size_t align, size_t n) {
-  note();
-  *out = __libc_memalign(align, n);
-  return *out ? 0 : 12;
-}
-void free(void* p) {
-  note();
-  __libc_free(p);
-}
-}
 
 namespace ab = agebloom;
 
