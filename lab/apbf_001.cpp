@@ -99,10 +99,7 @@ int table2_001(const LabOptions& o) {
       ok = false;
     }
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "001_table2.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "001_table2.py")) return 1;
   return ok ? 0 : 1;
 }
 
@@ -150,10 +147,7 @@ int figure6_001(const LabOptions& o) {
     }
     ++e;
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "001_figure6.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "001_figure6.py")) return 1;
   return ok ? 0 : 1;
 }
 
@@ -196,10 +190,7 @@ int figure4_001(const LabOptions& o) {
         break;
       }
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "001_figure4.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "001_figure4.py")) return 1;
   return ok ? 0 : 1;
 }
 

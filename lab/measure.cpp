@@ -124,4 +124,12 @@ bool Report::close() {
   return good;
 }
 
+bool Report::publish(const LabOptions& o, const char* script) {
+  if (!close()) return false;
+  std::printf("wrote %s, %s\n", csv_path.c_str(), md_path.c_str());
+  if (!plot(o, script, csv_path, png_path)) return false;
+  std::printf("wrote %s\n", png_path.c_str());
+  return true;
+}
+
 }  // namespace agebloom::lab

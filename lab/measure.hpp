@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agebloom/dedup/dedup_filter.hpp"
+#include "experiment.hpp"
 
 namespace agebloom::lab {
 
@@ -51,6 +52,10 @@ class Report {
   void md(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
   // Closes both; false (and a message) when a write failed.
   bool close();
+  // What every experiment ends with: close(), then the PNG drawn from the CSV
+  // by lab/plots/<script>, each file named as written. False (with a
+  // message) when a write or the plot failed.
+  bool publish(const LabOptions& o, const char* script);
   std::string csv_path, md_path, png_path;
 
  private:

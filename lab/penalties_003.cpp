@@ -25,6 +25,7 @@
 
 #include "agebloom/agebloom.hpp"
 #include "experiment.hpp"
+#include "measure.hpp"
 
 namespace agebloom::lab {
 
@@ -209,17 +210,11 @@ int penalties_003(const LabOptions& o) {
     });
   for (auto& t : pool) t.join();
 
-  const std::string csv = o.out + "/003-penalties.csv", md = o.out + "/003-penalties.md",
-                    png = o.out + "/003-penalties.png";
-  std::FILE* fc = std::fopen(csv.c_str(), "w");
-  std::FILE* fm = std::fopen(md.c_str(), "w");
-  if (!fc || !fm) {
-    std::fprintf(stderr, "agebloom-lab: cannot write into %s\n", o.out.c_str());
-    return 1;
-  }
-  std::fprintf(fc, "stream,condition,w,bits_per_item,pos_neg,k_standard,penalty_standard,k_inferential,"
+  Report r(o.out, "003-penalties");
+  if (!r.ok()) return 1;
+  r.csv("stream,condition,w,bits_per_item,pos_neg,k_standard,penalty_standard,k_inferential,"
                    "penalty_inferential,ratio,posterior_error\n");
-  std::fprintf(fm, "| stream | condition | w | bits/item | Pos/Neg | standard penalty (k) | inferential penalty (k) "
+  r.md("| stream | condition | w | bits/item | Pos/Neg | standard penalty (k) | inferential penalty (k) "
                    "| ratio std/inf | posterior error (eq. 28) |\n|---|---|---|---|---|---|---|---|---|\n");
   double uniform_std = 0, uniform_inf = 0, worst_error = 0;
   for (const Condition& c : conds) {
@@ -239,28 +234,20 @@ int penalties_003(const LabOptions& o) {
         uniform_inf += bi->inferential;
         worst_error = std::max(worst_error, err);
       }
-      std::fprintf(fc, "%s,%s,%llu,%u,%.3f,%u,%.1f,%u,%.1f,%.4f,%.4f\n", c.stream->name.c_str(), c.name.c_str(),
+      r.csv("%s,%s,%llu,%u,%.3f,%u,%.1f,%u,%.1f,%.4f,%.4f\n", c.stream->name.c_str(), c.name.c_str(),
                    static_cast<unsigned long long>(c.w), bpi, posneg, bs->k, bs->standard, bi->k, bi->inferential,
                    ratio, err);
-      std::fprintf(fm, "| %s | %s | %llu | %u | %.3f | %.0f (k=%u) | %.0f (k=%u) | %.3f | %.4f |\n",
+      r.md("| %s | %s | %llu | %u | %.3f | %.0f (k=%u) | %.0f (k=%u) | %.3f | %.4f |\n",
                    c.stream->name.c_str(), c.name.c_str(), static_cast<unsigned long long>(c.w), bpi, posneg,
                    bs->standard, bs->k, bi->inferential, bi->k, ratio, err);
     }
   }
-  const bool wrote = std::fclose(fc) == 0;
-  const bool wrote_md = std::fclose(fm) == 0;
-  if (!wrote || !wrote_md) {
-    std::fprintf(stderr, "agebloom-lab: cannot write %s or %s\n", csv.c_str(), md.c_str());
-    return 1;
-  }
   const double ratio = uniform_inf > 0 ? uniform_std / uniform_inf : 0.0;
-  std::printf("wrote %s, %s\n", csv.c_str(), md.c_str());
   std::printf("penalty ratio standard/inferential: %.2f (uniform stream, all bits per item; inferential = %.0f%% of "
               "standard; the paper: about 80%%)\n",
               ratio, uniform_std > 0 ? 100.0 * uniform_inf / uniform_std : 0.0);
   std::printf("posterior error (eq. 28): at most %.4f on the uniform stream (the paper: under 0.05)\n", worst_error);
-  if (!plot(o, "003_penalties.py", csv, png)) return 1;
-  std::printf("wrote %s\n", png.c_str());
+  if (!r.publish(o, "003_penalties.py")) return 1;
   bool ok = true;
   if (!(ratio > 1.0)) {
     std::fprintf(stderr, "003-penalties: FAILED: the inferential filter did not lower the total penalty (ratio %.3f)\n",

@@ -112,10 +112,7 @@ int rte_member(const LabOptions& o) {
         }
   }
   perf::cleanup_eal();
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "rte_member.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "rte_member.py")) return 1;
   return ok ? 0 : 1;
 #endif
 }

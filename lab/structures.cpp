@@ -105,10 +105,7 @@ int structures(const LabOptions& o) {
       }
     }
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "structures.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "structures.py")) return 1;
 
   // Bits per item against the target FPR, as each structure's planner hook
   // sizes it (W = 10^6): the price of each layout at every precision.
@@ -139,9 +136,7 @@ int structures(const LabOptions& o) {
     }
     b.md("\n");
   }
-  if (!b.close()) return 1;
-  if (!plot(o, "structures_bits.py", b.csv_path, b.png_path)) return 1;
-  std::printf("wrote %s, %s, %s\n", b.csv_path.c_str(), b.md_path.c_str(), b.png_path.c_str());
+  if (!b.publish(o, "structures_bits.py")) return 1;
   return ok ? 0 : 1;
 }
 

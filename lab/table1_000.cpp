@@ -162,10 +162,7 @@ int write_and_check(const LabOptions& o, const char* name, const std::vector<Row
       }
     }
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "000_table1.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "000_table1.py")) return 1;
   return ok ? 0 : 1;
 }
 

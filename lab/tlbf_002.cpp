@@ -181,10 +181,7 @@ int table2_002(const LabOptions& o) {
                  static_cast<unsigned long long>(f.f.bits_in_use()), static_cast<unsigned long long>(planned_bits));
     ok = false;
   }
-  if (!r.close()) return 1;
-  std::printf("wrote %s, %s\n", r.csv_path.c_str(), r.md_path.c_str());
-  if (!plot(o, "002_table2.py", r.csv_path, r.png_path)) return 1;
-  std::printf("wrote %s\n", r.png_path.c_str());
+  if (!r.publish(o, "002_table2.py")) return 1;
   return ok ? 0 : 1;
 }
 
