@@ -36,19 +36,18 @@ std::string parse_capacity_option(const std::string& arg, uint64_t& capacity) {
   return {};
 }
 
-std::string parse_fpr_option(const std::string& arg, double& fpr) {
-  char* end = nullptr;
-  fpr = std::strtod(arg.c_str(), &end);
-  if (arg.empty() || end == nullptr || *end != '\0' || !(fpr > 0 && fpr < 1))
-    return "--fpr must lie strictly between 0 and 1, not '" + arg + "'";
-  return {};
-}
-
-// A finite positive number (penalties), whole string.
-bool parse_positive(const std::string& arg, double& out) {
+// A number that is the whole string (strtod's syntax: "0.01", "1e-6"); the
+// option's own range is checked by its caller.
+bool parse_number(const std::string& arg, double& out) {
   char* end = nullptr;
   out = std::strtod(arg.c_str(), &end);
-  return !arg.empty() && end != nullptr && *end == '\0' && inference::finite_positive(out);
+  return !arg.empty() && end != nullptr && *end == '\0';
+}
+
+std::string parse_fpr_option(const std::string& arg, double& fpr) {
+  if (!parse_number(arg, fpr) || !(fpr > 0 && fpr < 1))
+    return "--fpr must lie strictly between 0 and 1, not '" + arg + "'";
+  return {};
 }
 
 // "80,8080" or "any" (at most ClickOptions::kMaxPorts ports, each 1..65535).
@@ -278,15 +277,13 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
     case kPenaltyFn: {
       const char* name = code == kPenaltyFp ? "--penalty-fp" : "--penalty-fn";
       double v;
-      if (!parse_positive(arg, v)) error = std::string(name) + " needs a finite number greater than 0, not '" + arg + "'";
+      if (!parse_number(arg, v) || !inference::finite_positive(v)) error = std::string(name) + " needs a finite number greater than 0, not '" + arg + "'";
       (code == kPenaltyFp ? penalties.fp : penalties.fn) = v;
       have_penalty_opt_ = true;
       return true;
     }
     case kPrior: {
-      char* end = nullptr;
-      prior = std::strtod(arg.c_str(), &end);
-      if (arg.empty() || end == nullptr || *end != '\0' || !inference::validate_prior(prior))
+      if (!parse_number(arg, prior) || !inference::validate_prior(prior))
         error = "--prior must lie strictly between 0 and 1, not '" + arg + "'";
       prior_set_ = have_penalty_opt_ = true;
       return true;
