@@ -66,9 +66,8 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   std::atomic<bool> snapshot_ready{false};
   Counter snapshot_clock_ns;
   Counter last_clock_ns;  // the worker's clock when it stopped (the final snapshot's)
-  // The filter's own warnings, published by the worker between bursts (only
-  // the owner reads its filter while it runs): budget saturations (tlbf),
-  // overloaded epochs and early rotations (--on-flood).
+  // The filter's own warnings, published with its fill (publish_filter_figures):
+  // budget saturations (tlbf), overloaded epochs and early rotations (--on-flood).
   Counter budget_saturations, overloaded_epochs, early_rotations;
 };
 

@@ -171,8 +171,15 @@ void request_fill() {
   for (const Worker& w : g_app.workers) w.stats->fill_request.store(true, std::memory_order_relaxed);
 }
 
+void publish_filter_figures(const Worker& w) {
+  w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));  // scans the whole filter
+  w.stats->budget_saturations.set(w.filter.saturations());
+  w.stats->overloaded_epochs.set(w.filter.overloaded_epochs());
+  w.stats->early_rotations.set(w.filter.early_rotations());
+}
+
 void publish_final_fill() {
-  for (const Worker& w : g_app.workers) w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));
+  for (const Worker& w : g_app.workers) publish_filter_figures(w);
 }
 
 void print_stats_line(uint64_t now) {

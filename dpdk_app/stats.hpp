@@ -22,10 +22,15 @@ Totals totals();
 // last line, cycles per packet, filter fill; and a warning while there are
 // input errors (input_errors()).
 void print_stats_line(uint64_t now_tsc);
-// Asks every worker to publish its filter's fill ratio (stats line).
+// Asks every worker to publish its filter's figures (stats line).
 void request_fill();
-// After the workers stopped: publishes each fill ratio from the filter
-// itself, so the closing stats line shows the final fill.
+// What the stats line shows of one worker's filter, into its LcoreStats:
+// fill ratio, budget saturations, overloaded epochs and early rotations.
+// Called by the filter's owner (the worker between bursts, when asked; main
+// once the workers have stopped), since only the owner reads it without a race.
+void publish_filter_figures(const Worker& w);
+// After the workers stopped: publishes each filter's figures from the
+// filter itself, so the closing stats line shows the final ones.
 void publish_final_fill();
 
 // Damage seen on the way in: what the ports' drivers count as ierrors (for

@@ -286,14 +286,11 @@ int worker_main(void* arg) {
       for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, keys);
     }
     if (w.stats->fill_request.load(std::memory_order_relaxed)) {
-      // Scans the whole filter: done here, between bursts, because only the
-      // owner may read the bits without a race.
-      w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));
+      // Done here, between bursts, because only the owner may read the
+      // filter without a race.
+      publish_filter_figures(w);
       w.stats->fill_request.store(false, std::memory_order_relaxed);
     }
-    w.stats->budget_saturations.set(w.filter.saturations());
-    w.stats->overloaded_epochs.set(w.filter.overloaded_epochs());
-    w.stats->early_rotations.set(w.filter.early_rotations());
     if (w.stats->snapshot_request.load(std::memory_order_acquire)) {
       // A consistent copy for --snapshot-interval, taken by the owner between bursts.
       std::memcpy(w.snapshot_copy, w.arena_mem, w.arena_bytes);
