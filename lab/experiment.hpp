@@ -17,7 +17,6 @@ struct LabOptions {
   std::string out = "lab-out";  // --out DIR
   bool quick = false;            // --quick: the small variant scripts/test.sh runs
   uint64_t seed = 1;             // --seed S
-  std::string plots;             // folder of the plotting scripts
   std::vector<Structure> only;   // --filter NAME[,NAME...]: the registry rows `structures` runs (empty: all)
 };
 
@@ -27,8 +26,9 @@ struct Experiment {
   int (*run)(const LabOptions&);
 };
 
-// Draws `csv` into `png` with lab/plots/<script>; false (and a message on
-// stderr) when Python or matplotlib is missing or the script fails.
+// Draws `csv` into `png` with lab/plots/<script> (tools/plot.hpp); false
+// (and a message on stderr) when Python or matplotlib is missing or the
+// script fails.
 bool plot(const LabOptions& o, const std::string& script, const std::string& csv, const std::string& png);
 
 int table1_000(const LabOptions& o);

@@ -8,8 +8,6 @@
 // 2 bad options.
 #include <getopt.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +16,7 @@
 #include <string>
 
 #include "experiment.hpp"
+#include "plot.hpp"
 
 namespace agebloom::lab {
 
@@ -63,22 +62,6 @@ void usage(std::FILE* out) {
                "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
 }
 
-// The plotting scripts: beside the source tree's lab/ when run from the
-// build tree, else the installed share folder.
-std::string plots_folder(const char* argv0) {
-  if (const char* env = std::getenv("AGEBLOOM_LAB_PLOTS")) return env;
-  std::string self = argv0;
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) self.assign(buf, static_cast<size_t>(n));
-  const std::string dir = self.substr(0, self.rfind('/'));
-  for (const std::string& c : {std::string(AGEBLOOM_LAB_SOURCE "/plots"), dir + "/../share/agebloom/lab/plots"}) {
-    struct stat st;
-    if (stat(c.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return c;
-  }
-  return AGEBLOOM_LAB_SOURCE "/plots";
-}
-
 bool make_dirs(const std::string& path) {
   std::string cur;
   for (size_t i = 0; i <= path.size(); ++i) {
@@ -93,25 +76,8 @@ bool make_dirs(const std::string& path) {
 
 }  // namespace
 
-bool plot(const LabOptions& o, const std::string& script, const std::string& csv, const std::string& png) {
-  // Debian's python3 (with python3-matplotlib) before whatever PATH offers.
-  const char* py = std::getenv("AGEBLOOM_PYTHON");
-  std::string python = py ? py : (access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
-  const std::string path = o.plots + "/" + script;
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    execlp(python.c_str(), python.c_str(), path.c_str(), csv.c_str(), png.c_str(), static_cast<char*>(nullptr));
-    std::fprintf(stderr, "agebloom-lab: cannot run %s: %s\n", python.c_str(), std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  std::fprintf(stderr, "agebloom-lab: plotting %s with %s failed (python3-matplotlib installed? scripts/setup.sh "
-                       "installs it)\n", png.c_str(), path.c_str());
-  return false;
+bool plot(const LabOptions&, const std::string& script, const std::string& csv, const std::string& png) {
+  return tools::draw_plot("agebloom-lab", script, csv, png);
 }
 
 }  // namespace agebloom::lab
@@ -173,7 +139,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "agebloom-lab: cannot create %s: %s\n", o.out.c_str(), std::strerror(errno));
       return 1;
     }
-    o.plots = plots_folder(argv[0]);
     return e.run(o);
   }
   bad("no experiment '" + name + "' (--list lists them)");

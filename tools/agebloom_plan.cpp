@@ -1,16 +1,22 @@
-// agebloom-plan: choose a sliding-window filter for a window and target FP,
-// or print the model's reproduction of the APBF paper's Table 2.
+// agebloom-plan: choose a sliding-window filter for a window and a target
+// FP (or the lowest FP a memory holds), compare the structures, plot their
+// cost, or print the model's reproduction of the APBF paper's Table 2.
 //
-// --filter, --window, --ttl, --capacity, --fpr and --list-filters are the
-// options dedup_fwd and agebloom-replay take (filter_options.hpp), with the
-// same checks and messages.
+// Every sizing option (--filter, --window, --ttl, --capacity, --fpr, --mem,
+// --max-npws, --max-bits-per-item, --max-accesses, --block-bits) is the one
+// dedup_fwd and agebloom-replay take (filter_options.hpp), planned by the
+// same call (dedup::plan_spec): the plan printed is the filter those tools
+// build from the same options, bit for bit, and it says so on its last line.
 //
-// Exit codes: 0 success, 1 no plan satisfies the limits, 2 usage error (an
-// FPR out of reach of every structure included).
+// Exit codes: 0 success, 1 no plan satisfies the limits (or the plot could
+// not be drawn), 2 usage error (an FPR out of reach of every structure
+// included).
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/models.hpp"
 #include "agebloom/model/planner.hpp"
+#include "agebloom/registry/structure.hpp"
+#include "plot.hpp"
 
 #include <getopt.h>
 
@@ -20,6 +26,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -28,53 +36,37 @@
 namespace {
 
 namespace m = agebloom::model;
+namespace dd = agebloom::dedup;
 
 constexpr int kExitNoPlan = 1;
 constexpr int kExitUsage = 2;
 
 void print_usage(std::FILE* to) {
     std::fprintf(to,
-        "usage: agebloom-plan (--window W | --ttl D --capacity N) --fpr P [options]\n"
+        "usage: agebloom-plan (--window W | --ttl D [--capacity N]) (--fpr P | --mem MB) [options]\n"
+        "       agebloom-plan ... --compare | --plot FILE.png\n"
         "       agebloom-plan --table apbf2 [--json]\n"
         "       agebloom-plan --list-filters\n"
         "\n"
-        "  --window W             count window: insertions that must always be reported\n"
-        "  --ttl D --capacity N   time window (500ms, 60s, 10m) holding N insertions\n"
-        "  --fpr P                target false-positive rate, 0 < P < 1\n"
-        "  --filter NAME          plan one structure (--list-filters; --structure is the same)\n"
-        "  --list-filters         list the structures, and exit\n"
-        "  --max-npws X           limit on peak normalised probability-weighted slack\n"
-        "  --max-bits-per-item X  limit on memory per window item\n"
-        "  --max-accesses N       limit on expected memory accesses per query\n"
-        "  --block-bits B         block size of the blocked structures: 64, 128, 256, 512 (default 512)\n"
-        "  --table apbf2          print Table 2 of the APBF paper as computed by the model\n"
-        "  --json                 print JSON instead of a table\n"
-        "  --help                 this text\n"
+        "The sizing options, as dedup_fwd and agebloom-replay take them (the plan printed is what they build):\n"
+        "%s"
+        "  --structure NAME                the same as --filter\n"
         "\n"
-        "exit status: 0 ok, 1 no plan meets the limits, 2 usage error or an FPR out of reach\n");
+        "  --compare                       the best plan of every structure, one row each, fewest bits first\n"
+        "  --plot FILE.png                 draw bits per item against the target FPR for every structure over\n"
+        "                                  this window and limits (data in FILE.csv; python3-matplotlib)\n"
+        "  --table apbf2                   print Table 2 of the APBF paper as computed by the model\n"
+        "  --json                          print JSON instead of text\n"
+        "  --help                          this text\n"
+        "\n"
+        "exit status: 0 ok, 1 no plan meets the limits (or the plot failed), 2 usage error or an FPR out of reach\n",
+        agebloom::dedup::FilterOptions::help(/*sizing_only=*/true).c_str());
 }
 
 [[noreturn]] void usage_error(const std::string& msg) {
     std::fprintf(stderr, "agebloom-plan: %s\n", msg.c_str());
     print_usage(stderr);
     std::exit(kExitUsage);
-}
-
-double parse_double(const char* opt, const char* text) {
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v))
-        usage_error(std::string("invalid number for --") + opt + ": '" + text + "'");
-    return v;
-}
-
-std::uint64_t parse_u64(const char* opt, const char* text) {
-    // Accept 1000000 and 1e6 alike, but only whole non-negative values.
-    const double v = parse_double(opt, text);
-    if (v < 0 || v != std::floor(v) || v > 1.8e19)
-        usage_error(std::string("--") + opt + " needs a non-negative integer, got '" + text + "'");
-    return static_cast<std::uint64_t>(v);
 }
 
 nlohmann::json to_json(const m::Plan& p) {
@@ -106,11 +98,41 @@ nlohmann::json to_json(const m::Table2Row& r) {
             {"npws", r.npws}};
 }
 
-void print_plan_text(const m::Plan& p) {
+// The shortest decimal that reads back as `v` (so a printed option rebuilds
+// the same plan).
+std::string exact(double v) {
+    char buf[40];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
+// The sizing options that rebuild this plan in dedup_fwd and agebloom-replay.
+std::string build_options(const dd::FilterSpec& spec) {
+    std::string o = std::string("--filter ") + dd::spec_name(spec);
+    if (spec.window.is_time()) {
+        o += " --ttl " + dd::format_duration(spec.window.span);
+        if (spec.capacity) o += " --capacity " + std::to_string(spec.capacity);
+    } else {
+        o += " --window " + std::to_string(spec.window.span);
+    }
+    if (spec.fpr != 0.0) o += " --fpr " + exact(spec.fpr);
+    if (spec.mem_bytes) o += " --mem " + exact(static_cast<double>(spec.mem_bytes) / 1048576.0);
+    if (spec.max_npws) o += " --max-npws " + exact(*spec.max_npws);
+    if (spec.max_bits_per_item) o += " --max-bits-per-item " + exact(*spec.max_bits_per_item);
+    if (spec.max_accesses) o += " --max-accesses " + exact(*spec.max_accesses);
+    if (spec.block_bits) o += " --block-bits " + std::to_string(*spec.block_bits);
+    return o;
+}
+
+void print_plan_text(const m::Plan& p, const dd::FilterSpec& spec) {
     const bool aged = std::holds_alternative<agebloom::ApbfConfig>(p.config.config) ||
                       std::holds_alternative<agebloom::InterleavedApbfConfig>(p.config.config) ||
                       std::holds_alternative<agebloom::TimeLimitedConfig>(p.config.config);
     const char* l_name = aged ? "l" : p.structure == agebloom::Structure::ring ? "N" : "r";
+    const dd::DedupFilter built(p.config);
     std::printf("structure             %s\n", agebloom::name(p.structure));
     std::printf("k                     %u\n", p.k);
     if (p.segments > 1) {
@@ -122,18 +144,125 @@ void print_plan_text(const m::Plan& p) {
     } else if (p.block_bits) {
         std::printf("bits per cell         %u\n", p.block_bits);  // one array of counters, cells or timers
     }
-    std::printf("parameters            %s\n",
-                agebloom::dedup::DedupFilter(p.config).parameters().c_str());
+    std::printf("parameters            %s\n", built.parameters().c_str());
     std::printf("segments              %llu\n", static_cast<unsigned long long>(p.segments));
     std::printf("bits per segment      %llu\n", static_cast<unsigned long long>(p.bits_per_segment));
-    std::printf("generation/epoch      %llu\n", static_cast<unsigned long long>(p.generation_or_epoch));
+    std::printf("generation/epoch      %llu insertions\n", static_cast<unsigned long long>(p.generation_or_epoch));
     std::printf("bits per item         %.3f\n", p.bits_per_item);
-    std::printf("total bytes           %llu\n", static_cast<unsigned long long>(p.total_bytes));
+    std::printf("total bytes           %llu (%.2f MiB)\n", static_cast<unsigned long long>(p.total_bytes),
+                static_cast<double>(p.total_bytes) / 1048576.0);
     std::printf("expected fpr          %.6g\n", p.expected_fpr);
-    std::printf("slack items           %.0f\n", p.slack_items);
+    std::printf("slack items           %.0f insertions\n", p.slack_items);
     std::printf("peak NPWS             %.4f\n", p.peak_npws);
     std::printf("accesses per query    %.2f\n", p.accesses_per_query);
     std::printf("accesses per insert   %.2f\n", p.accesses_per_insert);
+    std::printf("guarantee             %s\n", built.guarantee(dd::Policy::insert_always).c_str());
+    if (const std::string note = dd::DedupFilter::auto_note(spec, built); !note.empty())
+        std::printf("note                  %s\n", note.c_str());
+    std::printf("dedup_fwd and agebloom-replay build this plan with:\n  %s\n", build_options(spec).c_str());
+}
+
+nlohmann::json plan_json(const m::Plan& p, const dd::FilterSpec& spec) {
+    const dd::DedupFilter built(p.config);
+    auto j = to_json(p);
+    j["parameters"] = built.parameters();
+    j["guarantee"] = built.guarantee(dd::Policy::insert_always);
+    j["build_options"] = build_options(spec);
+    if (const std::string note = dd::DedupFilter::auto_note(spec, built); !note.empty()) j["auto_note"] = note;
+    return j;
+}
+
+// Exit status of a planner refusal: limits no plan meets are not a usage error.
+int refusal(const m::PlanError& err) {
+    std::fprintf(stderr, "agebloom-plan: %s\n", err.message.c_str());
+    return err.code == m::PlanErrc::over_limits ? kExitNoPlan : kExitUsage;
+}
+
+// --compare: each structure's best plan for the same options, fewest bits first;
+// the refusals after, each with its reason.
+int compare(const dd::FilterSpec& spec, bool json) {
+    std::vector<std::pair<dd::FilterSpec, m::Plan>> plans;
+    std::vector<std::pair<std::string, std::string>> refused;
+    for (const agebloom::StructureInfo& s : agebloom::kStructures) {
+        if (!(s.windows & (spec.window.is_time() ? agebloom::kTimeWindows : agebloom::kCountWindows))) {
+            refused.emplace_back(s.name, spec.window.is_time() ? "keeps count windows only" : "keeps time windows only");
+            continue;
+        }
+        dd::FilterSpec one = spec;
+        one.structure = s.id;
+        auto r = dd::plan_spec(one);
+        if (auto* p = std::get_if<m::Plan>(&r)) plans.emplace_back(one, *p);
+        else refused.emplace_back(s.name, std::get<m::PlanError>(r).message);
+    }
+    std::stable_sort(plans.begin(), plans.end(),
+                     [](const auto& a, const auto& b) { return a.second.bits_per_item < b.second.bits_per_item; });
+    if (json) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& [one, p] : plans) arr.push_back(plan_json(p, one));
+        for (const auto& [name, why] : refused) arr.push_back({{"structure", name}, {"error", why}});
+        std::cout << arr.dump(2) << '\n';
+        return plans.empty() ? kExitNoPlan : 0;
+    }
+    std::printf("%-22s %9s %12s %11s %12s %7s %9s  %s\n", "structure", "bits/item", "bytes", "model FPR",
+                "slack", "NPWS", "acc/query", "parameters");
+    for (const auto& [one, p] : plans) {
+        const dd::DedupFilter built(p.config);
+        const uint64_t slack = built.slack();
+        // A filter with false negatives by design keeps no window to be slack past.
+        const std::string slack_text = agebloom::info(p.structure).false_negatives ? "no window"
+                                       : spec.window.is_time() ? dd::format_duration(slack, true)
+                                                               : std::to_string(slack);
+        std::printf("%-22s %9.2f %12llu %11.4g %12s %7.4f %9.2f  %s\n", agebloom::name(p.structure), p.bits_per_item,
+                    static_cast<unsigned long long>(p.total_bytes), p.expected_fpr, slack_text.c_str(), p.peak_npws,
+                    p.accesses_per_query, built.parameters().c_str());
+    }
+    for (const auto& [name, why] : refused) std::printf("%-22s -  %s\n", name.c_str(), why.c_str());
+    std::printf("(slack: how far past the window a key may be remembered, in %s; rebuild a row with its --filter "
+                "NAME and the same options)\n",
+                spec.window.is_time() ? "time" : "insertions");
+    return plans.empty() ? kExitNoPlan : 0;
+}
+
+// --plot: bits per item against the target FPR for every structure over this
+// window and limits, as a CSV beside the PNG, drawn by
+// lab/plots/structures_bits.py (the lab's structures-bits picture).
+int plot(const dd::FilterSpec& spec, const std::string& png) {
+    const std::string csv = (png.size() > 4 && png.compare(png.size() - 4, 4, ".png") == 0
+                                 ? png.substr(0, png.size() - 4) : png) + ".csv";
+    std::FILE* out = std::fopen(csv.c_str(), "w");
+    if (out == nullptr) {
+        std::fprintf(stderr, "agebloom-plan: cannot write %s: %s\n", csv.c_str(), std::strerror(errno));
+        return kExitUsage;
+    }
+    std::fprintf(out, "structure,target_fpr,bits_per_item,model_fpr,accesses_per_query\n");
+    size_t rows = 0;
+    for (const agebloom::StructureInfo& s : agebloom::kStructures) {
+        for (int i = 0; i <= 20; ++i) {
+            const double target = std::pow(10.0, -1.0 - 0.25 * i);  // 1e-1 .. 1e-6
+            dd::FilterSpec one = spec;
+            one.structure = s.id;
+            one.fpr = target;
+            auto r = dd::plan_spec(one);
+            if (const auto* p = std::get_if<m::Plan>(&r)) {
+                std::fprintf(out, "%s,%.6g,%.4f,%.6g,%.3f\n", s.name, target, p->bits_per_item, p->expected_fpr,
+                             p->accesses_per_query);
+                ++rows;
+            }
+        }
+    }
+    if (std::fclose(out) != 0) {
+        std::fprintf(stderr, "agebloom-plan: cannot write %s: %s\n", csv.c_str(), std::strerror(errno));
+        return kExitUsage;
+    }
+    const std::string window = spec.window.is_time()
+                                   ? "--ttl " + dd::format_duration(spec.window.span, true) +
+                                         (spec.capacity ? ", " + std::to_string(spec.capacity) + " insertions" : "")
+                                   : std::to_string(spec.window.span) + " insertions";
+    if (!agebloom::tools::draw_plot("agebloom-plan", "structures_bits.py", csv, png,
+                                    {"Bits per item against the target FPR (window " + window + ")"}))
+        return kExitNoPlan;
+    std::printf("plotted %zu plans: %s (data: %s)\n", rows, png.c_str(), csv.c_str());
+    return 0;
 }
 
 void print_table2(bool json) {
@@ -154,46 +283,39 @@ void print_table2(bool json) {
 } // namespace
 
 int main(int argc, char** argv) {
-    namespace dd = agebloom::dedup;
-    enum Opt { kMaxNpws = 256, kMaxBits, kMaxAcc, kBlock, kTable, kJson, kHelp };
+    enum Opt { kTable = 256, kJson, kHelp, kCompare, kPlot };
     std::vector<option> long_opts = {
-        {"max-npws", required_argument, nullptr, kMaxNpws},
-        {"max-bits-per-item", required_argument, nullptr, kMaxBits},
-        {"max-accesses", required_argument, nullptr, kMaxAcc},
-        {"block-bits", required_argument, nullptr, kBlock},
         {"structure", required_argument, nullptr, dd::FilterOptions::kFilter},
         {"table", required_argument, nullptr, kTable},
         {"json", no_argument, nullptr, kJson},
+        {"compare", no_argument, nullptr, kCompare},
+        {"plot", required_argument, nullptr, kPlot},
         {"help", no_argument, nullptr, kHelp}};
     dd::FilterOptions::append_to(long_opts, /*sizing_only=*/true);
     long_opts.push_back({nullptr, 0, nullptr, 0});
 
     dd::FilterOptions shared;
-    m::PlanRequest req;
-    bool have_window = false, have_fpr = false, json = false;
-    std::optional<std::string> table;
+    bool have_window = false, have_fpr = false, have_mem = false, json = false, want_compare = false;
+    std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
     int c;
     while ((c = getopt_long(argc, argv, "", long_opts.data(), nullptr)) != -1) {
         have_window |= c == dd::FilterOptions::kWindow || c == dd::FilterOptions::kTtl;
         have_fpr |= c == dd::FilterOptions::kFpr;
+        have_mem |= c == dd::FilterOptions::kMem;
         std::string error;
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
             continue;
         }
         switch (c) {
-        case kMaxNpws: req.max_npws = parse_double("max-npws", optarg); break;
-        case kMaxBits: req.max_bits_per_item = parse_double("max-bits-per-item", optarg); break;
-        case kMaxAcc: req.max_accesses_per_query = parse_double("max-accesses", optarg); break;
-        case kBlock: {
-            const auto b = parse_u64("block-bits", optarg);
-            if (b > 1u << 20) usage_error("--block-bits is too large");
-            req.block_bits = static_cast<unsigned>(b);
-            break;
-        }
         case kTable: table = optarg; break;
         case kJson: json = true; break;
+        case kCompare: want_compare = true; break;
+        case kPlot:
+            if (optarg[0] == '\0') usage_error("--plot needs a file name, e.g. plan.png");
+            png = optarg;
+            break;
         case kHelp: print_usage(stdout); return 0;
         default:
             if (optopt > ' ' && optopt < 127) usage_error(std::string("unknown option: -") + char(optopt));
@@ -211,22 +333,22 @@ int main(int argc, char** argv) {
         print_table2(json);
         return 0;
     }
-    if (!have_window || !have_fpr) usage_error("--window (or --ttl) and --fpr are required");
+    if (!have_window) usage_error("--window (or --ttl) is required");
+    if (!have_fpr && !have_mem && !png) usage_error("--fpr (a target) or --mem (the lowest FPR that fits) is required");
     if (std::string e = shared.finish(); !e.empty()) usage_error(e);
-    req.window = shared.spec.window;
-    req.capacity = shared.spec.capacity;
-    req.fpr = shared.spec.fpr;
-    req.structure = shared.spec.structure;
+    const dd::FilterSpec& spec = shared.spec;
 
-    const auto result = m::plan(req);
-    if (const auto* err = std::get_if<m::PlanError>(&result)) {
-        // Values out of range and an FPR no structure can reach are usage
-        // errors; limits that no plan meets are not.
-        std::fprintf(stderr, "agebloom-plan: %s\n", err->message.c_str());
-        return err->code == m::PlanErrc::over_limits ? kExitNoPlan : kExitUsage;
+    int status = 0;
+    if (want_compare) status = compare(spec, json);
+    if (png) {
+        const int drawn = plot(spec, *png);
+        return status ? status : drawn;
     }
+    if (want_compare) return status;
+    const auto result = dd::plan_spec(spec);
+    if (const auto* err = std::get_if<m::PlanError>(&result)) return refusal(*err);
     const auto& p = std::get<m::Plan>(result);
-    if (json) std::cout << to_json(p).dump(2) << '\n';
-    else print_plan_text(p);
+    if (json) std::cout << plan_json(p, spec).dump(2) << '\n';
+    else print_plan_text(p, spec);
     return 0;
 }

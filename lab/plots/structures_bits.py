@@ -1,5 +1,6 @@
 """structures-bits: bits per item against the target FPR for each registered
-structure, as the planner sizes it (W = 10^6). Usage: structures_bits.py CSV PNG"""
+structure, as the planner sizes it. Usage: structures_bits.py CSV PNG [TITLE]
+(agebloom-lab structures: W = 10^6; agebloom-plan --plot: the user's window)."""
 import csv
 import sys
 
@@ -19,7 +20,7 @@ ax.set_yscale("log")
 ax.invert_xaxis()
 ax.set_xlabel("target false-positive rate")
 ax.set_ylabel("bits per window item")
-ax.set_title("What each structure costs per item (planner, W = 10^6)")
+ax.set_title(sys.argv[3] if len(sys.argv) > 3 else "What each structure costs per item (planner, W = 10^6)")
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=7, ncol=2)
 fig.tight_layout()

@@ -25,25 +25,74 @@ const char* spec_name(const FilterSpec& spec) noexcept {
   return spec.structure ? agebloom::name(*spec.structure) : "auto";
 }
 
-std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec) {
+namespace {
+
+model::PlanRequest request_of(const FilterSpec& spec) {
   model::PlanRequest req;
   req.window = spec.window;
   req.capacity = spec.capacity;
   req.fpr = spec.fpr;
   req.structure = spec.structure;
   req.memory_bytes = spec.mem_bytes;
+  req.max_npws = spec.max_npws;
+  req.max_bits_per_item = spec.max_bits_per_item;
+  req.max_accesses_per_query = spec.max_accesses;
+  req.block_bits = spec.block_bits;
   // --ttl without --capacity: "auto" plans a rate-adaptive structure (the
   // planner's rule); a named one that needs a capacity assumes the default.
   if (spec.window.is_time() && spec.capacity == 0 && spec.structure && !info(*spec.structure).rate_adaptive)
     req.capacity = kDefaultTtlCapacity;
+  return req;
+}
+
+// "filter X (...) needs N bytes (M MiB), more than --mem ...": exact bytes
+// beside the MiB (--mem counts 2^20-byte units), since a rounded "needs
+// 3 MB, more than --mem 3 MB" reads as a contradiction.
+std::string over_memory(const model::Plan& p, uint64_t mem_bytes) {
+  const DedupFilter d(p.config);
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                " needs %llu bytes (%.2f MiB), more than --mem %.2f MiB (%llu bytes); raise --mem, shorten the "
+                "window or relax --fpr",
+                static_cast<unsigned long long>(d.bytes_needed()), d.bytes_needed() / 1048576.0,
+                mem_bytes / 1048576.0, static_cast<unsigned long long>(mem_bytes));
+  return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
+}
+
+}  // namespace
+
+model::PlanResult plan_spec(const FilterSpec& spec) {
+  model::PlanRequest req = request_of(spec);
   // "auto": a dataplane pays per packet, so the fewest bits per item among
   // the layouts measured fastest per packet (the registry's auto_candidate
   // rows; docs/PERFORMANCE.md has the cycles). The most compact structure is
-  // one --filter away (guarded-epoch).
+  // one --filter away (auto_note says which).
   if (!spec.structure) req.auto_candidates = true;
-  auto result = model::plan(req);
-  if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
-  FilterConfig planned = std::get<model::Plan>(result).config;
+  // --mem bounds the arena of every structure but the rate-adaptive one,
+  // whose budget it is (memory_bytes above).
+  const bool budgeted = spec.structure ? info(*spec.structure).rate_adaptive
+                                       : spec.window.is_time() && spec.capacity == 0;
+  if (spec.mem_bytes && !budgeted) req.max_total_bytes = spec.mem_bytes;
+  auto plan = [&] { return spec.fpr == 0.0 ? model::plan_lowest_fpr(req) : model::plan(req); };
+  auto result = plan();
+  if (const auto* err = std::get_if<model::PlanError>(&result); err && req.auto_candidates &&
+                                                                  err->code != model::PlanErrc::invalid_request) {
+    // No fast layout reaches the target within the limits: auto takes the
+    // structure that does (the most compact), rather than refusing.
+    req.auto_candidates = false;
+    result = plan();
+  }
+  if (auto* err = std::get_if<model::PlanError>(&result)) {
+    // Over --mem alone: name the plan that does not fit, and by how much.
+    if (err->code == model::PlanErrc::over_limits && req.max_total_bytes && spec.fpr != 0.0) {
+      model::PlanRequest free = req;
+      free.max_total_bytes.reset();
+      auto unlimited = model::plan(free);
+      if (const auto* p = std::get_if<model::Plan>(&unlimited)) err->message = over_memory(*p, spec.mem_bytes);
+    }
+    return result;
+  }
+  model::Plan& planned = std::get<model::Plan>(result);
   if (spec.on_flood == FloodPolicy::keep_fpr && spec.window.is_time()) {
     // The capacity trigger: an epoch also ends once it holds its design load.
     bool set = false;
@@ -54,41 +103,50 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
             set = true;
           }
         },
-        planned.config);
+        planned.config.config);
     if (!set && !info(planned.structure).rate_adaptive)
-      return std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
-             " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring or interleaved (or tlbf, "
-             "which keeps its FPR by design)";
+      return model::PlanError{model::PlanErrc::invalid_request,
+                              std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
+                                  " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring or "
+                                  "interleaved (or tlbf, which keeps its FPR by design)"};
   }
-  DedupFilter d(planned);
-  if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes) {
-    // Exact bytes beside the MiB (--mem counts 2^20-byte units): a rounded
-    // "needs 3 MB, more than --mem 3 MB" reads as a contradiction.
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  " needs %llu bytes (%.2f MiB), more than --mem %.2f MiB (%llu bytes); raise --mem, shorten the "
-                  "window or relax --fpr",
-                  static_cast<unsigned long long>(d.bytes_needed()), d.bytes_needed() / 1048576.0,
-                  spec.mem_bytes / 1048576.0, static_cast<unsigned long long>(spec.mem_bytes));
-    return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
-  }
+  return result;
+}
+
+std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec) {
+  auto result = plan_spec(spec);
+  if (auto* err = std::get_if<model::PlanError>(&result)) return err->message;
+  DedupFilter d(std::get<model::Plan>(result).config);
+  // The rate-adaptive budget is a limit too: its header and table on top.
+  if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes)
+    return over_memory(std::get<model::Plan>(result), spec.mem_bytes);
   return d;
 }
 
 std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& chosen) {
   if (spec.structure) return {};
-  model::PlanRequest req;
-  req.window = spec.window;
-  req.capacity = spec.capacity;
-  req.fpr = spec.fpr;
-  req.memory_bytes = spec.mem_bytes;
-  auto result = model::plan(req);  // every structure, not only the auto candidates
+  model::PlanRequest req = request_of(spec);  // every structure, not only the auto candidates
+  char buf[400];
+  if (spec.fpr == 0.0 && spec.mem_bytes) {
+    // Sized by memory: the trade shows as FPR within the same memory.
+    req.max_total_bytes = spec.mem_bytes;
+    auto result = model::plan_lowest_fpr(req);
+    const auto* p = std::get_if<model::Plan>(&result);
+    if (p == nullptr || p->structure == chosen.structure() || !(p->expected_fpr < 0.5 * chosen.model_fpr())) return {};
+    std::snprintf(buf, sizeof buf,
+                  "--filter auto chose %s (model FPR %.3g in %.2f MiB): the lowest FPR among the layouts fastest per "
+                  "packet; the lowest in the same memory is %s at FPR %.3g (more memory accesses per packet): "
+                  "--filter %s",
+                  chosen.name().c_str(), chosen.model_fpr(), chosen.bytes_needed() / 1048576.0,
+                  agebloom::name(p->structure), p->expected_fpr, agebloom::name(p->structure));
+    return buf;
+  }
+  auto result = model::plan(req);
   const auto* p = std::get_if<model::Plan>(&result);
   if (p == nullptr || p->structure == chosen.structure()) return {};
   const DedupFilter best(p->config);
   const double mine = static_cast<double>(chosen.bytes_needed()), theirs = static_cast<double>(best.bytes_needed());
   if (!(theirs < 0.8 * mine)) return {};
-  char buf[400];
   std::snprintf(buf, sizeof buf,
                 "--filter auto chose %s (%.2f MiB, %.1f bits per item): the fewest bits among the layouts fastest per "
                 "packet; the most compact for this window and FPR is %s at %.2f MiB (%.1f bits per item, more memory "
@@ -289,8 +347,66 @@ uint64_t DedupFilter::saturations() const noexcept {
       filter_);
 }
 
+uint64_t DedupFilter::slack() const {
+  const model::Plan p = model::describe(config_);
+  const Window w = config_.window();
+  if (!w.is_time()) return static_cast<uint64_t>(std::ceil(p.slack_items));
+  // Time epochs are ticks: a key outlives the span by r + 1 epochs less it.
+  const uint64_t epochs = config_.visit([&](const auto& c) -> uint64_t {
+    if constexpr (requires { c.epoch_length(); c.r; }) return (c.r + 1) * c.epoch_length() - w.span;
+    return 0;
+  });
+  if (epochs) return epochs;
+  // Otherwise a time window's slack items are its load's: the same share of its span.
+  const uint64_t items = config_.visit([](const auto& c) { return c.capacity; });
+  if (items == 0) return 0;
+  return static_cast<uint64_t>(std::ceil(p.slack_items / static_cast<double>(items) * static_cast<double>(w.span)));
+}
+
+std::string DedupFilter::guarantee(Policy policy) const {
+  const Window w = config_.window();
+  char fpr[32];
+  std::snprintf(fpr, sizeof fpr, "%.3g", model_fpr());
+  if (info(config_.structure).false_negatives)
+    return "no window guarantee: " + name() + " forgets keys at random (false negatives by design); model FPR " + fpr;
+  const uint64_t slack_span = slack();
+  auto span = [&](uint64_t v) {
+    return w.is_time() ? format_duration(v, true) : std::to_string(v) + " insertions";
+  };
+  const char* since = policy == Policy::insert_always ? "its previous sighting" : "the last copy passed";
+  std::string s = "every repeat within " + span(w.span) + " of " + since + " is suppressed (no false negatives)";
+  if (slack_span) s += "; a key may be remembered for up to " + span(w.span + slack_span) + " (slack " + span(slack_span) + ")";
+  else s += "; nothing is remembered past the window";
+  s += std::string("; a new key is wrongly suppressed with probability ") + fpr + " (model";
+  if (w.is_time()) {
+    const uint64_t items = config_.visit([](const auto& c) { return c.capacity; });
+    if (items) s += " at " + std::to_string(items) + " insertions per " + format_duration(w.span, true);
+  }
+  return s + ")";
+}
+
 double DedupFilter::fill_ratio() const noexcept {
   return std::visit([](const auto& f) { return f.fill_ratio(); }, filter_);
+}
+
+std::string format_duration(uint64_t ns, bool round) {
+  static constexpr struct { uint64_t scale; const char* unit; } kUnits[] = {
+      {3600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  char buf[48];
+  for (const auto& u : kUnits) {
+    if (ns < u.scale) continue;
+    if (ns % u.scale == 0) {
+      std::snprintf(buf, sizeof buf, "%llu%s", static_cast<unsigned long long>(ns / u.scale), u.unit);
+      return buf;
+    }
+    // Minutes and hours read worse than seconds once fractional.
+    if (round && u.scale <= 1'000'000'000) {
+      std::snprintf(buf, sizeof buf, "%.4g%s", static_cast<double>(ns) / static_cast<double>(u.scale), u.unit);
+      return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%lluns", static_cast<unsigned long long>(ns));
+  return buf;
 }
 
 bool parse_duration_ns(std::string_view s, uint64_t& out) noexcept {

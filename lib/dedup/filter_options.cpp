@@ -131,15 +131,40 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"ignore-l2", no_argument, nullptr, kIgnoreL2},
       {"packet-bytes", required_argument, nullptr, kPacketBytes},
       {"bpf", required_argument, nullptr, kBpf},
+      {"max-npws", required_argument, nullptr, kMaxNpws},
+      {"max-bits-per-item", required_argument, nullptr, kMaxBitsPerItem},
+      {"max-accesses", required_argument, nullptr, kMaxAccesses},
+      {"block-bits", required_argument, nullptr, kBlockBits},
   };
   for (const option& opt : shared) {
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
-                        opt.val == kFpr || opt.val == kListFilters || opt.val == kMem;
+                        opt.val == kFpr || opt.val == kListFilters || opt.val == kMem || opt.val == kMaxNpws ||
+                        opt.val == kMaxBitsPerItem || opt.val == kMaxAccesses || opt.val == kBlockBits;
     if (sizing || !sizing_only) table.push_back(opt);
   }
 }
 
-std::string FilterOptions::help() {
+std::string FilterOptions::help(bool sizing_only) {
+  const std::string sizing = std::string(
+         "  --filter NAME                   auto (default: the fewest bits per item among the\n"
+         "                                  layouts fastest per packet, any structure when none\n"
+         "                                  of them can) or a structure:\n"
+         "                                  ") + filter_names().substr(6) + "\n"
+         "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
+         "  --window N                      count window: the last N insertions (default 1000000)\n"
+         "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
+         "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
+         "                                  (it adapts to the rate), a named structure assumes 1000000\n"
+         "  --fpr P                         target false-positive rate (default 0.01; 1e-6 for\n"
+         "                                  --key packet)\n"
+         "  --mem MB                        the filter's memory, in MiB (2^20 bytes; 0.5 allowed): with\n"
+         "                                  --fpr a limit; alone, the lowest FPR that fits in it;\n"
+         "                                  tlbf: its budget (give --fpr)\n"
+         "  --max-npws X                    limit on the peak normalised probability-weighted slack\n"
+         "  --max-bits-per-item X           limit on memory per window item\n"
+         "  --max-accesses N                limit on expected memory accesses per query\n"
+         "  --block-bits B                  B of the blocked structures: 64, 128, 256 or 512 (default 512)\n";
+  if (sizing_only) return sizing;
   return std::string(
          "  --key src-ip|dst-ip|flow|click|packet\n"
          "                                  what identifies a duplicate (default src-ip);\n"
@@ -155,18 +180,7 @@ std::string FilterOptions::help() {
          "                                  (default the whole packet; needed for jumbo frames)\n"
          "  --bpf EXPR                      deduplicate only the packets this libpcap filter\n"
          "                                  matches (tcpdump syntax); the rest pass untouched and\n"
-         "                                  are counted as bpf_unmatched\n"
-         "  --filter NAME                   auto (default: the fewest bits per item among the\n"
-         "                                  layouts fastest per packet) or a structure:\n"
-         "                                  ") + filter_names().substr(6) + "\n"
-         "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
-         "  --window N                      count window: the last N insertions (default 1000000)\n"
-         "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
-         "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
-         "                                  (it adapts to the rate), a named structure assumes 1000000\n"
-         "  --mem MB                        memory for the filter at most, in MiB (2^20 bytes; tlbf: its budget)\n"
-         "  --fpr P                         target false-positive rate (default 0.01; 1e-6 for\n"
-         "                                  --key packet)\n"
+         "                                  are counted as bpf_unmatched\n") + sizing +
          "  --policy insert-always|insert-on-miss\n"
          "                                  default: insert-on-miss for click, else insert-always\n"
          "  --seed HEX                      hash secret (default: random)\n"
@@ -257,9 +271,30 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       return true;
     case kListFilters: list_filters = true; return true;
     case kMem: {
-      uint64_t mb;
-      if (!parse_u64(arg, mb) || mb == 0 || mb > (uint64_t{1} << 30)) error = "--mem needs a positive number of MB, not '" + arg + "'";
-      else spec.mem_bytes = mb << 20;
+      double mb;
+      if (!parse_number(arg, mb) || !(mb * 1048576.0 >= 64.0) || !(mb <= double(uint64_t{1} << 30)))
+        error = "--mem needs a number of MiB from 0.0001 to 2^30, not '" + arg + "'";
+      else spec.mem_bytes = static_cast<uint64_t>(mb * 1048576.0);
+      have_mem_ = true;
+      return true;
+    }
+    case kMaxNpws:
+    case kMaxBitsPerItem:
+    case kMaxAccesses: {
+      const char* name = code == kMaxNpws ? "--max-npws" : code == kMaxBitsPerItem ? "--max-bits-per-item" : "--max-accesses";
+      double v;
+      if (!parse_number(arg, v) || !(v > 0) || !(v < 1e300)) {
+        error = std::string(name) + " needs a number greater than 0, not '" + arg + "'";
+        return true;
+      }
+      (code == kMaxNpws ? spec.max_npws : code == kMaxBitsPerItem ? spec.max_bits_per_item : spec.max_accesses) = v;
+      return true;
+    }
+    case kBlockBits: {
+      uint64_t b;
+      if (!parse_u64(arg, b) || (b != 64 && b != 128 && b != 256 && b != 512))
+        error = "--block-bits must be 64, 128, 256 or 512, not '" + arg + "'";
+      else spec.block_bits = static_cast<unsigned>(b);
       return true;
     }
     case kOnFlood:
@@ -324,6 +359,10 @@ std::string FilterOptions::finish() {
   spec.capacity = have_ttl_ ? capacity_ : 0;
   if (!policy_set_) policy = default_policy(mode);
   if (!have_fpr_ && mode == packet::KeyMode::packet) spec.fpr = kPacketModeFpr;
+  // --mem alone is the input: the lowest FPR that fits. Not for the
+  // rate-adaptive filter (its budget, beside a target FPR).
+  const bool budgeted = spec.structure ? info(*spec.structure).rate_adaptive : have_ttl_ && !have_capacity_;
+  if (have_mem_ && !have_fpr_ && !budgeted) spec.fpr = 0.0;
   return {};
 }
 

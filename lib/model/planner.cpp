@@ -47,6 +47,20 @@ double segmented_query_accesses(unsigned k, std::uint64_t segments, double fill)
 
 // -- the hosted figures of each config type ----------------------------------
 
+// How far past the window a key may still be found, in insertions. Epochs:
+// a key that opens an epoch lives until its segment is reused, r + 1 epochs
+// later (Guarded Epoch Bloom Filters, Lemma 1): ℓ past r·ℓ, and r·ℓ itself
+// may exceed W by the rounding of ℓ = ⌈W/r⌉.
+double epoch_slack(std::uint64_t epoch, unsigned r, double items) {
+    return double(epoch) * (r + 1) - items;
+}
+// Generations: the slack s = k·g of Age-Partitioned Bloom Filters Sec. 5.2
+// (the key's last slices still raise the odds of a match), past l·g, which
+// may exceed W by the rounding of g = ⌈W/l⌉.
+double generation_slack(std::uint64_t generation, unsigned k, unsigned l, double items) {
+    return double(generation) * (k + l) - items;
+}
+
 Plan describe(const GuardedEpochConfig& c, double items) {
     Plan p;
     p.k = c.k;
@@ -56,7 +70,7 @@ Plan describe(const GuardedEpochConfig& c, double items) {
     p.segments = c.segments();
     p.bits_per_segment = c.usable_segment_bits();
     p.generation_or_epoch = ceil_div(std::uint64_t(items), c.r);
-    p.slack_items = double(p.generation_or_epoch);
+    p.slack_items = epoch_slack(p.generation_or_epoch, c.r, items);
     p.peak_npws = guarded_epoch_peak_npws(std::uint64_t(items), c.r);
     p.accesses_per_insert = c.block_bits ? 1 : c.k;
     const double fill = 1.0 - std::exp(-double(c.k) * c.epoch_load() / double(p.bits_per_segment));
@@ -79,7 +93,7 @@ Plan describe(const ApbfConfig& c, double items) {
     p.segments = c.slices();
     p.bits_per_segment = c.usable_slice_bits();
     p.generation_or_epoch = ceil_div(std::uint64_t(items), c.l);
-    p.slack_items = double(c.k) * p.generation_or_epoch; // §5.2 s = k·g
+    p.slack_items = generation_slack(p.generation_or_epoch, c.k, c.l, items);
     p.peak_npws = apbf_peak_npws(c.k, c.l, apbf_matches(c).back());
     p.accesses_per_insert = c.k;
     return p;
@@ -94,7 +108,7 @@ Plan describe(const InterleavedEpochConfig& c, double items) {
     p.segments = c.segments();
     p.bits_per_segment = c.lines * c.lane_bits;
     p.generation_or_epoch = ceil_div(std::uint64_t(items), c.r);
-    p.slack_items = double(p.generation_or_epoch);
+    p.slack_items = epoch_slack(p.generation_or_epoch, c.r, items);
     p.peak_npws = guarded_epoch_peak_npws(std::uint64_t(items), c.r);
     p.accesses_per_query = 1; // one line
     p.accesses_per_insert = 1;
@@ -110,7 +124,7 @@ Plan describe(const InterleavedApbfConfig& c, double items) {
     p.segments = c.slices();
     p.bits_per_segment = c.lines * c.lane_bits;
     p.generation_or_epoch = ceil_div(std::uint64_t(items), c.l);
-    p.slack_items = double(c.k) * p.generation_or_epoch;
+    p.slack_items = generation_slack(p.generation_or_epoch, c.k, c.l, items);
     const double full = partitioned_block_bloom_fpr(double(c.k) * p.generation_or_epoch / double(c.lines),
                                                     c.lane_bits, c.b);
     p.peak_npws = apbf_peak_npws(c.k, c.l, full);
@@ -119,14 +133,14 @@ Plan describe(const InterleavedApbfConfig& c, double items) {
     return p;
 }
 
-Plan describe(const TimeLimitedConfig& c, double) {
+Plan describe(const TimeLimitedConfig& c, double items) {
     Plan p;
     p.k = c.k;
     p.l_or_r = c.l;
     p.segments = c.k + c.l;
     p.bits_per_segment = c.steady_slice_words() * 64;
     p.generation_or_epoch = c.steady_generation();
-    p.slack_items = double(c.k) * p.generation_or_epoch;
+    p.slack_items = generation_slack(p.generation_or_epoch, c.k, c.l, items);
     p.peak_npws = apbf_peak_npws(c.k, c.l, 0.5);
     p.accesses_per_insert = c.k;
     return p;
@@ -210,19 +224,25 @@ SizingRequest sizing_of(const PlanRequest& req) {
     return sizing;
 }
 
+// One configuration of structure S with every figure but the lazy one.
+template <class C>
+Candidate figures(Structure s, const C& c, double items) {
+    Candidate cand{describe(c, items), lazy_query_accesses(c)};
+    Plan& p = cand.plan;
+    p.structure = s;
+    p.config = FilterConfig{s, c};
+    p.expected_fpr = c.model_fpr();
+    p.bits_per_item = c.bits_per_item();
+    p.total_bytes = p.config.bytes_needed();
+    return cand;
+}
+
 template <Structure S>
 void add_candidates(const PlanRequest& req, std::vector<Candidate>& out) {
     const SizingRequest sizing = sizing_of(req);
     const double items = double(sizing.items());
     StructureTraits<S>::plan(sizing, [&](const typename StructureTraits<S>::Config& c) {
-        Candidate cand{describe(c, items), lazy_query_accesses(c)};
-        Plan& p = cand.plan;
-        p.structure = S;
-        p.config = FilterConfig{S, c};
-        p.expected_fpr = c.model_fpr();
-        p.bits_per_item = c.bits_per_item();
-        p.total_bytes = p.config.bytes_needed();
-        out.push_back(std::move(cand));
+        out.push_back(figures(S, c, items));
     });
 }
 
@@ -242,6 +262,7 @@ std::optional<PlanError> validate(const PlanRequest& req) {
     if (req.max_bits_per_item && !(*req.max_bits_per_item > 0.0)) return invalid("max-bits-per-item must be > 0");
     if (req.max_accesses_per_query && !(*req.max_accesses_per_query > 0.0))
         return invalid("max-accesses must be > 0");
+    if (req.max_total_bytes && *req.max_total_bytes == 0) return invalid("mem must be > 0");
     if (req.block_bits) {
         const unsigned b = *req.block_bits;
         if (b < 64 || b > 512 || (b & (b - 1)) != 0)
@@ -253,6 +274,7 @@ std::optional<PlanError> validate(const PlanRequest& req) {
 bool within_cheap_limits(const PlanRequest& req, const Plan& p) {
     if (req.max_npws && p.peak_npws > *req.max_npws) return false;
     if (req.max_bits_per_item && p.bits_per_item > *req.max_bits_per_item) return false;
+    if (req.max_total_bytes && p.total_bytes > *req.max_total_bytes) return false;
     // An APBF window query costs at least k probes: no need to compute more.
     if (req.max_accesses_per_query && p.config.info().one_line == false &&
         std::holds_alternative<ApbfConfig>(p.config.config) && p.accesses_per_insert > *req.max_accesses_per_query)
@@ -342,6 +364,58 @@ PlanResult plan(const PlanRequest& req) {
     }
     return PlanError{PlanErrc::over_limits,
                      "no configuration of " + what(req) + " meets fpr " + fpr + " within the given limits"};
+}
+
+PlanResult plan_lowest_fpr(const PlanRequest& req) {
+    PlanRequest at = req;
+    at.fpr = 0.5;
+    if (auto err = validate(at)) return *err;
+    if (!req.max_total_bytes)
+        return PlanError{PlanErrc::invalid_request, "sizing by memory needs a memory limit (mem)"};
+    const bool rate_unknown = req.window.is_time() && req.capacity == 0;
+    if (rate_unknown || (req.structure && info(*req.structure).rate_adaptive))
+        return PlanError{PlanErrc::invalid_request,
+                         std::string(req.structure ? name(*req.structure) : "auto (tlbf: the rate is unknown)") +
+                             " keeps a target FPR within its memory budget whatever the rate: give --fpr with --mem"};
+    auto best = plan(at);
+    if (std::holds_alternative<PlanError>(best)) {
+        // Nothing fits even at FPR 1/2: say how much the smallest filter needs.
+        PlanRequest free = at;
+        free.max_total_bytes.reset();
+        const auto any = plan(free);
+        if (const auto* p = std::get_if<Plan>(&any))
+            return PlanError{PlanErrc::over_limits,
+                             "no filter of " + what(req) + " for this window fits in " +
+                                 std::to_string(*req.max_total_bytes) + " bytes, even at fpr 0.5: the smallest needs " +
+                                 std::to_string(p->total_bytes) + " bytes"};
+        return best;
+    }
+    // Memory falls as the target rises: bisect log(fpr) between a target
+    // that fits (hi) and one that does not (lo), to a ratio of 1.01.
+    double hi = std::log(0.5), lo = std::log(kLowestFpr);
+    at.fpr = kLowestFpr;
+    if (auto floor = plan(at); std::holds_alternative<Plan>(floor)) return floor;
+    while (hi - lo > std::log(1.01)) {
+        const double mid = 0.5 * (hi + lo);
+        at.fpr = std::exp(mid);
+        auto r = plan(at);
+        if (std::holds_alternative<Plan>(r)) {
+            hi = mid;
+            best = std::move(r);
+        } else {
+            lo = mid;
+        }
+    }
+    return best;
+}
+
+Plan describe(const FilterConfig& config) {
+    return config.visit([&](const auto& c) {
+        const double items = double(c.capacity ? c.capacity : (c.window.is_time() ? 0 : c.window.span));
+        Candidate cand = figures(config.structure, c, items);
+        if (cand.query_accesses) cand.plan.accesses_per_query = cand.query_accesses();
+        return cand.plan;
+    });
 }
 
 std::vector<Plan> candidates(const PlanRequest& req, Structure s) {

@@ -35,7 +35,7 @@ struct Params {
 };
 
 Params random_params(std::mt19937_64& rng) {
-  static const uint32_t blocks[] = {0, 64, 256, 512};
+  static const uint32_t blocks[] = {0, 64, 128, 256, 512};
   static const double fprs[] = {0.1, 0.01, 0.001};
   Params p;
   p.r = 1 + rng() % 16;

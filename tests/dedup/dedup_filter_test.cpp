@@ -188,3 +188,56 @@ TEST(DedupFilter, FloodPoliciesKeepTheirPromise) {
   ASSERT_TRUE(std::holds_alternative<std::string>(planned));
   EXPECT_NE(std::get<std::string>(planned).find("cannot end an epoch early"), std::string::npos);
 }
+
+// The guarantee the tools print at start is the filter's: every key within
+// the window is found, and none is found past window + slack (count windows,
+// at an FPR low enough that a stray hit would be a defect). The slack is
+// measured, not only stated.
+TEST(DedupFilter, GuaranteeAndSlackHoldForEveryWindowedStructure) {
+  for (const ab::StructureInfo& s : ab::kStructures) {
+    if (!(s.windows & ab::kCountWindows)) continue;
+    SCOPED_TRACE(s.name);
+    dd::FilterSpec spec;
+    ASSERT_EQ(dd::parse_filter_option(s.name, spec), "");
+    spec.window = ab::Window::count(2000);
+    spec.fpr = 1e-6;
+    std::vector<unsigned char> mem;
+    dd::DedupFilter d = make(spec, mem);
+    const std::string g = d.guarantee(dd::Policy::insert_always);
+    if (s.false_negatives) {
+      EXPECT_NE(g.find("no window guarantee"), std::string::npos) << g;
+      continue;
+    }
+    const uint64_t slack = d.slack();
+    EXPECT_NE(g.find("within 2000 insertions"), std::string::npos) << g;
+    if (slack) EXPECT_NE(g.find("up to " + std::to_string(2000 + slack) + " insertions"), std::string::npos) << g;
+    // Probe keys at every phase of the epochs/generations: each is found
+    // through the window and gone once window + slack insertions followed.
+    uint64_t next = 1'000'000, late = 0, lost = 0;
+    for (uint64_t probe = 0; probe < 40; ++probe) {
+      const uint64_t k = probe;
+      d.is_duplicate(key(k), dd::Policy::insert_always);
+      for (uint64_t i = 0; i < 2000 + slack + 37; ++i) {
+        if (i == 1998) lost += !d.contains(key(k));  // 1999 insertions after it: still inside
+        d.is_duplicate(key(next++), dd::Policy::insert_always);
+        if (i == 2000 + slack - 1) late += d.contains(key(k));  // window + slack insertions after it
+      }
+    }
+    EXPECT_EQ(lost, 0u);
+    EXPECT_EQ(late, 0u) << "a key outlived window + slack (" << slack << ")";
+  }
+  // A time window speaks seconds.
+  dd::FilterSpec t;
+  t.structure = ab::Structure::guarded_epoch;
+  t.window = ab::Window::time(10'000'000'000);
+  t.capacity = 100'000;
+  t.fpr = 0.01;
+  auto d = std::get<dd::DedupFilter>(dd::DedupFilter::plan(t));
+  const std::string g = d.guarantee(dd::Policy::insert_on_miss);
+  EXPECT_NE(g.find("within 10s of the last copy passed"), std::string::npos) << g;
+  EXPECT_NE(g.find("remembered for up to " + dd::format_duration(10'000'000'000 + d.slack(), true)), std::string::npos)
+      << g;
+  const uint64_t r = std::get<ab::GuardedEpochConfig>(d.config().config).r;
+  // One epoch of ⌈span/r⌉ past r of them, and their rounding past the span.
+  EXPECT_EQ(d.slack(), (r + 1) * ((10'000'000'000 + r - 1) / r) - 10'000'000'000);
+}

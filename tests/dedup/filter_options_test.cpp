@@ -44,3 +44,90 @@ TEST(SpecOptions, WindowTtlCapacityFprSeed) {
     EXPECT_NE(dd::parse_fpr_option(bad, fpr).find("--fpr"), std::string::npos) << "'" << bad << "'";
   EXPECT_NE(dd::parse_seed_option("xyz", seed).find("--seed"), std::string::npos);
 }
+
+namespace {
+
+// Offers each (code, value) to a fresh FilterOptions, then finish(): the
+// first refusal's message, or "".
+std::string take_all(dd::FilterOptions& o, std::initializer_list<std::pair<int, const char*>> args) {
+  for (const auto& [code, value] : args) {
+    std::string error;
+    EXPECT_TRUE(o.take(code, value, error));
+    if (!error.empty()) return error;
+  }
+  return o.finish();
+}
+
+}  // namespace
+
+// --mem in MiB, fractions allowed; alone it sizes by memory (fpr 0: the
+// lowest FPR that fits), beside --fpr it is a limit, and for the
+// rate-adaptive filter it is the budget beside the default FPR.
+TEST(SpecOptions, MemIsALimitOrTheInput) {
+  using O = dd::FilterOptions;
+  dd::FilterOptions alone;
+  EXPECT_EQ(take_all(alone, {{O::kMem, "0.5"}, {O::kWindow, "100000"}}), "");
+  EXPECT_EQ(alone.spec.mem_bytes, 512u * 1024);
+  EXPECT_EQ(alone.spec.fpr, 0.0);
+  dd::FilterOptions limit;
+  EXPECT_EQ(take_all(limit, {{O::kMem, "3"}, {O::kFpr, "0.001"}}), "");
+  EXPECT_EQ(limit.spec.mem_bytes, 3u << 20);
+  EXPECT_EQ(limit.spec.fpr, 0.001);
+  dd::FilterOptions budget;  // --ttl without --capacity: auto plans tlbf
+  EXPECT_EQ(take_all(budget, {{O::kMem, "8"}, {O::kTtl, "10s"}}), "");
+  EXPECT_EQ(budget.spec.fpr, 0.01);
+  dd::FilterOptions packet;  // the packet mode's own default yields to --mem
+  EXPECT_EQ(take_all(packet, {{O::kMem, "8"}, {O::kKey, "packet"}}), "");
+  EXPECT_EQ(packet.spec.fpr, 0.0);
+  for (const char* bad : {"0", "-1", "x", "1e300", "nan", ""}) {
+    dd::FilterOptions o;
+    EXPECT_NE(take_all(o, {{O::kMem, bad}}).find("--mem"), std::string::npos) << bad;
+  }
+  // What the tools build from --mem alone fits it.
+  auto d = dd::DedupFilter::plan(alone.spec);
+  ASSERT_TRUE(std::holds_alternative<dd::DedupFilter>(d)) << std::get<std::string>(d);
+  EXPECT_LE(std::get<dd::DedupFilter>(d).bytes_needed(), alone.spec.mem_bytes);
+}
+
+// The planner's limits are shared options: every tool takes them, so a plan
+// agebloom-plan prints is rebuilt from the same options.
+TEST(SpecOptions, PlannerLimitsAreSharedOptions) {
+  using O = dd::FilterOptions;
+  dd::FilterOptions o;
+  EXPECT_EQ(take_all(o, {{O::kMaxNpws, "0.2"}, {O::kMaxBitsPerItem, "40"}, {O::kMaxAccesses, "12"},
+                         {O::kBlockBits, "128"}, {O::kFilter, "guarded-epoch-blocked"}}),
+            "");
+  EXPECT_EQ(o.spec.max_npws, 0.2);
+  EXPECT_EQ(o.spec.max_bits_per_item, 40.0);
+  EXPECT_EQ(o.spec.max_accesses, 12.0);
+  EXPECT_EQ(o.spec.block_bits, 128u);
+  const auto planned = dd::plan_spec(o.spec);
+  ASSERT_TRUE(std::holds_alternative<ab::model::Plan>(planned)) << std::get<ab::model::PlanError>(planned).message;
+  const auto& p = std::get<ab::model::Plan>(planned);
+  EXPECT_EQ(p.block_bits, 128u);
+  EXPECT_LE(p.peak_npws, 0.2);
+  // The same options through DedupFilter::plan build exactly this plan.
+  auto d = dd::DedupFilter::plan(o.spec);
+  ASSERT_TRUE(std::holds_alternative<dd::DedupFilter>(d));
+  EXPECT_TRUE(std::get<dd::DedupFilter>(d).config().config == p.config.config);
+  for (auto [code, bad] : std::initializer_list<std::pair<int, const char*>>{
+           {O::kMaxNpws, "0"}, {O::kMaxBitsPerItem, "-3"}, {O::kMaxAccesses, "x"}, {O::kBlockBits, "100"},
+           {O::kBlockBits, "1024"}}) {
+    dd::FilterOptions bad_o;
+    EXPECT_FALSE(take_all(bad_o, {{code, bad}}).empty()) << bad;
+  }
+}
+
+// Durations print in the largest unit that keeps them whole, and read back.
+TEST(SpecOptions, DurationsPrintAndReadBack) {
+  EXPECT_EQ(dd::format_duration(10'000'000'000), "10s");
+  EXPECT_EQ(dd::format_duration(50'000'000), "50ms");
+  EXPECT_EQ(dd::format_duration(120'000'000'000), "2m");
+  EXPECT_EQ(dd::format_duration(11'250'000'000, true), "11.25s");
+  EXPECT_EQ(dd::format_duration(1'428'571'429, true), "1.429s");
+  for (uint64_t ns : {1ull, 999ull, 1'500'000ull, 11'250'000'000ull, 3'600'000'000'001ull}) {
+    uint64_t back = 0;
+    ASSERT_TRUE(dd::parse_duration_ns(dd::format_duration(ns), back)) << ns;
+    EXPECT_EQ(back, ns);
+  }
+}

@@ -106,6 +106,8 @@ TEST(Cli, FprOutOfReachIsExit2) {
     // APBF's k = log2(1/fpr) slices per key stops at 32; 1e-30 still has
     // plans (APBBF, ~204 bits per item), 1e-200 has none.
     EXPECT_EQ(run("--window 1000 --fpr 1e-30 --structure apbf").status, 2);
+    EXPECT_EQ(run("--window 1000000 --fpr 1e-30 --structure apbbf").status, 0);
+    // auto falls back from its fast layouts to any structure that reaches it.
     EXPECT_EQ(run("--window 1000000 --fpr 1e-30").status, 0);
     EXPECT_EQ(run("--window 1000000 --fpr 1e-200").status, 2);
     EXPECT_EQ(run("--window 1000 --fpr 1e-50 --structure apbf").status, 2);
@@ -119,4 +121,112 @@ TEST(Cli, ListFiltersIsTheRegistry) {
     for (const char* name : {"guarded-epoch ", "guarded-epoch-blocked", "apbf ", "apbbf", "ring", "interleaved ",
                              "interleaved-apbf"})
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+namespace {
+
+// agebloom-replay with `args` on the shipped trace, --json: its report.
+nlohmann::json replay_json(const std::string& args) {
+    const char* exe = std::getenv("AGEBLOOM_REPLAY");
+    const char* trace = std::getenv("AGEBLOOM_TRACE");
+    if (!exe || !trace) {
+        ADD_FAILURE() << "AGEBLOOM_REPLAY or AGEBLOOM_TRACE is not set";
+        return {};
+    }
+    const std::string cmd = std::string("'") + exe + "' '" + trace + "' --json " + args + " 2>/dev/null";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while (pipe && (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+    const int st = pipe ? pclose(pipe) : -1;
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << cmd << "\n" << out;
+    return nlohmann::json::parse(out, nullptr, false);
+}
+
+} // namespace
+
+// What agebloom-plan prints is what the tools build: its build_options,
+// given to agebloom-replay, give the same filter, parameter for parameter,
+// for auto and named structures, targets and memory sizing, planner limits.
+TEST(Cli, EveryPrintedPlanIsWhatTheToolsBuild) {
+    for (const char* args : {"--window 1000000 --fpr 0.01",
+                             "--window 100000 --fpr 1e-6 --filter guarded-epoch",
+                             "--window 1000000 --fpr 0.01 --max-npws 0.01",
+                             "--window 1000000 --fpr 0.01 --filter guarded-epoch-blocked --block-bits 128",
+                             "--window 1000000 --fpr 0.001 --filter apbbf --block-bits 256 --max-accesses 6",
+                             "--window 1000000 --mem 2",
+                             "--window 200000 --mem 0.25 --filter apbf",
+                             "--ttl 10s --capacity 50000 --fpr 0.001",
+                             "--ttl 50ms --capacity 1000 --fpr 1e-6 --filter ring"}) {
+        SCOPED_TRACE(args);
+        const auto r = run(std::string(args) + " --json");
+        ASSERT_EQ(r.status, 0);
+        const auto plan = nlohmann::json::parse(r.out);
+        const auto built = replay_json(plan["build_options"].get<std::string>());
+        ASSERT_TRUE(built.is_object());
+        EXPECT_EQ(built["filter"]["name"], plan["structure"]);
+        EXPECT_EQ(built["filter"]["parameters"], plan["parameters"]);
+        EXPECT_EQ(built["filter"]["bytes"], plan["total_bytes"]);
+    }
+}
+
+// --mem alone: the lowest FPR that fits; more memory, a lower FPR.
+TEST(Cli, MemAloneIsTheLowestFprThatFits) {
+    const auto small = nlohmann::json::parse(run("--window 1000000 --mem 1 --filter guarded-epoch --json").out);
+    const auto big = nlohmann::json::parse(run("--window 1000000 --mem 4 --filter guarded-epoch --json").out);
+    EXPECT_LE(small["total_bytes"].get<double>(), 1 << 20);
+    EXPECT_LE(big["total_bytes"].get<double>(), 4 << 20);
+    EXPECT_LT(big["expected_fpr"].get<double>(), small["expected_fpr"].get<double>());
+    // Nothing fits: exit 1 with the smallest size; tlbf wants --fpr with it.
+    EXPECT_EQ(run("--window 1000000 --mem 0.01").status, 1);
+    EXPECT_EQ(run("--ttl 10s --mem 4 --filter tlbf --fpr 0.01").status, 0);
+}
+
+// --compare: a row per structure that plans, fewest bits first, and the
+// refusals named; --block-bits 128 plans the blocked guarded epoch filter.
+TEST(Cli, CompareListsEveryStructure) {
+    const auto r = run("--window 1000000 --fpr 0.01 --compare --block-bits 128 --json");
+    ASSERT_EQ(r.status, 0);
+    const auto rows = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(rows.is_array());
+    EXPECT_EQ(rows.size(), 13u);  // every registry row, planned or refused
+    double last = 0;
+    bool blocked = false;
+    for (const auto& row : rows) {
+        if (row.contains("error")) continue;
+        EXPECT_GE(row["bits_per_item"].get<double>(), last);
+        last = row["bits_per_item"].get<double>();
+        if (row["structure"] == "guarded-epoch-blocked") blocked = row["block_bits"] == 128;
+    }
+    EXPECT_TRUE(blocked);
+    const auto t = run("--ttl 10s --capacity 100000 --fpr 0.01 --compare");
+    EXPECT_NE(t.out.find("tlbf"), std::string::npos);
+    EXPECT_NE(t.out.find("keeps count windows only"), std::string::npos);  // tbf's refusal, in words
+}
+
+// --plot: the CSV beside the PNG has a row per (structure, target) planned,
+// and the PNG is a PNG; an unwritable path is refused (exit 2).
+TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
+    char dir[] = "/tmp/agebloom-plan-plot-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string png = std::string(dir) + "/bits.png";
+    const auto r = run("--window 100000 --plot " + png);
+    ASSERT_EQ(r.status, 0) << r.out;
+    FILE* f = std::fopen(png.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    unsigned char sig[8] = {};
+    EXPECT_EQ(std::fread(sig, 1, 8, f), 8u);
+    std::fclose(f);
+    EXPECT_EQ(sig[1], 'P');
+    EXPECT_EQ(sig[2], 'N');
+    EXPECT_EQ(sig[3], 'G');
+    FILE* csv = std::fopen((std::string(dir) + "/bits.csv").c_str(), "r");
+    ASSERT_NE(csv, nullptr);
+    int lines = 0;
+    for (int ch; (ch = std::fgetc(csv)) != EOF;) lines += ch == '\n';
+    std::fclose(csv);
+    EXPECT_GT(lines, 13 * 10);  // most structures plan most of the 21 targets
+    EXPECT_EQ(run("--window 100000 --plot /nonexistent/dir/bits.png").status, 2);
+    std::system((std::string("rm -rf ") + dir).c_str());
 }

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace m = agebloom::model;
@@ -59,12 +62,14 @@ void check_consistent(const m::Plan& p, std::uint64_t window, double fpr) {
     if (aged(p)) {
         EXPECT_EQ(p.segments, p.k + p.l_or_r);
         EXPECT_GE(p.l_or_r * p.generation_or_epoch, window); // no false negatives in W
-        EXPECT_DOUBLE_EQ(p.slack_items, double(p.k) * p.generation_or_epoch);
+        // k·g past l·g (Sec. 5.2), and l·g past W by rounding.
+        EXPECT_DOUBLE_EQ(p.slack_items, double(p.k + p.l_or_r) * p.generation_or_epoch - double(window));
     } else if (std::holds_alternative<ab::GuardedEpochConfig>(p.config.config) ||
                std::holds_alternative<ab::InterleavedEpochConfig>(p.config.config)) {
         EXPECT_EQ(p.segments, p.l_or_r + 1);
         EXPECT_GE(p.l_or_r * p.generation_or_epoch, window); // r·ℓ >= W (Lemma 1)
-        EXPECT_DOUBLE_EQ(p.slack_items, double(p.generation_or_epoch));
+        // One epoch past r·ℓ, and r·ℓ past W by rounding.
+        EXPECT_DOUBLE_EQ(p.slack_items, double(p.l_or_r + 1) * p.generation_or_epoch - double(window));
     }
 }
 
@@ -261,4 +266,142 @@ TEST(Planner, InterleavedOneLineLayout) {
     EXPECT_EQ(ab::info(must_plan(one).structure).one_line, true);
     // Unconstrained, it costs more bits than the paper layouts and is not chosen.
     EXPECT_NE(must_plan(request(1'000'000, 0.01)).structure, Structure::interleaved);
+}
+
+// Every plan the planner returns is buildable: over a grid of windows, FPRs,
+// NPWS limits, block sizes and structures (each, and all), the plan's config
+// passes the core's own validation, needs the bytes the plan reports, and
+// (up to 4 MiB) is created and carries that config. The limits asked for
+// are respected by what is returned.
+TEST(Planner, EveryPlanIsBuildable) {
+    struct Win {
+        ab::Window w;
+        std::uint64_t capacity;
+    };
+    const Win windows[] = {{ab::Window::count(100), 0},
+                           {ab::Window::count(100'000), 0},
+                           {ab::Window::count(10'000'000), 0},
+                           {ab::Window::time(50'000'000), 100'000}};
+    const double fprs[] = {0.3, 1e-5};
+    const std::optional<double> npws[] = {std::nullopt, 0.1, 0.01};
+    const std::optional<unsigned> blocks[] = {std::nullopt, 64u, 128u, 256u, 512u};
+    std::vector<std::optional<Structure>> structures = {std::nullopt};
+    for (const ab::StructureInfo& s : ab::kStructures) structures.push_back(s.id);
+    std::vector<unsigned char> mem;
+    size_t plans = 0, built = 0;
+    for (const Win& win : windows)
+        for (double fpr : fprs)
+            for (const auto& n : npws)
+                for (const auto& b : blocks)
+                    for (const auto& s : structures) {
+                        // The block size only shapes the blocked structures: one pass each otherwise.
+                        const bool blocked = s && (*s == Structure::guarded_epoch_blocked || *s == Structure::apbbf);
+                        if (b && !blocked) continue;
+                        m::PlanRequest r;
+                        r.window = win.w;
+                        r.capacity = win.capacity;
+                        r.fpr = fpr;
+                        r.max_npws = n;
+                        r.block_bits = b;
+                        r.structure = s;
+                        const auto result = m::plan(r);
+                        const auto* p = std::get_if<m::Plan>(&result);
+                        if (p == nullptr) continue;
+                        ++plans;
+                        SCOPED_TRACE(std::string(ab::name(p->structure)) + " window " + std::to_string(win.w.span) +
+                                     " fpr " + std::to_string(fpr) + " npws " + (n ? std::to_string(*n) : "-") +
+                                     " B " + (b ? std::to_string(*b) : "-"));
+                        EXPECT_LE(p->expected_fpr, fpr);
+                        if (n) EXPECT_LE(p->peak_npws, *n);
+                        if (b && (p->structure == Structure::guarded_epoch_blocked || p->structure == Structure::apbbf))
+                            EXPECT_EQ(p->block_bits, *b);
+                        p->config.visit([&](const auto& c) {
+                            using F = ab::FilterFor<std::decay_t<decltype(c)>>;
+                            const auto need = F::bytes_needed(c);
+                            ASSERT_TRUE(need) << need.what();
+                            EXPECT_EQ(*need, p->total_bytes);
+                            if (*need > (4u << 20)) return;
+                            mem.resize(*need + 64);
+                            auto* base = reinterpret_cast<unsigned char*>(
+                                (reinterpret_cast<std::uintptr_t>(mem.data()) + 63) / 64 * 64);
+                            ab::Arena arena(base, *need);
+                            auto f = F::create(c, arena);
+                            ASSERT_TRUE(f) << f.what();
+                            EXPECT_TRUE(f->config() == c);
+                            ++built;
+                        });
+                    }
+    // The grid is not vacuous: most requests plan, and many are built.
+    EXPECT_GT(plans, 200u);
+    EXPECT_GT(built, 100u);
+}
+
+// Sizing by memory: the lowest FPR that fits. The plan fits, and no plan for
+// a clearly lower target (0.9 of what was returned) fits the same memory.
+TEST(Planner, LowestFprThatFitsTheMemory) {
+    for (std::uint64_t window : {10'000ull, 1'000'000ull})
+        for (std::uint64_t bytes : {64ull << 10, 4ull << 20}) {
+            SCOPED_TRACE("window " + std::to_string(window) + " bytes " + std::to_string(bytes));
+            auto r = request(window, 0);
+            r.max_total_bytes = bytes;
+            const auto result = m::plan_lowest_fpr(r);
+            const auto* p = std::get_if<m::Plan>(&result);
+            if (p == nullptr) {
+                // Only a memory below every structure's smallest filter may refuse.
+                const auto& err = std::get<m::PlanError>(result);
+                EXPECT_EQ(err.code, m::PlanErrc::over_limits) << err.message;
+                EXPECT_NE(err.message.find("the smallest needs"), std::string::npos) << err.message;
+                EXPECT_LT(bytes, 1u << 20);
+                continue;
+            }
+            EXPECT_LE(p->total_bytes, bytes);
+            EXPECT_LT(p->expected_fpr, 0.5);
+            if (p->expected_fpr > ab::model::kLowestFpr) {
+                auto lower = r;
+                lower.fpr = 0.9 * p->expected_fpr;
+                EXPECT_TRUE(is_error(lower)) << "a lower FPR fits: " << p->expected_fpr;
+            }
+            // More memory never buys a worse FPR.
+            auto more = r;
+            more.max_total_bytes = 4 * bytes;
+            const auto bigger = m::plan_lowest_fpr(more);
+            ASSERT_TRUE(std::holds_alternative<m::Plan>(bigger));
+            EXPECT_LE(std::get<m::Plan>(bigger).expected_fpr, p->expected_fpr);
+        }
+    // Nothing fits: the smallest filter's size in the message.
+    auto tiny = request(1'000'000, 0);
+    tiny.max_total_bytes = 1024;
+    const auto none = m::plan_lowest_fpr(tiny);
+    ASSERT_TRUE(std::holds_alternative<m::PlanError>(none));
+    EXPECT_NE(std::get<m::PlanError>(none).message.find("the smallest needs"), std::string::npos);
+    // The rate-adaptive filter keeps a target within its budget: refused here.
+    auto tl = tiny;
+    tl.max_total_bytes = 1 << 20;
+    tl.structure = Structure::tlbf;
+    tl.window = ab::Window::time(1'000'000'000);
+    tl.capacity = 1000;
+    const auto refused = m::plan_lowest_fpr(tl);
+    ASSERT_TRUE(std::holds_alternative<m::PlanError>(refused));
+    EXPECT_EQ(std::get<m::PlanError>(refused).code, m::PlanErrc::invalid_request);
+}
+
+// describe(config) gives the figures the plan of that config reported.
+TEST(Planner, DescribeAReadyConfig) {
+    for (const ab::StructureInfo& s : ab::kStructures) {
+        SCOPED_TRACE(s.name);
+        auto r = request(100'000, 0.01);
+        if (!(s.windows & ab::kCountWindows)) {
+            r.window = ab::Window::time(1'000'000'000);
+            r.capacity = 100'000;
+        }
+        r.structure = s.id;
+        const m::Plan p = must_plan(r);
+        const m::Plan d = m::describe(p.config);
+        EXPECT_EQ(d.structure, p.structure);
+        EXPECT_EQ(d.total_bytes, p.total_bytes);
+        EXPECT_EQ(d.expected_fpr, p.expected_fpr);
+        EXPECT_EQ(d.slack_items, p.slack_items);
+        EXPECT_EQ(d.peak_npws, p.peak_npws);
+        EXPECT_NEAR(d.accesses_per_query, p.accesses_per_query, 1e-9);
+    }
 }

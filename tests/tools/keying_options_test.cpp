@@ -112,10 +112,31 @@ TEST(KeyingOptions, VlanInKeyNeedsAKeyModeThatHasNoVlansOfItsOwn) {
 // --mem too small: the exact size needed and the budget, never two equal
 // rounded figures ("needs 3 MB, more than --mem 3 MB").
 TEST(KeyingOptions, MemTooSmallPrintsExactSizes) {
-  const auto r = replay(trace("pcapplusplus_example.pcap") + " --mem 3");
+  const auto r = replay(trace("pcapplusplus_example.pcap") + " --filter interleaved --fpr 0.01 --mem 3");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(" bytes ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("more than --mem 3.00 MiB (3145728 bytes)"), std::string::npos) << r.out;
+}
+
+// --mem alone sizes by memory: the lowest FPR that fits in it, never more
+// memory; a tighter --mem gives a higher FPR.
+TEST(KeyingOptions, MemAloneIsTheLowestFprThatFits) {
+  // The default window (10^6 insertions): auto's one-line layout needs
+  // 3.24 MiB for the 1% default, so 4 MiB holds better than 1%.
+  const auto big = replay(trace("pcapplusplus_example.pcap") + " --mem 4 --json");
+  ASSERT_EQ(big.code, 0) << big.out;
+  const auto j = nlohmann::json::parse(big.out);
+  EXPECT_LE(j["filter"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_LT(j["filter"]["model_fpr"].get<double>(), 0.01);
+  const auto small = replay(trace("pcapplusplus_example.pcap") + " --mem 1 --json");
+  ASSERT_EQ(small.code, 0) << small.out;
+  const auto s = nlohmann::json::parse(small.out);
+  EXPECT_LE(s["filter"]["bytes"].get<uint64_t>(), 1u << 20);
+  EXPECT_GT(s["filter"]["model_fpr"].get<double>(), j["filter"]["model_fpr"].get<double>());
+  // Too little for any filter of the window: the smallest size, exit 2.
+  const auto none = replay(trace("pcapplusplus_example.pcap") + " --mem 0.0001");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.out.find("the smallest needs"), std::string::npos) << none.out;
 }
 
 // The seed, in the base --seed takes, in the text report and the JSON alike.

@@ -21,8 +21,8 @@ enum class Errc : uint8_t {
   l_out_of_range,               // APBF generations in the window: 1..kMaxL
   segments_out_of_range,        // r (or N for the ring) outside 1..kMaxSegments
   window_smaller_than_segments, // a count window shorter than its segment count
-  block_size_invalid,           // block size not a power of two in {64, 256, 512}
-  bits_per_block_invalid,       // bits set per block b: 0, > B, or not a power of two
+  block_size_invalid,           // block size not a power of two in {64, 128, 256, 512}
+  bits_per_block_invalid,       // bits set per block b: 0, > B, not a power of two, or b·log2(B/b) > 64
   budget_too_small,             // memory budget below the structure's minimum
   capacity_zero,                // time window without an expected insertion count
   arena_too_small,              // the caller's arena cannot hold the structure
@@ -56,9 +56,12 @@ constexpr const char* message(Errc code) noexcept {
     case Errc::segments_out_of_range: return "number of segments is out of range";
     case Errc::window_smaller_than_segments:
       return "count window is smaller than the number of segments";
-    case Errc::block_size_invalid: return "block size must be 64, 256 or 512 bits";
+    case Errc::block_size_invalid: return "block size must be 64, 128, 256 or 512 bits";
     case Errc::bits_per_block_invalid:
-      return "bits per block must be a power of two no larger than the block";
+      // b alone can be fine and still refused: the b parts' offsets come
+      // from one 64-bit hash (APBBF, Sec. 6), so b·log2(B/b) must fit in it.
+      return "bits per block b must be a power of two no larger than the block B, and b·log2(B/b) at most 64 "
+             "(b = 1..8 for B = 512)";
     case Errc::budget_too_small: return "memory budget is below the structure's minimum";
     case Errc::capacity_zero: return "expected insertions per window must be at least one";
     case Errc::arena_too_small: return "arena is too small for the structure";

@@ -23,6 +23,7 @@
 #include "agebloom/agebloom.hpp"
 #include "agebloom/inference/block_timing_posterior.hpp"
 #include "agebloom/inference/penalty.hpp"
+#include "agebloom/model/planner.hpp"
 #include "agebloom/registry/filter_config.hpp"
 
 // Compiled in libagebloom: exported from the shared library, which hides
@@ -75,12 +76,27 @@ struct PenaltyVerdict {
 struct FilterSpec {
   std::optional<Structure> structure;  // nullopt: "auto"
   Window window = Window::count(0);  // --window N (count) or --ttl D (time, in ns)
-  double fpr = 0.01;                 // target false-positive rate, in (0, 1)
+  double fpr = 0.01;                 // target false-positive rate, in (0, 1); 0 with mem_bytes:
+                                     // the lowest the memory holds (sizing by memory, --mem alone)
   uint64_t capacity = 0;  // expected insertions per time window; 0 with --ttl: unknown (auto plans tlbf,
                           // a named structure that needs one takes kDefaultTtlCapacity)
   uint64_t mem_bytes = 0;  // --mem: the filter's memory at most (tlbf: its budget); 0 = no limit
   FloodPolicy on_flood = FloodPolicy::keep_window;  // --on-flood (time windows)
+  // The planner's limits, taken by every tool so that a plan agebloom-plan
+  // prints is rebuilt exactly from the same options (planner.hpp).
+  std::optional<double> max_npws;           // --max-npws
+  std::optional<double> max_bits_per_item;  // --max-bits-per-item
+  std::optional<double> max_accesses;       // --max-accesses (per query)
+  std::optional<unsigned> block_bits;       // --block-bits: B of the blocked structures (default 512)
 };
+
+// What DedupFilter::plan builds from `spec`, with the planner's figures
+// (agebloom-plan prints them): `structure` empty plans among the auto
+// candidates, or among all structures when none of those meets the target
+// within the limits; mem_bytes is a limit, or with fpr 0 the input (the lowest FPR
+// that fits); --on-flood keep-fpr sets the epochs' capacity trigger. A
+// refusal keeps the planner's code (usage error, FPR out of reach, limits).
+model::PlanResult plan_spec(const FilterSpec& spec);
 
 // The capacity a named structure that needs one assumes for --ttl without --capacity.
 inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
@@ -161,6 +177,15 @@ class DedupFilter {
   std::string name() const { return agebloom::name(config_.structure); }  // its registry name
   // One line of parameters, e.g. "r=8 k=10 segment_bits=1803999".
   std::string parameters() const;
+  // What the filter promises, in the window's own units (insertions, or
+  // s/ms/us), for the tools' start line: the repeats always suppressed, how
+  // long past the window a key may still be remembered (the slack bound of
+  // the structure: an epoch, k generations, ...), and the model FPR; or
+  // that there is no window guarantee (false negatives by design).
+  std::string guarantee(Policy policy) const;
+  // The slack bound: how far past the window a key may still be found, in
+  // insertions (count windows) or ticks (time windows).
+  uint64_t slack() const;
   double model_fpr() const noexcept { return config_.model_fpr(); }          // the structure's model FP
   double bits_per_item() const noexcept { return config_.bits_per_item(); }  // bits per window item
   // Set bits (or non-zero cells) over all of them: reads the whole filter.
@@ -202,6 +227,11 @@ class DedupFilter {
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.
 // False on anything else (empty, negative, unknown unit, overflow).
 bool parse_duration_ns(std::string_view s, uint64_t& out) noexcept;
+// Nanoseconds in the largest unit that keeps a value of at least 1: "10s",
+// "11.25s", "50ms", "250us"; exact (a whole number of some unit, or ns),
+// so that parse_duration_ns reads back the same value, unless `round` asks
+// for four significant digits (for people).
+std::string format_duration(uint64_t ns, bool round = false);
 
 }  // namespace agebloom::dedup
 

@@ -2,7 +2,8 @@
 // set the dedup policy, declared and checked once for every tool that takes
 // them (dedup_fwd, agebloom-replay, agebloom-plan), with the same messages:
 //
-//   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P
+//   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P  --mem MB
+//   --max-npws X  --max-bits-per-item X  --max-accesses N  --block-bits B
 //   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
 //   --vlan-in-key  --ignore-vlan  --ignore-l2  --packet-bytes N  --bpf EXPR
 //   --decide filter|penalties  --penalty-fp X  --penalty-fn Y  --prior P  --penalty-param NAME
@@ -57,7 +58,7 @@ class FilterOptions {
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
     kMem, kClickPorts, kOnFlood, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
-    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf
+    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf, kMaxNpws, kMaxBitsPerItem, kMaxAccesses, kBlockBits
   };
   // --fpr's default for --key packet: a unique packet wrongly dropped is data
   // lost, so the filter is sized for one in a million rather than 1%.
@@ -87,17 +88,21 @@ class FilterOptions {
 
   // Appends the shared options (not the terminating zero entry); with
   // sizing_only, just those that size a filter (--filter, --window, --ttl,
-  // --capacity, --fpr, --mem, --list-filters), for agebloom-plan.
+  // --capacity, --fpr, --mem, the planner's limits, --list-filters), for
+  // agebloom-plan.
   static void append_to(std::vector<option>& table, bool sizing_only = false);
-  // The --help lines of the shared options (the filter names from the registry).
-  static std::string help();
+  // The --help lines of the shared options (the filter names from the
+  // registry); with sizing_only, those append_to(sizing_only) adds.
+  static std::string help(bool sizing_only = false);
 
   // True when `code` is a shared option; a bad value sets `error`.
   bool take(int code, const char* arg, std::string& error);
   // Checks across options and fills the defaults: window 1,000,000
   // insertions when neither --window nor --ttl is given, the key mode's
   // policy; --ttl without --capacity leaves the capacity unknown (0: auto
-  // plans tlbf). Returns the message for a conflict, or "".
+  // plans tlbf); --mem without --fpr sizes by memory (spec.fpr 0: the
+  // lowest FPR that fits), except for tlbf, whose budget --mem is. Returns
+  // the message for a conflict, or "".
   std::string finish();
 
   bool time_window() const noexcept { return have_ttl_; }  // --ttl was given
@@ -109,7 +114,7 @@ class FilterOptions {
  private:
   bool have_window_ = false, have_ttl_ = false, have_capacity_ = false, policy_set_ = false;
   bool have_click_opt_ = false, have_packet_opt_ = false, have_fpr_ = false;
-  bool have_penalty_opt_ = false, prior_set_ = false, have_on_flood_ = false;
+  bool have_penalty_opt_ = false, prior_set_ = false, have_on_flood_ = false, have_mem_ = false;
   uint64_t capacity_ = 0;
 };
 

@@ -43,7 +43,7 @@ struct GuardedEpochConfig {
   uint32_t r = 8;             // live epochs; the filter has r + 1 segments
   uint32_t k = 0;             // bits per key per segment
   uint64_t segment_bits = 0;  // s
-  uint32_t block_bits = 0;    // 0: flat (paper layout); 64, 256 or 512: blocked
+  uint32_t block_bits = 0;    // 0: flat (paper layout); 64, 128, 256 or 512: blocked
   uint64_t capacity = 0;      // expected insertions per window: the model's load
                               // (defaults to W for count windows)
   uint64_t epoch_capacity = 0;  // time windows: an epoch also ends after this many
@@ -77,7 +77,7 @@ struct GuardedEpochConfig {
     if (Status s = window.validate(); !s) return s;
     if (r == 0 || r + 1 > kMaxSegments) return Errc::segments_out_of_range;
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
-    if (block_bits != 0 && block_bits != 64 && block_bits != 256 && block_bits != 512)
+    if (block_bits != 0 && (!is_pow2(block_bits) || block_bits < 64 || block_bits > 512))
       return Errc::block_size_invalid;
     if (k == 0 || k > kMaxK || (block_bits != 0 && k > block_bits)) return Errc::k_out_of_range;
     if (segment_bits < 64 || segment_bits < block_bits) return Errc::budget_too_small;

@@ -42,6 +42,7 @@ struct PlanRequest {
     std::optional<double> max_npws;               // peak NPWS limit
     std::optional<double> max_bits_per_item;      // memory limit
     std::optional<double> max_accesses_per_query; // see accesses_per_query above
+    std::optional<std::uint64_t> max_total_bytes; // limit on the arena (bytes_needed): --mem
     std::optional<unsigned> block_bits;           // B for the blocked structures (default 512)
     std::optional<Structure> structure;           // restrict to one structure
     bool auto_candidates = false;                 // restrict to the registry's auto_candidate rows
@@ -61,7 +62,8 @@ struct Plan {
     std::uint64_t generation_or_epoch = 0; // insertions between shifts/rotations (g, ℓ, W/N)
     double bits_per_item = 0.0;       // segments * bits_per_segment / items per window
     double expected_fpr = 0.0;        // the structure's model FP (worst case: just before a shift)
-    double slack_items = 0.0;         // ℓ (guarded epoch), k·g (APBF), W/N (ring)
+    double slack_items = 0.0;         // how far past the window a key may be found: ℓ (guarded epoch,
+                                      // ring), k·g (APBF), each plus r·ℓ − W or l·g − W (rounding)
     double peak_npws = 0.0;           // see models.hpp (APBF §5.2; guarded epoch definition)
     double accesses_per_query = 0.0;  // the larger of a window key's and a false answer's (units above)
     double accesses_per_insert = 0.0; // expected accesses of one insertion (units above)
@@ -88,6 +90,21 @@ using PlanResult = std::variant<Plan, PlanError>;
 // and every limit given) or an error. Bounded: every sizing search in the
 // core is, so an FPR too small to build answers fpr_unreachable quickly.
 PlanResult plan(const PlanRequest& request);
+
+// Sizing by memory: the plan with the lowest model FPR whose arena fits in
+// request.max_total_bytes (required), meeting the other limits; request.fpr
+// is ignored. "The lowest FPR that fits in 4 MiB" is a bisection over
+// log(fpr) in [kLowestFpr, 1/2] on plan(), whose memory falls as the target
+// rises; the plan returned is the one at the tightest target that fit.
+// Rate-adaptive structures (tlbf) keep a target FPR within a budget and are
+// refused here (invalid_request): they take --fpr and --mem together.
+PlanResult plan_lowest_fpr(const PlanRequest& request);
+inline constexpr double kLowestFpr = 1e-12;  // plan_lowest_fpr's floor: beyond it no window needs more
+
+// The figures of a ready configuration (a Plan whose config is `config`):
+// what a filter built by other means (a snapshot, a hand-made config) costs
+// and how much slack it keeps.
+Plan describe(const FilterConfig& config);
 
 // Every candidate of one structure that meets the request's target and
 // limits, cheapest first (for tests and tables).

@@ -146,7 +146,7 @@ struct SizingRequest {
   Window window = Window::count(0);  // count or time window to keep
   double fpr = 0.01;          // target model FPR, in (0, 1)
   uint64_t capacity = 0;      // insertions per window; 0: a count window's span
-  uint32_t block_bits = 512;  // B of the blocked structures (64, 256 or 512)
+  uint32_t block_bits = 512;  // B of the blocked structures (64, 128, 256 or 512)
   uint64_t memory_bytes = 0;  // a structure that manages a budget (tlbf) takes this much; 0 = its default
 
   // The insertions the model is sized for: capacity, else a count window's
@@ -171,6 +171,13 @@ constexpr void plan_epochs(const SizingRequest& r, uint32_t block_bits, bool rin
                   : GuardedEpochConfig::for_fpr(r.window, r.fpr, n, block_bits, r.capacity);
     if (c) emit(*c);
   }
+}
+
+// Why plan_epochs emitted nothing, when it is not the FPR: the shape itself
+// refused at the easiest target (a block size the layout lacks, say).
+constexpr Errc epochs_why(const SizingRequest& r, uint32_t block_bits) {
+  auto c = GuardedEpochConfig::for_fpr(r.window, 0.5, 1, block_bits, r.items() ? r.items() : 1);
+  return c ? Errc::ok : c.code();
 }
 
 // The APBF shapes: k around the published ⌈log2 1/fpr⌉ (k0 - 2 .. k0 + 6,
@@ -212,6 +219,8 @@ struct StructureTraits<Structure::guarded_epoch> {
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, 0, false, emit);
   }
+  // Why plan() emitted nothing (the planner's message).
+  static constexpr Errc why(const SizingRequest& r) { return registry_detail::epochs_why(r, 0); }
 };
 
 // The guarded epoch filter with a B-bit block per segment probe (Sec. 2, blocked).
@@ -225,6 +234,8 @@ struct StructureTraits<Structure::guarded_epoch_blocked> {
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, r.block_bits, false, emit);
   }
+  // Why plan() emitted nothing (the planner's message).
+  static constexpr Errc why(const SizingRequest& r) { return registry_detail::epochs_why(r, r.block_bits); }
 };
 
 // The Age-Partitioned Bloom Filter (Sec. 5, Algorithm 1).
@@ -275,6 +286,8 @@ struct StructureTraits<Structure::ring> {
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     registry_detail::plan_epochs(r, 0, true, emit);
   }
+  // Why plan() emitted nothing (the planner's message).
+  static constexpr Errc why(const SizingRequest& r) { return registry_detail::epochs_why(r, 0); }
 };
 
 // Guarded epoch in the one-line layout: every segment's word of an index in
