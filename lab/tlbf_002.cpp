@@ -137,7 +137,7 @@ int table2_002(const LabOptions& o) {
   }
 
   // The rate step, at 1%.
-  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, rate);
+  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = rate});
   if (!c) return 1;
   Tlbf f(*c);
   if (!f.ok) return 1;

@@ -29,7 +29,7 @@ constexpr Phase kPhases[] = {{"steady", kPlanned}, {"x10", 10 * kPlanned}, {"bac
                              {"x0.1", kPlanned / 10}, {"again", kPlanned}};
 
 void run_rate_steps(benchmark::State& st, size_t upto) {
-  auto cfg = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, kPlanned);
+  auto cfg = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = kPlanned});
   if (!cfg) {
     st.SkipWithError(cfg.what());
     return;

@@ -1,5 +1,13 @@
 // agebloom: sliding-window Bloom filters for packet processing.
 // The umbrella header of the freestanding, allocation-free core.
+//
+// Three rules of use (docs/API.md, "Sizing parameters, handles and threads"):
+//  - XConfig::for_fpr(window, fpr, {.name = value, ...}): each structure's
+//    own named parameters (XSizing), never positional;
+//  - a filter (GuardedEpochFilter, ...) is a handle, a view of the caller's
+//    arena: its copies share one state; create two for two filters;
+//  - no locks inside: one writer at a time, readers only while none writes
+//    (one filter per lcore in a DPDK app).
 #pragma once
 
 #include "agebloom/core/arena.hpp"

@@ -105,7 +105,7 @@ TEST(Apbf, TimeWindowHasNoLiveFalseNegatives) {
   std::mt19937_64 rng(2002);
   for (int trial = 0; trial < 15; ++trial) {
     const uint64_t T = 1000 + rng() % 50000;
-    auto cfg = ApbfConfig::for_fpr(Window::time(T), trial % 2 ? 0.01 : 0.001, 3000);
+    auto cfg = ApbfConfig::for_fpr(Window::time(T), trial % 2 ? 0.01 : 0.001, {.capacity = 3000});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
     std::deque<std::pair<uint64_t, uint64_t>> recent;

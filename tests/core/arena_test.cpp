@@ -57,7 +57,7 @@ TEST(Arena, OverflowingSizesAreRejected) {
 // less fails for some base: the sizing and the carving agree.
 TEST(Arena, BytesNeededMatchesCreateFromAnyBase) {
   for (uint32_t block : {0u, 64u, 512u}) {
-    auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(5000), 0.01, 4, block);
+    auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(5000), 0.01, {.r = 4, .block_bits = block});
     ASSERT_TRUE(cfg);
     auto need = ab::GuardedEpochFilter::bytes_needed(*cfg);
     ASSERT_TRUE(need);
@@ -79,4 +79,34 @@ TEST(Arena, BytesNeededMatchesCreateFromAnyBase) {
     }
     EXPECT_TRUE(some_base_failed_with_one_less);
   }
+}
+
+// A filter is a handle (docs/API.md): its copies share the arena's state,
+// and a filter created in another arena is independent. The documented
+// contract, checked, so a change to it cannot go unnoticed.
+TEST(Arena, FilterCopiesShareStateSecondArenaDoesNot) {
+  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(5000), 0.001, {.r = 4});
+  ASSERT_TRUE(cfg);
+  const size_t need = *ab::GuardedEpochFilter::bytes_needed(*cfg);
+  std::vector<unsigned char> a(need + 64), b(need + 64);
+  ab::Arena arena_a(a.data(), a.size()), arena_b(b.data(), b.size());
+  auto one = ab::GuardedEpochFilter::create(*cfg, arena_a);
+  auto other = ab::GuardedEpochFilter::create(*cfg, arena_b);
+  ASSERT_TRUE(one && other);
+  ab::GuardedEpochFilter copy = *one;
+  const ab::Hasher hash(7);
+  const uint64_t key = 42;
+  copy.insert(hash(&key, sizeof key));
+  EXPECT_TRUE(one->contains(hash(&key, sizeof key)));     // the copy wrote the original's state
+  EXPECT_EQ(one->insertions(), 1u);
+  EXPECT_FALSE(other->contains(hash(&key, sizeof key)));  // another arena, another filter
+  // Named sizing parameters land where they are named, for each structure.
+  auto il = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(5000), 0.01, {.lane_bits = 32, .r = 7});
+  ASSERT_TRUE(il);
+  EXPECT_EQ(il->lane_bits, 32u);
+  EXPECT_EQ(il->r, 7u);
+  auto ge = ab::GuardedEpochConfig::for_fpr(ab::Window::count(5000), 0.01, {.r = 7, .block_bits = 256});
+  ASSERT_TRUE(ge);
+  EXPECT_EQ(ge->r, 7u);
+  EXPECT_EQ(ge->block_bits, 256u);
 }

@@ -66,7 +66,7 @@ TEST(Counting, SizingAtOneMillionAndOnePercent) {
               c->model_fpr());
 
   for (double f : {0.2, 0.05, 1e-3, 1e-5, 1e-8}) {
-    auto t = CountingConfig::for_fpr(Window::time(1000), f, 50'000);
+    auto t = CountingConfig::for_fpr(Window::time(1000), f, {.capacity = 50'000});
     ASSERT_TRUE(t) << f;
     EXPECT_LE(t->model_fpr(), f);
     EXPECT_GT(t->model_fpr(), 0.9 * f);  // not wastefully oversized
@@ -157,7 +157,7 @@ TEST(Counting, CountersEqualThoseOfTheLiveInsertionsAlone) {
 // gone at tick + T + 1; insertions before the first advance() take its tick.
 TEST(Counting, TimeWindowExpiresWhatEndedByNow) {
   const uint64_t T = 1000;
-  auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, 4000);
+  auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, {.capacity = 4000});
   ASSERT_TRUE(cfg);
   Owned f(*cfg);
   ASSERT_TRUE(f->advance(10));
@@ -236,7 +236,7 @@ TEST(Counting, TimeWindowHasNoLiveFalseNegatives) {
     const bool small_ring = trial % 3 == 2;
     // At least one tick per insertion: T + 1 slots hold every live entry.
     const uint64_t capacity = small_ring ? T / 16 + 1 : T + 1;
-    auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, capacity);
+    auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, {.capacity = capacity});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
     std::deque<std::pair<uint64_t, uint64_t>> recent;  // (tick, key)
@@ -322,7 +322,7 @@ TEST(Counting, SaturatedCountersAreSticky) {
 }
 
 TEST(Counting, TimeGoingBackwardsIsAnErrorAndChangesNothing) {
-  auto cfg = CountingConfig::for_fpr(Window::time(1000), 0.01, 500);
+  auto cfg = CountingConfig::for_fpr(Window::time(1000), 0.01, {.capacity = 500});
   ASSERT_TRUE(cfg);
   Owned f(*cfg);
   ASSERT_TRUE(f->advance(5000));
@@ -365,7 +365,7 @@ TEST(Counting, MeasuredFprMatchesModel) {
   }
   // A time window at its planned rate, one insertion per tick: T + 1 live.
   const uint64_t T = 20000;
-  auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, T);
+  auto cfg = CountingConfig::for_fpr(Window::time(T), 0.01, {.capacity = T});
   ASSERT_TRUE(cfg);
   EXPECT_EQ(cfg->ring_slots(), T);
   cfg->ring = T + 1;  // the +1 live entry at one per tick: no overflow
@@ -386,7 +386,7 @@ TEST(Counting, MeasuredFprMatchesModel) {
 // bulk form equals its scalar loop: same verdicts, same bytes of state.
 TEST(Counting, OperationFormsAgree) {
   for (bool time : {false, true}) {
-    auto cfg = time ? CountingConfig::for_fpr(Window::time(400), 0.05, 2000)
+    auto cfg = time ? CountingConfig::for_fpr(Window::time(400), 0.05, {.capacity = 2000})
                     : CountingConfig::for_fpr(Window::count(3000), 0.05);
     ASSERT_TRUE(cfg);
     Owned a(*cfg), b(*cfg), c(*cfg), d(*cfg);
@@ -422,7 +422,7 @@ TEST(Counting, ErrorPaths) {
     EXPECT_EQ(CountingConfig::for_fpr(Window::count(1000), f).code(), Errc::fpr_out_of_range) << f;
   // Windows: empty, and a time window without capacity.
   EXPECT_EQ(CountingConfig::for_fpr(Window::count(0), 0.01).code(), Errc::window_zero);
-  EXPECT_EQ(CountingConfig::for_fpr(Window::time(0), 0.01, 10).code(), Errc::time_span_zero);
+  EXPECT_EQ(CountingConfig::for_fpr(Window::time(0), 0.01, {.capacity = 10}).code(), Errc::time_span_zero);
   EXPECT_EQ(CountingConfig::for_fpr(Window::time(1000), 0.01).code(), Errc::capacity_zero);
   auto good = CountingConfig::for_fpr(Window::count(5000), 0.01);
   ASSERT_TRUE(good);
@@ -449,20 +449,20 @@ TEST(Counting, ErrorPaths) {
   EXPECT_EQ(c.validate().code(), Errc::ring_too_small);
   c.ring = 5000;
   EXPECT_TRUE(c.validate());
-  auto tc = CountingConfig::for_fpr(Window::time(1000), 0.01, 800);
+  auto tc = CountingConfig::for_fpr(Window::time(1000), 0.01, {.capacity = 800});
   ASSERT_TRUE(tc);
   c = *tc;
   c.ring = 799;
   EXPECT_EQ(c.validate().code(), Errc::ring_too_small);
   // Too large: an FPR out of reach with k <= 32, a ring beyond 2^50 bits, counters beyond it.
-  EXPECT_EQ(CountingConfig::for_fpr(Window::time(1000), 1e-300, 1000).code(), Errc::too_large);
+  EXPECT_EQ(CountingConfig::for_fpr(Window::time(1000), 1e-300, {.capacity = 1000}).code(), Errc::too_large);
   EXPECT_EQ(CountingConfig::for_fpr(Window::count(uint64_t{1} << 44), 0.01).code(), Errc::too_large);
   EXPECT_EQ(CountingConfig::for_fpr(Window::count(~uint64_t{0}), 0.5).code(), Errc::too_large);
   c = *good;
   c.cells = ab::kMaxStructureBits / 4 + 1;
   EXPECT_EQ(c.validate().code(), Errc::too_large);
   // A time window's span is ticks, not insertions: any span is fine.
-  EXPECT_TRUE(CountingConfig::for_fpr(Window::time(~uint64_t{0}), 0.01, 100));
+  EXPECT_TRUE(CountingConfig::for_fpr(Window::time(~uint64_t{0}), 0.01, {.capacity = 100}));
 
   // An arena too small, whether the header fits or not, is refused and left as it was.
   const size_t need = *CountingFilter::bytes_needed(*good);

@@ -45,7 +45,7 @@ TEST(Errors, TimeSpanZero) {
   auto c = valid();
   c.window = Window::time(0);
   EXPECT_EQ(c.validate().code(), Errc::time_span_zero);
-  EXPECT_EQ(GuardedEpochConfig::for_fpr(Window::time(0), 0.01, 8, 0, 100).code(),
+  EXPECT_EQ(GuardedEpochConfig::for_fpr(Window::time(0), 0.01, {.r = 8, .capacity = 100}).code(),
             Errc::time_span_zero);
 }
 
@@ -96,7 +96,7 @@ TEST(Errors, BudgetTooSmall) {
 }
 
 TEST(Errors, CapacityZeroForTimeWindows) {
-  EXPECT_EQ(GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 4).code(), Errc::capacity_zero);
+  EXPECT_EQ(GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, {.r = 4}).code(), Errc::capacity_zero);
 }
 
 TEST(Errors, ArenaTooSmall) {

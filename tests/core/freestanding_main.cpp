@@ -13,7 +13,7 @@ alignas(64) unsigned char g_arena[1 << 20];
 extern "C" int main() {  // extern "C": under -ffreestanding clang does not treat main as special
   using namespace agebloom;
   Arena arena(g_arena, sizeof g_arena);
-  auto cfg = GuardedEpochConfig::for_fpr(Window::count(1000), 0.01, 4);
+  auto cfg = GuardedEpochConfig::for_fpr(Window::count(1000), 0.01, {.r = 4});
   if (!cfg) return 10;
   auto need = GuardedEpochFilter::bytes_needed(*cfg);
   if (!need || *need > sizeof g_arena) return 11;

@@ -54,7 +54,7 @@ TEST(GuardedEpoch, CountWindowHasNoLiveFalseNegatives) {
   for (int trial = 0; trial < 40; ++trial) {
     const Params p = random_params(rng);
     const bool repeats = trial % 2;
-    auto cfg = GuardedEpochConfig::for_fpr(Window::count(p.window), p.fpr, p.r, p.block);
+    auto cfg = GuardedEpochConfig::for_fpr(Window::count(p.window), p.fpr, {.r = p.r, .block_bits = p.block});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
     std::deque<uint64_t> last;  // the last W keys inserted
@@ -84,7 +84,7 @@ TEST(GuardedEpoch, CountWindowHasNoLiveFalseNegatives) {
 TEST(GuardedEpoch, NothingOlderThanWindowPlusEpochSurvivesRotation) {
   for (uint32_t block : {0u, 512u}) {
     const uint64_t W = 8000;
-    auto cfg = GuardedEpochConfig::for_fpr(Window::count(W), 0.01, 4, block);
+    auto cfg = GuardedEpochConfig::for_fpr(Window::count(W), 0.01, {.r = 4, .block_bits = block});
     ASSERT_TRUE(cfg);
     Owned f(*cfg);
     const uint64_t ell = cfg->epoch_length(), n = 10 * W;
@@ -111,7 +111,7 @@ TEST(GuardedEpoch, TimeWindowHasNoLiveFalseNegatives) {
     const uint64_t T = 1000 + rng() % 100000;
     const uint32_t r = 1 + rng() % 12;
     const uint32_t block = trial % 2 ? 512 : 0;
-    auto cfg = GuardedEpochConfig::for_fpr(Window::time(T), 0.01, r, block, 2000);
+    auto cfg = GuardedEpochConfig::for_fpr(Window::time(T), 0.01, {.r = r, .block_bits = block, .capacity = 2000});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
     std::deque<std::pair<uint64_t, uint64_t>> recent;  // (tick, key)
@@ -133,7 +133,7 @@ TEST(GuardedEpoch, TimeWindowHasNoLiveFalseNegatives) {
 }
 
 TEST(GuardedEpoch, IdleGapLongerThanSpanExpiresEverything) {
-  auto cfg = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 4, 0, 500);
+  auto cfg = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, {.r = 4, .capacity = 500});
   ASSERT_TRUE(cfg);
   Owned f(*cfg);
   ASSERT_TRUE(f->advance(10));
@@ -147,7 +147,7 @@ TEST(GuardedEpoch, IdleGapLongerThanSpanExpiresEverything) {
 }
 
 TEST(GuardedEpoch, TimeGoingBackwardsIsAnErrorNotCorruption) {
-  auto cfg = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 4, 0, 500);
+  auto cfg = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, {.r = 4, .capacity = 500});
   ASSERT_TRUE(cfg);
   Owned f(*cfg);
   ASSERT_TRUE(f->advance(5000));
@@ -163,7 +163,7 @@ TEST(GuardedEpoch, TimeGoingBackwardsIsAnErrorNotCorruption) {
 // bulk form equals its scalar loop: same verdicts, same bytes of state.
 TEST(GuardedEpoch, OperationFormsAgree) {
   for (uint32_t block : {0u, 64u, 256u, 512u}) {
-    auto cfg = GuardedEpochConfig::for_fpr(Window::count(3000), 0.05, 5, block);
+    auto cfg = GuardedEpochConfig::for_fpr(Window::count(3000), 0.05, {.r = 5, .block_bits = block});
     ASSERT_TRUE(cfg);
     Owned a(*cfg), b(*cfg), c(*cfg);
     std::mt19937_64 rng(block);
@@ -219,7 +219,7 @@ TEST(GuardedEpoch, MeasuredFprMatchesModel) {
 TEST(GuardedEpoch, SizingMeetsTargetAndMatchesPaperBudget) {
   for (double p : {0.1, 0.01, 0.001, 1e-5})
     for (uint32_t block : {0u, 512u}) {
-      auto cfg = GuardedEpochConfig::for_fpr(Window::count(1'000'000), p, 8, block);
+      auto cfg = GuardedEpochConfig::for_fpr(Window::count(1'000'000), p, {.r = 8, .block_bits = block});
       ASSERT_TRUE(cfg);
       EXPECT_LE(cfg->model_fpr(), p);
       EXPECT_GT(cfg->model_fpr(), p / 2);  // not wastefully oversized
@@ -236,7 +236,7 @@ TEST(GuardedEpoch, SizingMeetsTargetAndMatchesPaperBudget) {
 TEST(GuardedEpoch, IsaBuildsAgree) {
   if (!ab::cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2: only the baseline build can run";
   for (uint32_t block : {64u, 256u, 512u}) {
-    auto cfg = GuardedEpochConfig::for_fpr(Window::count(4000), 0.02, 6, block);
+    auto cfg = GuardedEpochConfig::for_fpr(Window::count(4000), 0.02, {.r = 6, .block_bits = block});
     ASSERT_TRUE(cfg);
     Owned wide(*cfg), base(*cfg);
     EXPECT_TRUE(wide->uses_avx2());

@@ -122,7 +122,7 @@ TEST(Inference, LiveFilterInvariants) {
   for (bool tbf : {true, false}) {
     SCOPED_TRACE(tbf ? "tbf" : "btbf");
     const uint64_t w = 4096, universe = 8192;
-    auto c = BlockTimingConfig::for_fpr(Window::count(w), 0.05, 0, tbf);
+    auto c = BlockTimingConfig::for_fpr(Window::count(w), 0.05, {.capacity = 0, .tbf = tbf});
     ASSERT_TRUE(c) << c.what();
     OwnedFilter<BlockTimingFilter> f(*c);
     auto post = BlockTimingPosterior::make(*c, *DistinctItems::uniform(universe));
@@ -275,7 +275,7 @@ TEST(Inference, BadInputs) {
   for (double p : {0.0, 1.0, -0.1, 2.0, std::nan("")}) EXPECT_EQ(validate_prior(p).code(), Errc::prior_invalid) << p;
   EXPECT_TRUE(validate_prior(1e-9));
   // A time window's blocks are ticks, not insertions: no posterior.
-  auto timed = BlockTimingConfig::for_fpr(Window::time(1'000'000), 0.01, 1000);
+  auto timed = BlockTimingConfig::for_fpr(Window::time(1'000'000), 0.01, {.capacity = 1000});
   ASSERT_TRUE(timed) << timed.what();
   EXPECT_EQ(BlockTimingPosterior::make(*timed).code(), Errc::inference_unsupported);
   // A config the filter refuses is refused with the filter's own error.

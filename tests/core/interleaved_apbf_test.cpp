@@ -39,8 +39,8 @@ TEST(InterleavedApbf, NoLiveFalseNegativesCountAndTime) {
   for (int trial = 0; trial < 6; ++trial) {
     const bool timed = trial % 2;
     const uint64_t W = 50 + rng() % 3000, T = 1000 + rng() % 30000;
-    auto cfg = timed ? InterleavedApbfConfig::for_fpr(Window::time(T), 0.01, 32, 3000)
-                     : InterleavedApbfConfig::for_fpr(Window::count(W), trial % 4 ? 0.01 : 0.001, 32);
+    auto cfg = timed ? InterleavedApbfConfig::for_fpr(Window::time(T), 0.01, {.lane_bits = 32, .capacity = 3000})
+                     : InterleavedApbfConfig::for_fpr(Window::count(W), trial % 4 ? 0.01 : 0.001, {.lane_bits = 32});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned<uint32_t> f(*cfg);
     std::deque<std::pair<uint64_t, uint64_t>> recent;
@@ -66,7 +66,7 @@ TEST(InterleavedApbf, NoLiveFalseNegativesCountAndTime) {
 TEST(InterleavedApbf, MeasuredFprMatchesModel) {
   for (uint32_t lane : {32u, 64u})
     for (double p : {0.05, 0.01, 0.001}) {
-      auto cfg = InterleavedApbfConfig::for_fpr(Window::count(40000), p, lane);
+      auto cfg = InterleavedApbfConfig::for_fpr(Window::count(40000), p, {.lane_bits = lane});
       ASSERT_TRUE(cfg) << cfg.what();
       const double model = cfg->model_fpr();
       EXPECT_LE(model, p);
@@ -80,7 +80,7 @@ TEST(InterleavedApbf, MeasuredFprMatchesModel) {
 }
 
 TEST(InterleavedApbf, InvalidShapesAreErrors) {
-  auto c = *InterleavedApbfConfig::for_fpr(Window::count(10000), 0.01, 32);
+  auto c = *InterleavedApbfConfig::for_fpr(Window::count(10000), 0.01, {.lane_bits = 32});
   auto bad = c;
   bad.lane_bits = 16;
   EXPECT_EQ(bad.validate().code(), ab::Errc::block_size_invalid);
@@ -105,7 +105,7 @@ TEST(InterleavedApbf, InvalidShapesAreErrors) {
 }
 
 TEST(InterleavedApbf, OperationFormsAgree) {
-  auto cfg = InterleavedApbfConfig::for_fpr(Window::count(3000), 0.05, 32);
+  auto cfg = InterleavedApbfConfig::for_fpr(Window::count(3000), 0.05, {.lane_bits = 32});
   ASSERT_TRUE(cfg);
   Owned<uint32_t> a(*cfg), b(*cfg);
   std::mt19937_64 rng(3);

@@ -25,8 +25,8 @@ template <class Lane>
 void check_live_window(uint32_t lane_bits, bool timed, std::mt19937_64& rng) {
   const uint32_t r = 1 + rng() % (512 / lane_bits - 1);
   const uint64_t W = r + rng() % 5000, T = 1000 + rng() % 50000;
-  auto cfg = timed ? InterleavedEpochConfig::for_fpr(Window::time(T), 0.01, lane_bits, r, 3000)
-                   : InterleavedEpochConfig::for_fpr(Window::count(W), 0.01, lane_bits, r);
+  auto cfg = timed ? InterleavedEpochConfig::for_fpr(Window::time(T), 0.01, {.lane_bits = lane_bits, .r = r, .capacity = 3000})
+                   : InterleavedEpochConfig::for_fpr(Window::count(W), 0.01, {.lane_bits = lane_bits, .r = r});
   ASSERT_TRUE(cfg) << cfg.what();
   Owned<Lane> f(*cfg);
   std::deque<std::pair<uint64_t, uint64_t>> recent;
@@ -64,7 +64,7 @@ TEST(InterleavedEpoch, NoLiveFalseNegativesCountAndTime) {
 TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
   for (double p : {0.05, 0.01, 0.001}) {
     const uint64_t W = 40000;
-    auto cfg = InterleavedEpochConfig::for_fpr(Window::count(W), p, 64);
+    auto cfg = InterleavedEpochConfig::for_fpr(Window::count(W), p, {.lane_bits = 64});
     ASSERT_TRUE(cfg);
     EXPECT_LE(cfg->model_fpr(), p);
     Owned<uint64_t> f(*cfg);
@@ -84,8 +84,8 @@ TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
 // The price of one line per query, quantified: more bits per item than the
 // flat paper layout at the same target (Table 3's B = 64 penalty).
 TEST(InterleavedEpoch, CostsMoreBitsThanTheFlatLayout) {
-  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 64);
-  auto flat = ab::GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 7);
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, {.lane_bits = 64});
+  auto flat = ab::GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, {.r = 7});
   ASSERT_TRUE(il && flat);
   EXPECT_GT(il->bits_per_item(), flat->bits_per_item());
   EXPECT_LT(il->bits_per_item(), 2.5 * flat->bits_per_item());
@@ -121,7 +121,7 @@ TEST(InterleavedEpoch, InvalidParametersAreErrors) {
   EXPECT_EQ(InterleavedEpochConfig::for_fpr(Window::count(1000), 0.0).code(), ab::Errc::fpr_out_of_range);
   EXPECT_EQ(InterleavedEpochConfig::for_fpr(Window::time(1000), 0.01).code(), ab::Errc::capacity_zero);
   // A config for 32-bit lanes is refused by the 64-bit filter.
-  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, 32);
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, {.lane_bits = 32});
   ASSERT_TRUE(c32);
   EXPECT_EQ(ab::InterleavedEpochFilter<uint64_t>::bytes_needed(*c32).code(), ab::Errc::block_size_invalid);
 }
@@ -164,14 +164,14 @@ void check_bulk_matches_scalar(InterleavedEpochConfig cfg) {
 }
 
 TEST(InterleavedEpoch, OperationFormsAgree) {
-  auto k8 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, 64);
+  auto k8 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, {.lane_bits = 64});
   ASSERT_TRUE(k8);  // its shape; every k is checked below
   for (uint32_t k : {2u, 4u, 8u, 16u}) {
     InterleavedEpochConfig c = *k8;
     c.k = k;
     check_bulk_matches_scalar<uint64_t>(c);
   }
-  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, 32);
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, {.lane_bits = 32});
   ASSERT_TRUE(c32);
   check_bulk_matches_scalar<uint32_t>(*c32);
 }

@@ -64,7 +64,7 @@ void run_filter_ops(const Config& cfg, long& allocations) {
 }
 
 TEST(NoAllocation, GuardedEpochFlatCountWindow) {
-  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, 8);
+  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, {.r = 8});
   ASSERT_TRUE(cfg);
   long n = -1;
   run_filter_ops<ab::GuardedEpochFilter>(*cfg, n);
@@ -72,7 +72,7 @@ TEST(NoAllocation, GuardedEpochFlatCountWindow) {
 }
 
 TEST(NoAllocation, GuardedEpochBlockedTimeWindow) {
-  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::time(500), 0.01, 4, 512, 2000);
+  auto cfg = ab::GuardedEpochConfig::for_fpr(ab::Window::time(500), 0.01, {.r = 4, .block_bits = 512, .capacity = 2000});
   ASSERT_TRUE(cfg);
   long n = -1;
   run_filter_ops<ab::GuardedEpochFilter>(*cfg, n);
@@ -90,7 +90,7 @@ TEST(NoAllocation, ApbfAndApbbf) {
 }
 
 TEST(NoAllocation, InterleavedEpoch) {
-  auto cfg = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, 64);
+  auto cfg = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(2000), 0.01, {.lane_bits = 64});
   ASSERT_TRUE(cfg);
   long n = -1;
   run_filter_ops<ab::InterleavedEpochFilter<uint64_t>>(*cfg, n);
@@ -98,7 +98,7 @@ TEST(NoAllocation, InterleavedEpoch) {
 }
 
 TEST(NoAllocation, InterleavedApbf) {
-  auto cfg = ab::InterleavedApbfConfig::for_fpr(ab::Window::count(2000), 0.01, 32);
+  auto cfg = ab::InterleavedApbfConfig::for_fpr(ab::Window::count(2000), 0.01, {.lane_bits = 32});
   ASSERT_TRUE(cfg);
   long n = -1;
   run_filter_ops<ab::InterleavedApbfFilter<uint32_t>>(*cfg, n);
@@ -140,7 +140,7 @@ TEST(NoAllocation, SizingAllocatesNothing) {
   long n;
   {
     Armed armed;
-    auto a = ab::GuardedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.001, 8, 512);
+    auto a = ab::GuardedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.001, {.r = 8, .block_bits = 512});
     auto b = ab::GuardedEpochConfig::for_bits_per_item(ab::Window::count(20'000), 14, 8);
     auto c = ab::ApbfConfig::for_fpr(ab::Window::count(1'000'000), 0.001);
     auto d = ab::InterleavedEpochConfig::for_fpr(ab::Window::count(1'000'000), 0.01);

@@ -59,7 +59,7 @@ TEST(Stable, SizingAtOneMillionAndOnePercent) {
 
   for (uint32_t d : {1u, 2u, 4u, 8u})
     for (double f : {0.3, 0.05, 0.01, 1e-4, 1e-9}) {
-      auto s = StableConfig::for_fpr(Window::count(100'000), f, 0, d);
+      auto s = StableConfig::for_fpr(Window::count(100'000), f, {.capacity = 0, .cell_bits = d});
       ASSERT_TRUE(s) << "d=" << d << " f=" << f << ": " << s.what();
       EXPECT_LE(s->model_fpr(), f);
       EXPECT_GT(s->model_fpr(), 0.5 * f);
@@ -67,7 +67,7 @@ TEST(Stable, SizingAtOneMillionAndOnePercent) {
       EXPECT_NEAR(s->bits_per_item(), static_cast<double>(s->cells) * d / 1e5, 0.02);
     }
   // Time windows size from the capacity: insertions per T.
-  auto t = StableConfig::for_fpr(Window::time(1'000'000'000), 0.01, 1'000'000);
+  auto t = StableConfig::for_fpr(Window::time(1'000'000'000), 0.01, {.capacity = 1'000'000});
   ASSERT_TRUE(t);
   EXPECT_EQ(t->cells, c->cells);
   EXPECT_EQ(t->decrements, c->decrements);
@@ -121,7 +121,7 @@ TEST(Stable, MeasuredFprAtTheStablePointMatchesModel) {
   };
   const uint64_t W = 20000;
   for (const Case cs : {Case{4, 0.01}, Case{4, 0.05}, Case{4, 0.002}, Case{1, 0.01}, Case{2, 0.01}, Case{8, 0.01}}) {
-    auto cfg = StableConfig::for_fpr(Window::count(W), cs.fpr, 0, cs.d);
+    auto cfg = StableConfig::for_fpr(Window::count(W), cs.fpr, {.capacity = 0, .cell_bits = cs.d});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
     uint64_t t = 0, probes = 0, positives = 0, next_probe = 1ULL << 52;
@@ -150,7 +150,7 @@ TEST(Stable, LiveFalseNegativeRateIsMeasured) {
   const uint64_t W = 20000;
   double previous = 1.0;
   for (uint32_t d : {1u, 2u, 4u, 8u}) {
-    auto cfg = StableConfig::for_fpr(Window::count(W), 0.01, 0, d);
+    auto cfg = StableConfig::for_fpr(Window::count(W), 0.01, {.capacity = 0, .cell_bits = d});
     ASSERT_TRUE(cfg);
     Owned f(*cfg);
     const uint64_t n = 10 * W;
@@ -180,7 +180,7 @@ TEST(Stable, LiveFalseNegativeRateIsMeasured) {
 // The filter has no clock: a time window's advance() only refuses time
 // going backwards, changing nothing; a count window's is a no-op.
 TEST(Stable, AdvanceChecksMonotonicTime) {
-  auto cfg = StableConfig::for_fpr(Window::time(1000), 0.01, 2000);
+  auto cfg = StableConfig::for_fpr(Window::time(1000), 0.01, {.capacity = 2000});
   ASSERT_TRUE(cfg);
   Owned f(*cfg);
   ASSERT_TRUE(f->advance(10'000));
@@ -212,7 +212,7 @@ TEST(Stable, AdvanceChecksMonotonicTime) {
 // decrement generator starts from the same seed in every filter).
 TEST(Stable, OperationFormsAgree) {
   for (uint32_t d : {1u, 4u, 8u}) {
-    auto cfg = StableConfig::for_fpr(Window::count(3000), 0.05, 0, d);
+    auto cfg = StableConfig::for_fpr(Window::count(3000), 0.05, {.capacity = 0, .cell_bits = d});
     ASSERT_TRUE(cfg);
     Owned a(*cfg), b(*cfg), c(*cfg), e(*cfg);
     std::mt19937_64 rng(d);
@@ -241,7 +241,7 @@ TEST(Stable, OperationFormsAgree) {
 TEST(Stable, ErrorPaths) {
   // d not 1, 2, 4 or 8.
   for (uint32_t d : {0u, 3u, 5u, 16u}) {
-    EXPECT_EQ(StableConfig::for_fpr(Window::count(1000), 0.01, 0, d).code(), Errc::cell_bits_invalid) << d;
+    EXPECT_EQ(StableConfig::for_fpr(Window::count(1000), 0.01, {.capacity = 0, .cell_bits = d}).code(), Errc::cell_bits_invalid) << d;
   }
   auto good = StableConfig::for_fpr(Window::count(5000), 0.01);
   ASSERT_TRUE(good);
@@ -280,7 +280,7 @@ TEST(Stable, ErrorPaths) {
     EXPECT_EQ(StableConfig::for_fpr(Window::count(1000), f).code(), Errc::fpr_out_of_range) << f;
   // Windows: empty, and a time window without capacity.
   EXPECT_EQ(StableConfig::for_fpr(Window::count(0), 0.01).code(), Errc::window_zero);
-  EXPECT_EQ(StableConfig::for_fpr(Window::time(0), 0.01, 10).code(), Errc::time_span_zero);
+  EXPECT_EQ(StableConfig::for_fpr(Window::time(0), 0.01, {.capacity = 10}).code(), Errc::time_span_zero);
   EXPECT_EQ(StableConfig::for_fpr(Window::time(1000), 0.01).code(), Errc::capacity_zero);
   c = *good;
   c.window = Window::time(1000);
@@ -289,9 +289,9 @@ TEST(Stable, ErrorPaths) {
   // Too large: k > 32 by the published rule (fpr < 2^-64), and m beyond 2^50 bits.
   EXPECT_TRUE(StableConfig::for_fpr(Window::count(1000), 1e-19));
   EXPECT_EQ(StableConfig::for_fpr(Window::count(1000), 1e-20).code(), Errc::too_large);
-  EXPECT_EQ(StableConfig::for_fpr(Window::time(1000), 1e-300, 1000).code(), Errc::too_large);
+  EXPECT_EQ(StableConfig::for_fpr(Window::time(1000), 1e-300, {.capacity = 1000}).code(), Errc::too_large);
   EXPECT_EQ(StableConfig::for_fpr(Window::count(uint64_t{1} << 50), 0.01).code(), Errc::too_large);
-  EXPECT_EQ(StableConfig::for_fpr(Window::count(~uint64_t{0}), 0.5, 0, 1).code(), Errc::too_large);
+  EXPECT_EQ(StableConfig::for_fpr(Window::count(~uint64_t{0}), 0.5, {.capacity = 0, .cell_bits = 1}).code(), Errc::too_large);
   c = *good;
   c.cells = ab::kMaxStructureBits / 4 + 1;
   EXPECT_EQ(c.validate().code(), Errc::too_large);

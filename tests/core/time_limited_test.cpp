@@ -33,7 +33,7 @@ double fpr_of(const TimeLimitedFilter& f, uint64_t base, uint64_t n) {
 // k = 10, l = 25 (35 slices); over a count window of 1000, after 20,000
 // insertions the last 1000 are present and the FPR is below 1.5%.
 TEST(TimeLimited, ReferenceCountWindow) {
-  auto c = TimeLimitedConfig::for_fpr(Window::count(1000), 0.01, 1000);
+  auto c = TimeLimitedConfig::for_fpr(Window::count(1000), 0.01, {.capacity = 1000});
   ASSERT_TRUE(c) << c.what();
   EXPECT_EQ(c->k, 10u);
   EXPECT_EQ(c->l, 25u);
@@ -49,7 +49,7 @@ TEST(TimeLimited, ReferenceCountWindow) {
 // inserted at one instant are all present, still present at 0.5 s, and all
 // absent after 2 s, with no insertion in between.
 TEST(TimeLimited, ReferenceTimeWindow) {
-  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, 100);
+  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = 100});
   ASSERT_TRUE(c);
   Owned o(*c);
   const uint64_t t0 = 7 * kSecond;
@@ -67,7 +67,7 @@ TEST(TimeLimited, ReferenceTimeWindow) {
 // step and returns to k + l, memory follows the rate, and the FPR stays near
 // the target.
 TEST(TimeLimited, FollowsRateStepsWithoutLosingLiveKeys) {
-  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, 1000);
+  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = 1000});
   ASSERT_TRUE(c);
   Owned o(*c);
   const uint32_t base_slices = c->k + c->l;
@@ -122,7 +122,7 @@ TEST(TimeLimited, BitsPerElementAndModelAtSteadyRate) {
   };
   for (const Row& r : {Row{0.1, 10, 13}, Row{0.01, 19, 24}, Row{0.001, 26, 35}}) {
     const uint64_t W = 100000;
-    auto c = TimeLimitedConfig::for_fpr(Window::count(W), r.fpr, W);
+    auto c = TimeLimitedConfig::for_fpr(Window::count(W), r.fpr, {.capacity = W});
     ASSERT_TRUE(c);
     Owned o(*c);
     uint64_t i = 0;
@@ -141,7 +141,7 @@ TEST(TimeLimited, BitsPerElementAndModelAtSteadyRate) {
 // every key of the last T is still present, the FPR rises, saturations()
 // says so; once the surge has aged out the filter recovers.
 TEST(TimeLimited, ExhaustedBudgetKeepsEveryLiveKey) {
-  auto base = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, 1000);
+  auto base = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = 1000});
   ASSERT_TRUE(base);
   // The minimum budget: exactly the k + l steady slices.
   auto c = TimeLimitedConfig::with_shape(Window::time(kSecond), base->k, base->l, 1000, base->steady_bits());
@@ -170,7 +170,7 @@ TEST(TimeLimited, ExhaustedBudgetKeepsEveryLiveKey) {
 }
 
 TEST(TimeLimited, IdleGapEmptiesAndTimeBackwardsChangesNothing) {
-  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, 1000);
+  auto c = TimeLimitedConfig::for_fpr(Window::time(kSecond), 0.01, {.capacity = 1000});
   ASSERT_TRUE(c);
   Owned o(*c);
   ASSERT_TRUE(o.filter.advance(10 * kSecond));
@@ -187,7 +187,7 @@ TEST(TimeLimited, IdleGapEmptiesAndTimeBackwardsChangesNothing) {
 }
 
 TEST(TimeLimited, OperationFormsAgree) {
-  auto c = TimeLimitedConfig::for_fpr(Window::count(2000), 0.01, 2000);
+  auto c = TimeLimitedConfig::for_fpr(Window::count(2000), 0.01, {.capacity = 2000});
   ASSERT_TRUE(c);
   Owned a(*c), b(*c);
   std::vector<KeyHash> keys;

@@ -28,7 +28,7 @@ using Clock = OwnedFilter<ClockFilter>;
 // its padding); the BTBF's default is bpt = k (at least 3) with the sweep at
 // most k timers per insertion (Sec. 5.1.2).
 TEST(Timing, SizingRules) {
-  auto tbf = BlockTimingConfig::for_fpr(Window::count(1 << 20), 0.01, 0, true);
+  auto tbf = BlockTimingConfig::for_fpr(Window::count(1 << 20), 0.01, {.capacity = 0, .tbf = true});
   ASSERT_TRUE(tbf) << tbf.what();
   EXPECT_EQ(tbf->block, 1u);
   EXPECT_GE(tbf->bpt, 21u);
@@ -53,7 +53,7 @@ TEST(Timing, ExpiryBoundary) {
   for (bool tbf : {true, false}) {
     SCOPED_TRACE(tbf ? "tbf" : "btbf");
     const uint64_t W = 1000;
-    auto c = BlockTimingConfig::for_fpr(Window::count(W), 1e-6, 0, tbf);
+    auto c = BlockTimingConfig::for_fpr(Window::count(W), 1e-6, {.capacity = 0, .tbf = tbf});
     ASSERT_TRUE(c) << c.what();
     Timing o(*c);
     uint64_t next = 1'000'000;
@@ -70,7 +70,7 @@ TEST(Timing, ExpiryBoundary) {
 // and keep what is live.
 TEST(Timing, TimeWindowSteps) {
   const uint64_t T = 1'000'000;
-  auto c = BlockTimingConfig::for_fpr(Window::time(T), 0.001, 5000);
+  auto c = BlockTimingConfig::for_fpr(Window::time(T), 0.001, {.capacity = 5000});
   ASSERT_TRUE(c) << c.what();
   Timing o(*c);
   ASSERT_TRUE(o.filter.advance(10 * T));
@@ -92,7 +92,7 @@ TEST(Timing, TimeWindowSteps) {
 // over count ticks.
 TEST(Clock, NoWrapRoundAfterFifteenTicks) {
   const uint64_t T = 1'000'000;
-  auto c = ClockConfig::for_fpr(Window::time(T), 0.001, 1000);
+  auto c = ClockConfig::for_fpr(Window::time(T), 0.001, {.capacity = 1000});
   ASSERT_TRUE(c) << c.what();
   Clock o(*c);
   uint64_t now = 5 * T;

@@ -145,7 +145,7 @@ class GpuVsCpu : public ::testing::TestWithParam<uint32_t> {
   }
 
   static GuardedEpochConfig config(uint64_t window) {
-    auto c = GuardedEpochConfig::for_fpr(Window::count(window), 0.01, 8, GetParam());
+    auto c = GuardedEpochConfig::for_fpr(Window::count(window), 0.01, {.r = 8, .block_bits = GetParam()});
     EXPECT_TRUE(c.has_value()) << c.what();
     return *c;
   }
@@ -210,7 +210,7 @@ class GpuVsCpuInterleaved : public ::testing::Test {
     if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
   }
   static InterleavedEpochConfig config(uint64_t window) {
-    auto c = InterleavedEpochConfig::for_fpr(Window::count(window), 0.01, 64);
+    auto c = InterleavedEpochConfig::for_fpr(Window::count(window), 0.01, {.lane_bits = 64});
     EXPECT_TRUE(c.has_value()) << c.what();
     return *c;
   }
@@ -236,19 +236,19 @@ TEST(GpuVsCpuTime, ReplayTenMillionKeys) {
   const size_t n = 10'000'000;
   const auto t = clocks(n, span, 5);
   for (uint32_t block : {0u, 512u}) {
-    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 8, block, 700'000);
+    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, {.r = 8, .block_bits = block, .capacity = 700'000});
     ASSERT_TRUE(c.has_value()) << c.what();
     expect_same_replay<GuardedEpochFilter>(*c, "time B=" + std::to_string(block), 670'000, n, 3'000'000, t);
   }
   auto ring = RotatingRing::config(Window::time(span), 4, 0.01, 0, 500'000, true);
   ASSERT_TRUE(ring.has_value()) << ring.what();
   expect_same_replay<GuardedEpochFilter>(*ring, "time ring, capacity trigger", 670'000, n, 3'000'000, t);
-  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, 64, 0, 700'000);
+  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 700'000});
   ASSERT_TRUE(il.has_value()) << il.what();
   expect_same_replay<InterleavedEpochFilter<uint64_t>>(*il, "time interleaved64", 670'000, n, 3'000'000, t);
 
   // Bulk insert over the time window: as advance(t[i]) then insert(key i).
-  auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 8, 512, 700'000);
+  auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, {.r = 8, .block_bits = 512, .capacity = 700'000});
   ASSERT_TRUE(c.has_value());
   const size_t m = 2'000'000;
   const auto keys = stream(m, 670'000, 77);
@@ -273,11 +273,11 @@ TEST(GpuVsCpuOnMiss, ReplayEveryLayoutBothWindowKinds) {
   if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
   const size_t n = 10'000'000;
   for (uint32_t block : {0u, 512u}) {
-    auto c = GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 8, block);
+    auto c = GuardedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, {.r = 8, .block_bits = block});
     ASSERT_TRUE(c.has_value());
     expect_same_replay<GuardedEpochFilter>(*c, "on-miss B=" + std::to_string(block), 1'000'000, n, 4'000'000, {}, true);
   }
-  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, 64);
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(1'000'000), 0.01, {.lane_bits = 64});
   ASSERT_TRUE(il.has_value());
   expect_same_replay<InterleavedEpochFilter<uint64_t>>(*il, "on-miss interleaved64", 1'000'000, n, 0, {}, true);
   const uint64_t span = 1'000'000;
@@ -298,7 +298,7 @@ TEST(GpuVsCpuApbf, ReplayBothPoliciesBothWindowKinds) {
   ASSERT_TRUE(apbbf.has_value());
   const uint64_t span = 1'000'000;
   const auto t = clocks(n, span, 23);
-  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, 700'000);
+  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, {.capacity = 700'000});
   ASSERT_TRUE(timed.has_value());
   for (bool on_miss : {false, true}) {
     const std::string p = on_miss ? " on-miss" : "";
@@ -328,10 +328,10 @@ TEST(GpuErrors, InvalidConfigAndPolicyAreValues) {
   EXPECT_EQ(gpu::replay(fc(bad), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::invalid_config);
   auto c = GuardedEpochConfig::for_fpr(Window::count(1000), 0.01);
   ASSERT_TRUE(c.has_value());
-  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, 32);
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, {.lane_bits = 32});
   ASSERT_TRUE(c32.has_value());
   EXPECT_EQ(gpu::replay(fc(*c32), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::unsupported);
-  auto t = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, 8, 0, 1000);
+  auto t = GuardedEpochConfig::for_fpr(Window::time(1000), 0.01, {.r = 8, .capacity = 1000});
   ASSERT_TRUE(t.has_value());
   // A time window needs each key's clock.
   EXPECT_EQ(gpu::replay(fc(*t), &k, 1, {}, &bits, nullptr, 0).code, gpu::GpuErrc::bad_argument);

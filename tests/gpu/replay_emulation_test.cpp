@@ -241,7 +241,7 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
 
 TEST(GpuReplayEmulation, GuardedEpochFlat) {
   for (uint64_t w : {1000u, 5000u}) {
-    auto c = GuardedEpochConfig::for_fpr(Window::count(w), 0.01, 4);
+    auto c = GuardedEpochConfig::for_fpr(Window::count(w), 0.01, {.r = 4});
     ASSERT_TRUE(c);
     check_replay<GuardedEpochFilter>(*c, 60000, w, "flat r=4 W=" + std::to_string(w));
   }
@@ -249,7 +249,7 @@ TEST(GpuReplayEmulation, GuardedEpochFlat) {
 
 TEST(GpuReplayEmulation, GuardedEpochBlocked) {
   for (uint32_t block : {64u, 512u}) {
-    auto c = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 8, block);
+    auto c = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, {.r = 8, .block_bits = block});
     ASSERT_TRUE(c) << c.what();
     check_replay<GuardedEpochFilter>(*c, 60000, 3000, "blocked B=" + std::to_string(block));
   }
@@ -262,7 +262,7 @@ TEST(GpuReplayEmulation, RotatingRing) {
 }
 
 TEST(GpuReplayEmulation, InterleavedEpoch) {
-  auto base = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 64);
+  auto base = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, {.lane_bits = 64});
   ASSERT_TRUE(base);
   for (uint32_t k : {2u, 4u, 8u, 16u}) {
     InterleavedEpochConfig c = *base;
@@ -283,7 +283,7 @@ TEST(GpuReplayEmulation, TimeWindows) {
   const uint64_t span = 4000;  // ticks; ~2 packets per tick: ~2700 packets per window
   const std::vector<uint64_t> t = clocks(60000, span, 11);
   for (uint32_t block : {0u, 512u}) {
-    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 6, block, 3000);
+    auto c = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, {.r = 6, .block_bits = block, .capacity = 3000});
     ASSERT_TRUE(c) << c.what();
     check_replay<GuardedEpochFilter>(*c, t.size(), 2700, "time window, B=" + std::to_string(block), t);
   }
@@ -292,7 +292,7 @@ TEST(GpuReplayEmulation, TimeWindows) {
   ASSERT_TRUE(ring) << ring.what();
   ASSERT_GT(ring->epoch_capacity, 0u);
   check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "time window ring with capacity trigger", t);
-  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, 64, 0, 3000);
+  auto il = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 3000});
   ASSERT_TRUE(il) << il.what();
   check_replay<InterleavedEpochFilter<uint64_t>>(*il, t.size(), 2700, "time window interleaved64", t);
 }
@@ -300,18 +300,18 @@ TEST(GpuReplayEmulation, TimeWindows) {
 // Insert-on-miss (the click-fraud default): the fixed point of the verdicts,
 // over count and time windows, every layout.
 TEST(GpuReplayEmulation, InsertOnMiss) {
-  auto flat = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 4);
+  auto flat = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, {.r = 4});
   ASSERT_TRUE(flat);
   check_replay<GuardedEpochFilter>(*flat, 60000, 3000, "on-miss flat", {}, true);
-  auto blocked = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, 8, 512);
+  auto blocked = GuardedEpochConfig::for_fpr(Window::count(3000), 0.01, {.r = 8, .block_bits = 512});
   ASSERT_TRUE(blocked);
   check_replay<GuardedEpochFilter>(*blocked, 60000, 3000, "on-miss blocked", {}, true);
-  auto il = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 64);
+  auto il = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, {.lane_bits = 64});
   ASSERT_TRUE(il);
   check_replay<InterleavedEpochFilter<uint64_t>>(*il, 60000, 3000, "on-miss interleaved64", {}, true);
   const uint64_t span = 4000;
   const std::vector<uint64_t> t = clocks(60000, span, 13);
-  auto tflat = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, 6, 0, 3000);
+  auto tflat = GuardedEpochConfig::for_fpr(Window::time(span), 0.01, {.r = 6, .capacity = 3000});
   ASSERT_TRUE(tflat);
   check_replay<GuardedEpochFilter>(*tflat, t.size(), 2700, "on-miss time window", t, true);
   auto ring = RotatingRing::config(Window::time(span), 5, 0.01, 0, 2000, true);
@@ -422,7 +422,7 @@ TEST(GpuReplayEmulation, Apbf) {
   ASSERT_TRUE(small) << small.what();
   const uint64_t span = 4000;
   const std::vector<uint64_t> t = clocks(60000, span, 21);
-  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, 3000);
+  auto timed = ApbfConfig::for_fpr(Window::time(span), 0.01, {.capacity = 3000});
   ASSERT_TRUE(timed) << timed.what();
   for (bool on_miss : {false, true}) {
     check_apbf(*apbf, 60000, 3000, "apbf k=7 l=4", {}, on_miss);
@@ -433,7 +433,7 @@ TEST(GpuReplayEmulation, Apbf) {
 }
 
 TEST(GpuReplayEmulation, ShapesTheReplayDoesNotTake) {
-  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, 32);
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, {.lane_bits = 32});
   ASSERT_TRUE(c32);
   EXPECT_EQ(gpu::shape_of(*c32).code(), Errc::block_size_invalid);
   GuardedEpochConfig bad;

@@ -105,7 +105,9 @@ inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
 const char* spec_name(const FilterSpec& spec) noexcept;
 
 // Any registered structure planned from a FilterSpec, built in the caller's
-// arena, and the dedup verdict over it. Plain data: copyable, nothing to free.
+// arena, and the dedup verdict over it. Plain data, nothing to free: a copy
+// after create() is a view of the same filter state (docs/API.md), one
+// writer at a time.
 class DedupFilter {
  public:
   // Plans `spec`; on error returns a message naming the problem.

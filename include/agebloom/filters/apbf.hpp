@@ -74,6 +74,13 @@ constexpr double generation_load(Window window, uint32_t l, uint64_t generation,
   return l ? static_cast<double>(capacity) / l : 0.0;
 }
 
+// ApbfConfig::for_fpr's named parameters, read at the call site:
+//   ApbfConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct ApbfSizing {
+  uint64_t capacity = 0;  // expected insertions per time window
+};
+
 // An APBF (or APBBF, block_bits != 0) shape: what the sizing functions
 // return and ApbfFilter::create() builds.
 struct ApbfConfig {
@@ -194,8 +201,8 @@ struct ApbfConfig {
   // largest l <= 100 with design FP <= fpr; then g = ⌈W/l⌉ so that the
   // window fits in l generations, and m = ⌈k·g/ln2⌉ so that a slice is half
   // full as it leaves the insertion window.
-  static constexpr Expected<ApbfConfig> for_fpr(Window window, double fpr,
-                                                uint64_t capacity = 0) noexcept {
+  static constexpr Expected<ApbfConfig> for_fpr(Window window, double fpr, ApbfSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
     if (Status s = window.validate(); !s) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     ApbfConfig c;
@@ -307,7 +314,8 @@ struct ApbfConfig {
 };
 
 // The age-partitioned filter over an arena: a handle (config and pointers);
-// its state lives in the arena. Copyable; nothing to free.
+// its state lives in the arena. A copy is a view of the same state
+// (docs/API.md: handles and threads); nothing to free.
 class ApbfFilter : public BulkOps<ApbfFilter> {
  public:
   constexpr ApbfFilter() noexcept = default;  // empty: create() one

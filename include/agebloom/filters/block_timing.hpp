@@ -38,6 +38,14 @@
 
 namespace agebloom {
 
+// BlockTimingConfig::for_fpr's named parameters, read at the call site:
+//   BlockTimingConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct BlockTimingSizing {
+  uint64_t capacity = 0;  // expected insertions per time window
+  bool tbf = false;  // true: the plain timing filter (block of one insertion)
+};
+
 // A (block) timing filter's shape: what for_fpr() returns and
 // BlockTimingFilter::create() builds.
 struct BlockTimingConfig {
@@ -134,8 +142,9 @@ struct BlockTimingConfig {
   // live until its step ends), k optimal for it; tbf = true: the TBF's B = 1
   // with P ≈ m/k (Sec. 3.1.3).
   // Errors: fpr_out_of_range, capacity_zero, too_large.
-  static constexpr Expected<BlockTimingConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
-                                                       bool tbf = false) noexcept {
+  static constexpr Expected<BlockTimingConfig> for_fpr(Window window, double fpr, BlockTimingSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
+    const bool tbf = sizing.tbf;
     if (Status s = window.validate(); !s) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     BlockTimingConfig c;

@@ -35,6 +35,14 @@
 
 namespace agebloom {
 
+// ClockConfig::for_fpr's named parameters, read at the call site:
+//   ClockConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct ClockSizing {
+  uint64_t capacity = 0;  // expected insertions per time window
+  uint32_t divisor = 2;  // clock resolution: keys live up to (1 + 1/divisor) windows
+};
+
 // The continuous (clock) filter's shape: what for_fpr() returns and
 // ClockFilter::create() builds.
 struct ClockConfig {
@@ -77,8 +85,9 @@ struct ClockConfig {
 
   // The smallest m meeting fpr at the load of TTL·(1 + 1/divisor) (keys live
   // up to 1.5 TTL for the default divisor 2), k optimal for it.
-  static constexpr Expected<ClockConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
-                                                 uint32_t divisor = 2) noexcept {
+  static constexpr Expected<ClockConfig> for_fpr(Window window, double fpr, ClockSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
+    const uint32_t divisor = sizing.divisor;
     if (Status s = window.validate(); !s) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     ClockConfig c;

@@ -71,6 +71,13 @@ struct CountingHeader {
   bool started;                   // time windows: the first advance() anchors the clock
 };
 
+// CountingConfig::for_fpr's named parameters, read at the call site:
+//   CountingConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct CountingSizing {
+  uint64_t capacity = 0;  // expected insertions per time window
+};
+
 // The counting filter's shape: what for_fpr() returns and
 // CountingFilter::create() builds.
 struct CountingConfig {
@@ -148,7 +155,8 @@ struct CountingConfig {
   // the model meets f, and a bisection finds the smallest m that does. At most
   // 400 steps (a factor 2750): a target that k <= 32 cannot reach within
   // that, or within kMaxStructureBits with the ring, is Errc::too_large.
-  static constexpr Expected<CountingConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0) noexcept {
+  static constexpr Expected<CountingConfig> for_fpr(Window window, double fpr, CountingSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     if (Status s = window.validate(); !s) return s;
     CountingConfig c;

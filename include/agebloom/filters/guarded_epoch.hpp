@@ -36,6 +36,15 @@
 
 namespace agebloom {
 
+// GuardedEpochConfig::for_fpr's named parameters, read at the call site:
+//   GuardedEpochConfig::for_fpr(window, fpr, {.r = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct GuardedEpochSizing {
+  uint32_t r = 8;  // live epochs: r + 1 segments
+  uint32_t block_bits = 0;  // 0: flat segments; 64, 128, 256 or 512: blocked
+  uint64_t capacity = 0;  // expected insertions per time window (count windows: the window)
+};
+
 // A guarded epoch filter's shape (flat, or blocked when block_bits != 0):
 // what for_fpr() returns and GuardedEpochFilter::create() builds.
 struct GuardedEpochConfig {
@@ -135,9 +144,10 @@ struct GuardedEpochConfig {
   // per-segment target is f = 1 - (1 - fpr)^{1/(r+1)} (segments treated as
   // independent, as in the proposition), s and k start from the optimal plain
   // Bloom filter for f at load ℓ and grow until the model meets the target.
-  static constexpr Expected<GuardedEpochConfig> for_fpr(Window window, double fpr, uint32_t r = 8,
-                                                         uint32_t block_bits = 0,
-                                                         uint64_t capacity = 0) noexcept {
+  static constexpr Expected<GuardedEpochConfig> for_fpr(Window window, double fpr, GuardedEpochSizing sizing = {}) noexcept {
+    const uint32_t r = sizing.r;
+    const uint32_t block_bits = sizing.block_bits;
+    const uint64_t capacity = sizing.capacity;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     GuardedEpochConfig c = base(window, r, block_bits, capacity);
     if (Status s = c.validate_shape(); !s) return s;
@@ -195,7 +205,8 @@ struct GuardedEpochConfig {
 };
 
 // The guarded epoch filter over an arena: a handle (config and pointers);
-// its segments live in the arena. Copyable; nothing to free.
+// its segments live in the arena. A copy is a view of the same state
+// (docs/API.md: handles and threads); nothing to free.
 class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
  public:
   constexpr GuardedEpochFilter() noexcept = default;  // empty: create() one

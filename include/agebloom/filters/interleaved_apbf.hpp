@@ -39,6 +39,14 @@
 
 namespace agebloom {
 
+// InterleavedApbfConfig::for_fpr's named parameters, read at the call site:
+//   InterleavedApbfConfig::for_fpr(window, fpr, {.lane_bits = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct InterleavedApbfSizing {
+  uint32_t lane_bits = 32;  // 32: 16 slices per line
+  uint64_t capacity = 0;  // expected insertions per time window
+};
+
 // The one-line APBF's shape: what for_fpr() returns and
 // InterleavedApbfFilter::create() builds.
 struct InterleavedApbfConfig {
@@ -144,8 +152,9 @@ struct InterleavedApbfConfig {
   // Fewest lines meeting `fpr`, every lane used (l = lanes - k), g = ⌈W/l⌉:
   // (k, b) and a first line count from the cheap independent model, then
   // lines grow 4% a step until the correlated model meets the target.
-  static constexpr Expected<InterleavedApbfConfig> for_fpr(Window window, double fpr, uint32_t lane_bits = 32,
-                                                           uint64_t capacity = 0) noexcept {
+  static constexpr Expected<InterleavedApbfConfig> for_fpr(Window window, double fpr, InterleavedApbfSizing sizing = {}) noexcept {
+    const uint32_t lane_bits = sizing.lane_bits;
+    const uint64_t capacity = sizing.capacity;
     if (Status s = window.validate(); !s) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     if (lane_bits != 32 && lane_bits != 64) return Errc::block_size_invalid;

@@ -32,6 +32,15 @@
 
 namespace agebloom {
 
+// InterleavedEpochConfig::for_fpr's named parameters, read at the call site:
+//   InterleavedEpochConfig::for_fpr(window, fpr, {.lane_bits = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct InterleavedEpochSizing {
+  uint32_t lane_bits = 64;  // 64: 8 segments per line, 32: 16
+  uint32_t r = 0;  // live epochs; 0: every lane (lanes - 1)
+  uint64_t capacity = 0;  // expected insertions per time window
+};
+
 // The one-line guarded epoch's shape: what for_fpr() returns and
 // InterleavedEpochFilter::create() builds.
 struct InterleavedEpochConfig {
@@ -95,8 +104,10 @@ struct InterleavedEpochConfig {
 
   // Fewest lines (and the k for them) whose model FP is at most `fpr`, for
   // r + 1 = lanes segments by default (all lanes used, the shortest epochs).
-  static constexpr Expected<InterleavedEpochConfig> for_fpr(Window window, double fpr, uint32_t lane_bits = 64,
-                                                            uint32_t r = 0, uint64_t capacity = 0) noexcept {
+  static constexpr Expected<InterleavedEpochConfig> for_fpr(Window window, double fpr, InterleavedEpochSizing sizing = {}) noexcept {
+    const uint32_t lane_bits = sizing.lane_bits;
+    const uint32_t r = sizing.r;
+    const uint64_t capacity = sizing.capacity;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     InterleavedEpochConfig c;
     c.window = window;

@@ -30,7 +30,7 @@ struct RotatingRing {
   static constexpr Expected<GuardedEpochConfig> config(Window window, uint32_t n, double fpr,
                                                        uint32_t block_bits = 0, uint64_t capacity = 0,
                                                        bool rotate_at_capacity = false) noexcept {
-    auto c = GuardedEpochConfig::for_fpr(window, fpr, n, block_bits, capacity);
+    auto c = GuardedEpochConfig::for_fpr(window, fpr, {.r = n, .block_bits = block_bits, .capacity = capacity});
     if (!c) return c;
     if (rotate_at_capacity && window.is_time())
       c->epoch_capacity = math::ceil_div(c->capacity, n);

@@ -74,6 +74,14 @@ struct StableHeader {
   bool started;       // time windows: advance() has been called
 };
 
+// StableConfig::for_fpr's named parameters, read at the call site:
+//   StableConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct StableSizing {
+  uint64_t capacity = 0;  // expected insertions per time window
+  uint32_t cell_bits = 4;  // bits per cell d: 1, 2, 4 or 8
+};
+
 // The stable filter's shape: what for_fpr() returns and
 // StableFilter::create() builds.
 struct StableConfig {
@@ -155,8 +163,10 @@ struct StableConfig {
   // one or two steps. Errors: fpr outside (0, 1); d not 1, 2, 4, 8; a time
   // window without capacity; a target whose rule gives k > 32 (fpr < 2^-64)
   // or whose m exceeds kMaxStructureBits: Errc::too_large.
-  static constexpr Expected<StableConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
-                                                   uint32_t cell_bits = kDefaultCellBits) noexcept {
+  static constexpr Expected<StableConfig> for_fpr(Window window, double fpr, StableSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
+    const uint32_t cell_bits = sizing.cell_bits;
+    static_assert(StableSizing{}.cell_bits == kDefaultCellBits, "one default d");
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     if (Status s = window.validate(); !s) return s;
     if (!valid_cell_bits(cell_bits)) return Errc::cell_bits_invalid;

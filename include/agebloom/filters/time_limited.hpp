@@ -57,6 +57,15 @@
 
 namespace agebloom {
 
+// TimeLimitedConfig::for_fpr's named parameters, read at the call site:
+//   TimeLimitedConfig::for_fpr(window, fpr, {.capacity = ...})
+// (every structure's own, so a knob of one cannot be passed to another).
+struct TimeLimitedSizing {
+  uint64_t capacity = 0;  // expected insertions per window: the first generation
+  uint64_t budget_bits = 0;  // memory budget in bits; 0: 16 times the steady memory
+  uint32_t max_slices = 0;  // slice table size; 0: derived from the budget
+};
+
 // The time-limited filter's shape: what its sizing returns and
 // TimeLimitedFilter::create() builds.
 struct TimeLimitedConfig {
@@ -121,8 +130,10 @@ struct TimeLimitedConfig {
   // meets it). The table's design FP can sit a hair above its row (1.03% for
   // (10, 25)); the registry's planner hook trims l until the model meets the
   // target.
-  static constexpr Expected<TimeLimitedConfig> for_fpr(Window window, double fpr, uint64_t capacity = 0,
-                                                       uint64_t budget_bits = 0, uint32_t max_slices = 0) noexcept {
+  static constexpr Expected<TimeLimitedConfig> for_fpr(Window window, double fpr, TimeLimitedSizing sizing = {}) noexcept {
+    const uint64_t capacity = sizing.capacity;
+    const uint64_t budget_bits = sizing.budget_bits;
+    const uint32_t max_slices = sizing.max_slices;
     if (Status s = window.validate(); !s) return s;
     if (!(fpr > 0.0 && fpr < 1.0)) return Errc::fpr_out_of_range;
     TimeLimitedConfig c;
@@ -144,7 +155,7 @@ struct TimeLimitedConfig {
       c.k = kTable[row - 1][level][0];
       c.l = kTable[row - 1][level][1];
     } else {
-      auto p = ApbfConfig::for_fpr(Window::count(c.capacity), fpr, c.capacity);
+      auto p = ApbfConfig::for_fpr(Window::count(c.capacity), fpr, {.capacity = c.capacity});
       if (!p) return p.code();
       c.k = p->k;
       c.l = p->l;

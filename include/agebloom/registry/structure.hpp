@@ -168,7 +168,7 @@ constexpr void plan_epochs(const SizingRequest& r, uint32_t block_bits, bool rin
   for (uint32_t n = 1; n < GuardedEpochConfig::kMaxSegments; ++n) {
     if (!r.window.is_time() && r.window.span < n) break;
     auto c = ring ? RotatingRing::config(r.window, n, r.fpr, block_bits, r.capacity, /*rotate_at_capacity=*/true)
-                  : GuardedEpochConfig::for_fpr(r.window, r.fpr, n, block_bits, r.capacity);
+                  : GuardedEpochConfig::for_fpr(r.window, r.fpr, {.r = n, .block_bits = block_bits, .capacity = r.capacity});
     if (c) emit(*c);
   }
 }
@@ -176,7 +176,7 @@ constexpr void plan_epochs(const SizingRequest& r, uint32_t block_bits, bool rin
 // Why plan_epochs emitted nothing, when it is not the FPR: the shape itself
 // refused at the easiest target (a block size the layout lacks, say).
 constexpr Errc epochs_why(const SizingRequest& r, uint32_t block_bits) {
-  auto c = GuardedEpochConfig::for_fpr(r.window, 0.5, 1, block_bits, r.items() ? r.items() : 1);
+  auto c = GuardedEpochConfig::for_fpr(r.window, 0.5, {.r = 1, .block_bits = block_bits, .capacity = r.items() ? r.items() : 1});
   return c ? Errc::ok : c.code();
 }
 
@@ -300,7 +300,7 @@ struct StructureTraits<Structure::interleaved> {
   // 64-bit lanes (8 segments): the dataplane's and the GPU's layout.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = InterleavedEpochConfig::for_fpr(r.window, r.fpr, 64, 0, r.capacity)) emit(*c);
+    if (auto c = InterleavedEpochConfig::for_fpr(r.window, r.fpr, {.lane_bits = 64, .capacity = r.capacity})) emit(*c);
   }
 };
 
@@ -314,7 +314,7 @@ struct StructureTraits<Structure::interleaved_apbf> {
   // 32-bit lanes: 16 slices, room for the scan's k + l.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = InterleavedApbfConfig::for_fpr(r.window, r.fpr, 32, r.capacity)) emit(*c);
+    if (auto c = InterleavedApbfConfig::for_fpr(r.window, r.fpr, {.lane_bits = 32, .capacity = r.capacity})) emit(*c);
   }
 };
 
@@ -330,7 +330,7 @@ struct StructureTraits<Structure::tlbf> {
   // 16 times the steady memory.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, r.capacity);
+    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity});
     if (!c) return;
     // The planner's promise is the model at or under the target: the
     // reference table's l can sit a hair above it.
@@ -344,7 +344,7 @@ struct StructureTraits<Structure::tlbf> {
   }
   // Why plan() emitted nothing (an optional hook: the planner's message).
   static constexpr Errc why(const SizingRequest& r) {
-    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, r.capacity);
+    auto c = TimeLimitedConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity});
     if (c && r.memory_bytes) c = with_memory(r, *c);
     return c ? Errc::ok : c.code();
   }
@@ -368,7 +368,7 @@ struct StructureTraits<Structure::counting> {
   // One shape: the counters sized for the FPR at the window's load.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = CountingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+    if (auto c = CountingConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
@@ -382,7 +382,7 @@ struct StructureTraits<Structure::stable> {
   // One shape: the cells sized for the FPR (StableConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = StableConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+    if (auto c = StableConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
@@ -397,7 +397,7 @@ struct StructureTraits<Structure::tbf> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (r.window.is_time()) return;  // a timestamp per insertion: count windows only
-    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, r.capacity, /*tbf=*/true)) emit(*c);
+    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity, .tbf = true})) emit(*c);
   }
 };
 
@@ -410,7 +410,7 @@ struct StructureTraits<Structure::btbf> {
   // One shape: k timers of bpt bits, one timestamp per block of insertions or ticks.
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+    if (auto c = BlockTimingConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
@@ -423,7 +423,7 @@ struct StructureTraits<Structure::clock4> {
   // One shape: the 4-bit clock cells sized for the FPR (ClockConfig::for_fpr).
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
-    if (auto c = ClockConfig::for_fpr(r.window, r.fpr, r.capacity)) emit(*c);
+    if (auto c = ClockConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
