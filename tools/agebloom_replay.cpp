@@ -3,7 +3,7 @@
 // suppressed; --truth adds exact ground truth to measure the filter against.
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
-//                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto]
+//                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
 //                   [--write FILE.pcap] [--write-suppressed FILE.pcap]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
@@ -41,6 +41,7 @@
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "replay_progress.hpp"
 
 namespace {
 
@@ -53,6 +54,7 @@ struct Options {
   dedup::FilterOptions dedup;  // --key, --filter, --window/--ttl, --fpr, --policy, --seed, ...
   std::string trace;
   bool truth = false, json = false;
+  bool progress = true;  // --no-progress turns the terminal's progress line off
   std::string verdicts;
   std::string write_passed, write_suppressed;  // --write, --write-suppressed
   Backend backend = Backend::cpu;
@@ -77,6 +79,9 @@ void usage(FILE* out) {
                "  --json                          one JSON object on stdout\n"
                "  --backend cpu|gpu|auto          gpu: CUDA exact replay (the structures --list-filters\n"
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
+               "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
+               "                                  time left); it is drawn on stderr only when that is a\n"
+               "                                  terminal\n"
                "  --help\n"
                "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options.\n",
                dedup::FilterOptions::help().c_str());
@@ -90,13 +95,14 @@ void usage(FILE* out) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
                                {"write", required_argument, nullptr, kWrite},
                                {"write-suppressed", required_argument, nullptr, kWriteSuppressed},
                                {"backend", required_argument, nullptr, kBackend},
+                               {"no-progress", no_argument, nullptr, kNoProgress},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -111,6 +117,7 @@ Options parse(int argc, char** argv) {
       switch (c) {
         case kTruth: o.truth = true; break;
         case kJson: o.json = true; break;
+        case kNoProgress: o.progress = false; break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
@@ -300,11 +307,11 @@ struct GpuQueue {
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf, Run& run) {
+int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf,
+           tools::Progress& progress, Run& run) {
   const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
   const pk::ClickOptions& click = keying.click;
   const Hasher hasher(o.dedup.seed);
-  const bool progress = !o.json && isatty(STDERR_FILENO);
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
 
@@ -361,17 +368,15 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
       }
     }
     ++run.packets;
-    if (progress && run.packets % (1 << 20) == 0)
-      std::fprintf(stderr, "\r%llu packets, %llu suppressed", static_cast<unsigned long long>(run.packets),
-                   static_cast<unsigned long long>(run.suppressed));
+    progress.tick(run.packets);
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
+  progress.finish(run.packets);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
     std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
                  o.trace.c_str(), static_cast<unsigned long long>(run.bad_timestamps));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (progress && run.packets >= (1 << 20)) std::fprintf(stderr, "\n");
   if (!gpu_error.empty()) {
     std::fprintf(stderr, "agebloom-replay: GPU replay failed: %s\n", gpu_error.c_str());
     return 1;
@@ -570,15 +575,18 @@ int main(int argc, char** argv) {
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
 
+  tools::TraceOffset offset(o.trace);
   auto opened = trace::PcapReader::open(o.trace);
   if (!opened.ok()) {
     std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
     return 1;
   }
+  offset.locate();
   pk::BpfFilter bpf;
   if (!o.dedup.bpf.empty())
     if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
-  int rc = replay(o, owned, opened.reader, bpf, run);
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offset);
+  int rc = replay(o, owned, opened.reader, bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).
