@@ -21,6 +21,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,7 +68,9 @@ void usage(FILE* out) {
                "usage: agebloom-replay TRACE [options]\n"
                "       agebloom-replay --list-filters\n"
                "%s"
-               "  --truth                         exact ground truth: live FNR, FPR, expired positives\n"
+               "  --truth                         exact ground truth, counts and rates: live repeats\n"
+               "                                  passed (live FNR), false positives (FPR), suppressions\n"
+               "                                  in the slack (expired keys still remembered)\n"
                "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
                "                                  suppressed: packet i is bit i %% 8 (least significant\n"
                "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
@@ -217,6 +220,22 @@ struct PenaltyTally {
 };
 
 double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
+
+// A time window in the largest unit that keeps it at 1 or more ("10 s",
+// "50 ms"), as --ttl takes it.
+std::string duration_text(uint64_t ns) {
+  struct Unit {
+    double scale;
+    const char* name;
+  };
+  for (const Unit unit : {Unit{3600e9, "h"}, Unit{60e9, "m"}, Unit{1e9, "s"}, Unit{1e6, "ms"}, Unit{1e3, "us"}}) {
+    if (ns < unit.scale || std::fmod(static_cast<double>(ns), unit.scale / 1000) != 0) continue;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%g %s", ns / unit.scale, unit.name);
+    return buf;
+  }
+  return std::to_string(ns) + " ns";
+}
 
 // What the run found, whichever backend decided.
 struct Run {
@@ -459,6 +478,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   }
   j["seconds"] = run.seconds;
   j["keys_per_second"] = run.seconds > 0 ? run.keyed / run.seconds : 0.0;
+  j["packets_per_second"] = run.seconds > 0 ? run.packets / run.seconds : 0.0;
   j["key"] = dedup::key_mode_name(o.dedup.mode);
   j["policy"] = dedup::policy_name(o.dedup.policy);
   // Hexadecimal, as --seed takes it and the text report prints it.
@@ -490,6 +510,13 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["uninserted_occurrences"] = t.uninserted;
     j["uninserted_positive_rate"] = ratio(t.uninserted_positives, t.uninserted);
     j["distinct_keys"] = t.last.size();
+    // The counts behind the rates: a rate of 1e-5 says little without how
+    // many packets it was (#13).
+    j["live_misses"] = t.live_misses;
+    j["first_positives"] = t.first_positives;
+    j["uninserted_positives"] = t.uninserted_positives;
+    j["expired_positives"] = t.expired_positives;
+    j["false_positives"] = t.first_positives + t.uninserted_positives;
   }
   if (std::string note = dedup::DedupFilter::auto_note(o.dedup.spec, filter); !note.empty()) j["auto_note"] = note;
   if (o.dedup.decide == dedup::Decide::penalties) {
@@ -533,21 +560,47 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
       why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
              std::to_string(run.reasons[i]);
   if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
-  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats this run)\n",
-              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, filter.model_fpr(),
+  const Window& w = o.dedup.spec.window;
+  const std::string window = w.is_time() ? duration_text(w.span) : std::to_string(w.span) + " insertions";
+  std::printf("  filter %s (%s), %zu bytes, window %s, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats "
+              "this run)\n",
+              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, window.c_str(), filter.model_fpr(),
               dedup::policy_name(o.dedup.policy), static_cast<unsigned long long>(o.dedup.seed),
               static_cast<unsigned long long>(o.dedup.seed));
+  std::printf("  replayed in %.4g s on the %s: %.0f packets/s, %.0f ns per packet", run.seconds, run.gpu ? "GPU" : "CPU",
+              j["packets_per_second"].get<double>(), run.packets ? run.seconds * 1e9 / run.packets : 0.0);
+  if (run.gpu) std::printf(" (GPU device time %.4g s)", run.gpu_stats.device_seconds);
+  std::printf("\n");
+  if (run.time_regressions)
+    std::printf("  %llu packets stepped back in time: the clock was held at the latest timestamp\n",
+                static_cast<unsigned long long>(run.time_regressions));
   if (j.contains("auto_note")) std::printf("  note: %s\n", j["auto_note"].get<std::string>().c_str());
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
                 static_cast<unsigned long long>(sat));
-  if (o.truth)
-    std::printf("  truth: %llu duplicates in window, live FNR %.4g, FPR %.4g on %llu first sightings, "
-                "expired positives %.4g\n",
-                static_cast<unsigned long long>(run.truth.duplicates), j["live_fnr"].get<double>(),
-                j["fpr"].get<double>(), static_cast<unsigned long long>(run.truth.firsts),
-                j["expired_positive_rate"].get<double>());
+  if (o.truth) {
+    // Counts with their rates: what was wrongly suppressed, what the slack
+    // suppressed, and the live repeats passed, which only a structure with
+    // false negatives by design may have.
+    const Truth& t = run.truth;
+    auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    const char* passing = o.dedup.decide == dedup::Decide::penalties ? ", penalty decisions may pass them"
+                          : info(filter.structure()).false_negatives ? ", false negatives by design"
+                                                                      : "; must be 0";
+    std::printf("  truth: %llu packets repeat a key within the window: %llu suppressed, %llu passed (live FNR %.4g%s)\n",
+                u(t.duplicates), u(t.duplicates - t.live_misses), u(t.live_misses), j["live_fnr"].get<double>(),
+                passing);
+    std::printf("  truth: %llu packets wrongly suppressed (false positives): %llu of %llu first sightings (FPR %.4g)",
+                u(t.first_positives + t.uninserted_positives), u(t.first_positives), u(t.firsts),
+                j["fpr"].get<double>());
+    if (t.uninserted)
+      std::printf(", %llu of %llu sightings of keys never inserted (rate %.4g)", u(t.uninserted_positives),
+                  u(t.uninserted), j["uninserted_positive_rate"].get<double>());
+    std::printf("\n  truth: %llu packets suppressed because of the slack (keys past the window still remembered): "
+                "%llu of %llu expired sightings (rate %.4g)\n",
+                u(t.expired_positives), u(t.expired_positives), u(t.expired), j["expired_positive_rate"].get<double>());
+  }
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     std::printf("  penalties ($FP %g, $FN %g%s%s, prior %.4g): expected %.6g; the filter's yes/no would have "

@@ -274,6 +274,58 @@ TEST(ReplayCli, FirstOccurrencesAreDistinctKeys) {
   }
 }
 
+// --truth reports counts beside the rates (#13 item 5): the false positives,
+// the slack's suppressions and the live repeats passed, each a count whose
+// ratio is the rate printed, in the JSON and in the text alike; under
+// insert-on-miss the sightings of never-inserted keys are false positives too.
+TEST(ReplayCli, TruthReportsCountsBesideTheRates) {
+  for (const char* policy : {"insert-always", "insert-on-miss"}) {
+    const std::string args = trace("pcapplusplus_example.pcap") +
+                             " --truth --seed 5eed --window 300 --fpr 0.3 --key flow --policy " + policy;
+    const Outcome js = run(args + " --json");
+    ASSERT_EQ(js.code, 0) << js.out;
+    const auto j = nlohmann::json::parse(js.out);
+    auto n = [&](const char* f) { return j[f].get<uint64_t>(); };
+    EXPECT_EQ(n("live_misses"), 0u) << policy;
+    EXPECT_DOUBLE_EQ(j["fpr"].get<double>(), static_cast<double>(n("first_positives")) / n("first_occurrences"));
+    if (n("expired_occurrences")) {
+      EXPECT_DOUBLE_EQ(j["expired_positive_rate"].get<double>(),
+                       static_cast<double>(n("expired_positives")) / n("expired_occurrences"));
+    }
+    EXPECT_EQ(n("false_positives"), n("first_positives") + n("uninserted_positives"));
+    EXPECT_GT(n("false_positives"), 0u) << policy;  // FPR 0.3: some, so the counts are not all zero by default
+    // Every suppression is a live repeat, a false positive or the slack's.
+    EXPECT_EQ(n("suppressed"), n("truth_duplicates") - n("live_misses") + n("false_positives") + n("expired_positives"))
+        << policy;
+    const Outcome text = run(args);
+    ASSERT_EQ(text.code, 0) << text.out;
+    for (const std::string& want :
+         {"packets repeat a key within the window: " + std::to_string(n("truth_duplicates")) + " suppressed, 0 passed "
+          "(live FNR 0; must be 0)",
+          std::to_string(n("false_positives")) + " packets wrongly suppressed (false positives): " +
+              std::to_string(n("first_positives")) + " of " + std::to_string(n("first_occurrences")) + " first sightings",
+          std::to_string(n("expired_positives")) + " packets suppressed because of the slack"})
+      EXPECT_NE(text.out.find(want), std::string::npos) << policy << ": " << want << "\n" << text.out;
+  }
+}
+
+// Every figure of the text report carries its unit: bytes, the window in
+// insertions or in time, seconds, packets/s, ns per packet.
+TEST(ReplayCli, TextFiguresHaveUnits) {
+  const Outcome count = run(trace("pcapplusplus_example.pcap") + " --seed 1 --window 300");
+  ASSERT_EQ(count.code, 0) << count.out;
+  for (const char* want : {" bytes, window 300 insertions, ", " s on the CPU: ", " packets/s, ", " ns per packet"})
+    EXPECT_NE(count.out.find(want), std::string::npos) << want << "\n" << count.out;
+  for (const auto& [ttl, shown] : {std::pair{"10s", "window 10 s,"}, std::pair{"1500ms", "window 1.5 s,"},
+                                   std::pair{"50ms", "window 50 ms,"}, std::pair{"2500ns", "window 2.5 us,"}}) {
+    const Outcome time = run(trace("pcapplusplus_example.pcap") + " --seed 1 --capacity 5000 --ttl " + ttl);
+    ASSERT_EQ(time.code, 0) << time.out;
+    EXPECT_NE(time.out.find(shown), std::string::npos) << shown << "\n" << time.out;
+  }
+  const auto j = nlohmann::json::parse(run(trace("pcapplusplus_example.pcap") + " --seed 1 --json").out);
+  EXPECT_GT(j["packets_per_second"].get<double>(), 0.0);
+}
+
 // An output that cannot be written is an error (exit 1), never a short file
 // reported as success.
 TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
