@@ -9,13 +9,15 @@
 //   agebloom-replay --list-filters
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end (or an output
-// could not be written), 2 bad options.
+// could not be written), 2 bad options (an output path that cannot be
+// written among them: checked before the trace is read).
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
 // verdicts file, the pcap outputs (a second pass over the trace, steered by
 // the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -86,7 +88,8 @@ void usage(FILE* out) {
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
                "  --help\n"
-               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options.\n",
+               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options\n"
+               "(an output file that cannot be created is one, found before the trace is read).\n",
                dedup::FilterOptions::help().c_str());
 }
 
@@ -94,6 +97,23 @@ void usage(FILE* out) {
   std::fprintf(stderr, "agebloom-replay: %s\n", msg.c_str());
   std::fprintf(stderr, "try 'agebloom-replay --help'\n");
   std::exit(2);
+}
+
+// An output is checked before the trace is read, not found unwritable after
+// the whole replay: the file must be writable, or its folder must take a new
+// one. (A full disk still shows only when written: exit 1.)
+void check_writable(const char* option, const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) bad(std::string(option) + " " + path + ": is a folder");
+    if (access(path.c_str(), W_OK) != 0)
+      bad(std::string(option) + " " + path + ": cannot write it: " + std::strerror(errno));
+    return;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    bad(std::string(option) + " " + path + ": cannot write into " + dir + ": " + std::strerror(errno));
 }
 
 Options parse(int argc, char** argv) {
@@ -156,6 +176,9 @@ Options parse(int argc, char** argv) {
     if (*out == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
   if (!o.write_passed.empty() && o.write_passed == o.write_suppressed)
     bad("--write and --write-suppressed name the same file");
+  for (const auto& [option, path] : {std::pair{"--verdicts", &o.verdicts}, std::pair{"--write", &o.write_passed},
+                                     std::pair{"--write-suppressed", &o.write_suppressed}})
+    if (!path->empty()) check_writable(option, *path);
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
   return o;
 }

@@ -332,8 +332,22 @@ TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
   const Outcome full = run(trace("pcapplusplus_example.pcap") + " --seed 1 --verdicts /dev/full");
   EXPECT_EQ(full.code, 1) << full.out;
   EXPECT_NE(full.out.find("/dev/full"), std::string::npos) << full.out;
-  const Outcome dir = run(trace("pcapplusplus_example.pcap") + " --seed 1 --verdicts /nonexistent-dir/v.bin");
-  EXPECT_EQ(dir.code, 1) << dir.out;
+}
+
+// An output that cannot even be created is found before the trace is read
+// (exit 2, nothing replayed), not after the whole run.
+TEST(ReplayCli, UnwritableOutputsExitTwoBeforeReplaying) {
+  const std::string t = trace("pcapplusplus_example.pcap");
+  for (const char* option : {"--verdicts", "--write", "--write-suppressed"}) {
+    const Outcome dir = run(t + " --seed 1 --json " + option + " /nonexistent-dir/out.bin");
+    EXPECT_EQ(dir.code, 2) << option << "\n" << dir.out;
+    EXPECT_NE(dir.out.find(std::string(option) + " /nonexistent-dir/out.bin: cannot write into /nonexistent-dir"),
+              std::string::npos) << dir.out;
+    EXPECT_EQ(dir.out.find("\"packets\""), std::string::npos) << dir.out;  // no report: nothing was replayed
+    const Outcome folder = run(t + " --seed 1 " + option + " " + fs::temp_directory_path().string());
+    EXPECT_EQ(folder.code, 2) << option << "\n" << folder.out;
+    EXPECT_NE(folder.out.find("is a folder"), std::string::npos) << folder.out;
+  }
 }
 
 // An FPR small but buildable sizes a real filter: no overflow, no crash.
