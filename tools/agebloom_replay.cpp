@@ -23,7 +23,6 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -244,18 +243,25 @@ struct PenaltyTally {
 
 double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
 
-// A time window in the largest unit that keeps it at 1 or more ("10 s",
-// "50 ms"), as --ttl takes it.
+// A time window, exactly, in the largest of s, ms and us that keeps it at 1
+// or more with at most three decimals ("10 s", "1.5 s", "50 ms"), else in
+// ns; minutes and hours in seconds ("600 s"), where a bare "m" would be
+// ambiguous.
 std::string duration_text(uint64_t ns) {
   struct Unit {
-    double scale;
+    uint64_t scale;
     const char* name;
   };
-  for (const Unit unit : {Unit{3600e9, "h"}, Unit{60e9, "m"}, Unit{1e9, "s"}, Unit{1e6, "ms"}, Unit{1e3, "us"}}) {
-    if (ns < unit.scale || std::fmod(static_cast<double>(ns), unit.scale / 1000) != 0) continue;
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%g %s", ns / unit.scale, unit.name);
-    return buf;
+  for (const Unit unit : {Unit{1'000'000'000, "s"}, Unit{1'000'000, "ms"}, Unit{1'000, "us"}}) {
+    if (ns < unit.scale || ns % (unit.scale / 1000) != 0) continue;
+    std::string text = std::to_string(ns / unit.scale);
+    if (const uint64_t thousandths = ns % unit.scale / (unit.scale / 1000)) {
+      char frac[24];
+      std::snprintf(frac, sizeof frac, ".%03llu", static_cast<unsigned long long>(thousandths));
+      text += frac;
+      text.erase(text.find_last_not_of('0') + 1);
+    }
+    return text + " " + unit.name;
   }
   return std::to_string(ns) + " ns";
 }
