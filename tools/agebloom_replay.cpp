@@ -4,7 +4,7 @@
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
-//                   [--write FILE.pcap] [--write-suppressed FILE.pcap]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
@@ -43,6 +43,7 @@
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "replay_plot.hpp"
 #include "replay_progress.hpp"
 
 namespace {
@@ -59,6 +60,7 @@ struct Options {
   bool progress = true;  // --no-progress turns the terminal's progress line off
   std::string verdicts;
   std::string write_passed, write_suppressed;  // --write, --write-suppressed
+  std::string plot, plot_csv;  // --plot FILE.png, and the FILE.csv it is drawn from
   Backend backend = Backend::cpu;
   // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
   bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
@@ -83,6 +85,10 @@ void usage(FILE* out) {
                "  --json                          one JSON object on stdout\n"
                "  --backend cpu|gpu|auto          gpu: CUDA exact replay (the structures --list-filters\n"
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
+               "  --plot FILE.png                 suppressions, false suppressions (with --truth) and the\n"
+               "                                  filter's fill over packet time, in at most 200 bins;\n"
+               "                                  the series is written beside it as FILE.csv and drawn\n"
+               "                                  with python3-matplotlib (CPU backend)\n"
                "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
@@ -117,7 +123,7 @@ void check_writable(const char* option, const std::string& path) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
@@ -125,6 +131,7 @@ Options parse(int argc, char** argv) {
                                {"write-suppressed", required_argument, nullptr, kWriteSuppressed},
                                {"backend", required_argument, nullptr, kBackend},
                                {"no-progress", no_argument, nullptr, kNoProgress},
+                               {"plot", required_argument, nullptr, kPlot},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -140,6 +147,12 @@ Options parse(int argc, char** argv) {
         case kTruth: o.truth = true; break;
         case kJson: o.json = true; break;
         case kNoProgress: o.progress = false; break;
+        case kPlot:
+          if (arg.size() < 5 || arg.compare(arg.size() - 4, 4, ".png") != 0)
+            bad("--plot needs a file name ending in .png, not '" + arg + "'");
+          o.plot = arg;
+          o.plot_csv = tools::plot_csv_path(arg);
+          break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
@@ -171,13 +184,20 @@ Options parse(int argc, char** argv) {
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
   if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
   o.trace = argv[optind];
-  for (const std::string* out : {&o.write_passed, &o.write_suppressed, &o.verdicts})
-    if (*out == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
-  if (!o.write_passed.empty() && o.write_passed == o.write_suppressed)
-    bad("--write and --write-suppressed name the same file");
-  for (const auto& [option, path] : {std::pair{"--verdicts", &o.verdicts}, std::pair{"--write", &o.write_passed},
-                                     std::pair{"--write-suppressed", &o.write_suppressed}})
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--verdicts", &o.verdicts}, {"--write", &o.write_passed}, {"--write-suppressed", &o.write_suppressed},
+      {"--plot", &o.plot}, {"--plot (its CSV)", &o.plot_csv}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    if (outputs[i].second->empty()) continue;
+    if (*outputs[i].second == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+    for (size_t k = 0; k < i; ++k)
+      if (*outputs[k].second == *outputs[i].second)
+        bad(std::string(outputs[k].first) + " and " + outputs[i].first + " name the same file");
+  }
+  for (const auto& [option, path] : outputs)
     if (!path->empty()) check_writable(option, *path);
+  if (!o.plot.empty() && o.backend == Backend::gpu)
+    bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
   return o;
 }
@@ -196,30 +216,35 @@ struct Truth {
   uint64_t expired = 0, expired_positives = 0;
   uint64_t uninserted = 0, uninserted_positives = 0;
 
-  // Returns whether the key was inserted within the window (a true repeat).
-  bool record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
+  // What a sighting of a key is: a suppression is right only for `live`.
+  enum class Sighting { first, uninserted, live, expired };
+
+  Sighting record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
     auto [it, first] = last.try_emplace(std::move(k), kNever);
     const uint64_t at = w.is_time() ? now : insertions;
-    bool live = false;
+    Sighting seen;
     if (first) {
       ++firsts;
       first_positives += verdict;
+      seen = Sighting::first;
     } else if (it->second == kNever) {
       ++uninserted;
       uninserted_positives += verdict;
+      seen = Sighting::uninserted;
     } else if (at - it->second <= w.span) {
       ++duplicates;
       live_misses += !verdict;
-      live = true;
+      seen = Sighting::live;
     } else {
       ++expired;
       expired_positives += verdict;
+      seen = Sighting::expired;
     }
     if (inserted) {
       it->second = at;
       ++insertions;
     }
-    return live;
+    return seen;
   }
 };
 
@@ -266,6 +291,10 @@ std::string duration_text(uint64_t ns) {
   return std::to_string(ns) + " ns";
 }
 
+std::string window_text(const Window& w) {
+  return w.is_time() ? duration_text(w.span) : std::to_string(w.span) + " insertions";
+}
+
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
@@ -280,6 +309,8 @@ struct Run {
   std::string gpu_why_not;  // --backend auto that stayed on the CPU
   double seconds = 0;
   std::string read_error;  // the trace ended in an error: the report covers the packets before it
+  std::unique_ptr<tools::PlotSeries> series;  // --plot
+  std::string plot_error;  // the CSV or the PNG could not be written
 };
 
 // The filter in a 64-byte aligned heap arena: the GPU backend takes this
@@ -304,6 +335,10 @@ bool choose_gpu(const Options& o, const dedup::DedupFilter& f, std::string& why_
   if (o.dedup.decide == dedup::Decide::penalties) {
     if (o.backend == Backend::gpu) bad("--backend gpu: --decide penalties runs on the CPU only");
     why_not = "--decide penalties runs on the CPU only";
+    return false;
+  }
+  if (!o.plot.empty()) {
+    why_not = "--plot runs on the CPU only";
     return false;
   }
   std::string why;
@@ -365,13 +400,23 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
 
   const bool penalties = o.dedup.decide == dedup::Decide::penalties;
 
+  // --plot: the bin of the packet being decided (the CPU decides each packet
+  // as it is read; --plot never runs on the GPU).
+  tools::PlotSeries::Bin* bin = nullptr;
+  auto fill = [&owned] { return owned.filter.fill_ratio(); };
+
   // What a verdict changes, wherever it was computed (`scored`: a penalty-aware one).
   auto apply = [&](uint64_t packet, bool dup, std::string key_bytes, uint64_t at,
                    const dedup::PenaltyVerdict* scored = nullptr, inference::Penalties pen = {}) {
     run.suppressed += dup;
-    bool live = false;
-    if (o.truth) live = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
-    if (scored) run.penalty.add(*scored, pen, o.truth, live);
+    Truth::Sighting seen = Truth::Sighting::live;
+    if (o.truth) seen = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
+    if (scored) run.penalty.add(*scored, pen, o.truth, seen == Truth::Sighting::live);
+    if (bin != nullptr && dup) {
+      ++bin->suppressed;
+      if (o.truth && seen == Truth::Sighting::expired) ++bin->slack;
+      else if (o.truth && seen != Truth::Sighting::live) ++bin->false_positives;
+    }
     if (dup && o.keep_verdicts()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
   };
 
@@ -384,6 +429,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
+    if (run.series) bin = &run.series->enter(pkt.timestamp_ns, fill);
     const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
     run.bpf_unmatched += !selected;
     const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
@@ -419,6 +465,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
     progress.tick(run.packets);
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
+  if (run.series) run.series->finish(fill());
   progress.finish(run.packets);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
@@ -548,6 +595,13 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["false_positives"] = t.first_positives + t.uninserted_positives;
   }
   if (std::string note = dedup::DedupFilter::auto_note(o.dedup.spec, filter); !note.empty()) j["auto_note"] = note;
+  if (run.series) {
+    j["plot"] = {{"png", o.plot},
+                 {"csv", o.plot_csv},
+                 {"bins", run.series->bins()},
+                 {"bin_seconds", run.series->width_seconds()}};
+    if (!run.plot_error.empty()) j["plot"]["error"] = run.plot_error;
+  }
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     nlohmann::json pj = {{"decide", "penalties"},
@@ -570,6 +624,15 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   return j;
 }
 
+// The plot's title: enough to tell plots apart and to redo the run.
+std::string plot_title(const Options& o, const dedup::DedupFilter& filter) {
+  char seed[24];
+  std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
+  return o.trace.substr(o.trace.rfind('/') + 1) + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
+         filter.name() + ", window " + window_text(o.dedup.spec.window) +
+         ", " + dedup::policy_name(o.dedup.policy) + ", seed " + seed;
+}
+
 void print_text(const Options& o, const OwnedFilter& owned, const Run& run, const nlohmann::json& j) {
   const dedup::DedupFilter& filter = owned.filter;
   std::printf("%s: %llu packets, %llu keyed by %s, %llu suppressed, %llu passed (%llu unparsed)\n",
@@ -589,8 +652,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
       why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
              std::to_string(run.reasons[i]);
   if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
-  const Window& w = o.dedup.spec.window;
-  const std::string window = w.is_time() ? duration_text(w.span) : std::to_string(w.span) + " insertions";
+  const std::string window = window_text(o.dedup.spec.window);
   std::printf("  filter %s (%s), %zu bytes, window %s, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats "
               "this run)\n",
               filter.name().c_str(), filter.parameters().c_str(), owned.bytes, window.c_str(), filter.model_fpr(),
@@ -630,6 +692,10 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
                 "%llu of %llu expired sightings (rate %.4g)\n",
                 u(t.expired_positives), u(t.expired_positives), u(t.expired), j["expired_positive_rate"].get<double>());
   }
+  if (run.series)
+    std::printf("  plot: %s%s, %zu bins of %.4g s of packet time, drawn from %s\n", o.plot.c_str(),
+                run.plot_error.empty() ? "" : " (not drawn)", run.series->bins(), run.series->width_seconds(),
+                o.plot_csv.c_str());
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     std::printf("  penalties ($FP %g, $FN %g%s%s, prior %.4g): expected %.6g; the filter's yes/no would have "
@@ -656,6 +722,7 @@ int main(int argc, char** argv) {
 
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
+  if (!o.plot.empty()) run.series = std::make_unique<tools::PlotSeries>();
 
   tools::TraceOffset offset(o.trace);
   auto opened = trace::PcapReader::open(o.trace);
@@ -681,6 +748,11 @@ int main(int argc, char** argv) {
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
   if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
+  if (run.series) {
+    // The CSV first: without matplotlib the series is still there to draw.
+    run.plot_error = run.series->write_csv(o.plot_csv, o.truth);
+    if (run.plot_error.empty()) run.plot_error = tools::draw_plot(o.plot_csv, o.plot, plot_title(o, owned.filter));
+  }
 
   nlohmann::json j = report(o, owned, run);
   if (!run.read_error.empty()) {
@@ -692,6 +764,10 @@ int main(int argc, char** argv) {
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
     return 1;
+  }
+  if (!run.plot_error.empty()) {
+    std::fprintf(stderr, "agebloom-replay: --plot %s not drawn: %s\n", o.plot.c_str(), run.plot_error.c_str());
+    if (rc == 0) rc = 1;
   }
   if (!run.read_error.empty()) {
     std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets (reported above): %s\n",
