@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "agebloom/trace/pcap_trace.hpp"
 #include "replay_progress.hpp"
 
 namespace {
@@ -156,4 +157,42 @@ TEST(ReplayProgress, LineFigures) {
   EXPECT_EQ(progress_line(4631, 0.25, 100, 3000, true), "100.0% of 2.9 KiB, 4631 packets, 18.5k packets/s, done in 0.25 s");
   // Nothing read yet: no ETA rather than a division by zero.
   EXPECT_EQ(progress_line(0, 0.0, 0, 1000, false), "  0.0% of 1000 bytes, 0 packets, 0 packets/s");
+}
+
+// The share of the file: the offset of the descriptor the reader's libpcap
+// reads through, found around PcapReader::open, grows as packets are read
+// and reaches the file's size at its end.
+TEST(ReplayProgress, TraceOffsetFollowsTheReader) {
+  const std::string path = trace("pcapplusplus_example.pcap");
+  agebloom::tools::TraceOffset offset(path);
+  auto opened = agebloom::trace::PcapReader::open(path);
+  ASSERT_TRUE(opened.ok()) << opened.error;
+  offset.locate();
+  ASSERT_TRUE(offset.known());
+  EXPECT_EQ(offset.size(), 3812643u);
+  agebloom::trace::Packet pkt;
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(opened.reader.next(pkt), agebloom::trace::PcapReader::Status::ok);
+  const uint64_t early = offset.offset();
+  EXPECT_GT(early, 0u);
+  EXPECT_LT(early, offset.size() / 4);  // 100 of 4631 packets, and one stdio buffer ahead at most
+  while (opened.reader.next(pkt) == agebloom::trace::PcapReader::Status::ok) {
+  }
+  EXPECT_EQ(offset.offset(), offset.size());
+  // Standard input that is not a file (here a pipe): no size, packets only.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const int saved = dup(STDIN_FILENO);
+  dup2(fds[0], STDIN_FILENO);
+  agebloom::tools::TraceOffset piped("-");
+  piped.locate();
+  EXPECT_FALSE(piped.known());
+  dup2(saved, STDIN_FILENO);
+  for (int fd : {saved, fds[0], fds[1]}) close(fd);
+  // A reader that opened something else (the file was not where expected):
+  // no size rather than another file's offset.
+  agebloom::tools::TraceOffset elsewhere(path);
+  const int other = open("/dev/null", O_RDONLY);
+  elsewhere.locate();
+  EXPECT_FALSE(elsewhere.known());
+  close(other);
 }
