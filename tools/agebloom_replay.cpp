@@ -268,31 +268,9 @@ struct PenaltyTally {
 
 double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
 
-// A time window, exactly, in the largest of s, ms and us that keeps it at 1
-// or more with at most three decimals ("10 s", "1.5 s", "50 ms"), else in
-// ns; minutes and hours in seconds ("600 s"), where a bare "m" would be
-// ambiguous.
-std::string duration_text(uint64_t ns) {
-  struct Unit {
-    uint64_t scale;
-    const char* name;
-  };
-  for (const Unit unit : {Unit{1'000'000'000, "s"}, Unit{1'000'000, "ms"}, Unit{1'000, "us"}}) {
-    if (ns < unit.scale || ns % (unit.scale / 1000) != 0) continue;
-    std::string text = std::to_string(ns / unit.scale);
-    if (const uint64_t thousandths = ns % unit.scale / (unit.scale / 1000)) {
-      char frac[24];
-      std::snprintf(frac, sizeof frac, ".%03llu", static_cast<unsigned long long>(thousandths));
-      text += frac;
-      text.erase(text.find_last_not_of('0') + 1);
-    }
-    return text + " " + unit.name;
-  }
-  return std::to_string(ns) + " ns";
-}
-
+// The window as --window or --ttl takes it, and as the other tools print it.
 std::string window_text(const Window& w) {
-  return w.is_time() ? duration_text(w.span) : std::to_string(w.span) + " insertions";
+  return w.is_time() ? dedup::format_duration(w.span) : std::to_string(w.span) + " insertions";
 }
 
 // What the run found, whichever backend decided.
