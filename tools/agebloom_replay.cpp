@@ -73,7 +73,8 @@ void usage(FILE* out) {
                "%s"
                "  --truth                         exact ground truth, counts and rates: live repeats\n"
                "                                  passed (live FNR), false positives (FPR), suppressions\n"
-               "                                  in the slack (expired keys still remembered)\n"
+               "                                  in the slack (expired keys remembered within the\n"
+               "                                  guarantee the report prints)\n"
                "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
                "                                  suppressed: packet i is bit i %% 8 (least significant\n"
                "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
@@ -215,9 +216,17 @@ struct Truth {
   uint64_t firsts = 0, first_positives = 0;
   uint64_t expired = 0, expired_positives = 0;
   uint64_t uninserted = 0, uninserted_positives = 0;
+  // How long the filter may remember a key, in the window's units: the
+  // window plus its slack bound (DedupFilter::slack), as the guarantee line
+  // says; kNever for a structure that keeps no window. An expired key
+  // answered positive within it is the slack's doing; past it, the filter
+  // promised to have forgotten it, so it is a false positive like any other.
+  uint64_t bound = kNever;
+  uint64_t slack_positives = 0, stale_positives = 0;  // expired positives within / past the bound
+  uint64_t oldest_remembered = 0;  // the age of the oldest expired key answered positive
 
   // What a sighting of a key is: a suppression is right only for `live`.
-  enum class Sighting { first, uninserted, live, expired };
+  enum class Sighting { first, uninserted, live, slack, stale };
 
   Sighting record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
     auto [it, first] = last.try_emplace(std::move(k), kNever);
@@ -236,9 +245,14 @@ struct Truth {
       live_misses += !verdict;
       seen = Sighting::live;
     } else {
+      const uint64_t age = at - it->second;
       ++expired;
       expired_positives += verdict;
-      seen = Sighting::expired;
+      seen = age <= bound ? Sighting::slack : Sighting::stale;
+      if (verdict) {
+        (seen == Sighting::slack ? slack_positives : stale_positives) += 1;
+        if (age > oldest_remembered) oldest_remembered = age;
+      }
     }
     if (inserted) {
       it->second = at;
@@ -271,6 +285,20 @@ double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0
 // The window as --window or --ttl takes it, and as the other tools print it.
 std::string window_text(const Window& w) {
   return w.is_time() ? dedup::format_duration(w.span) : std::to_string(w.span) + " insertions";
+}
+
+// A span in the window's units, for people: insertions, or a rounded time.
+std::string span_text(const Window& w, uint64_t v) {
+  return w.is_time() ? dedup::format_duration(v, true) : std::to_string(v) + " insertions";
+}
+
+// What the filter promises, as agebloom-plan says it; penalty decisions may
+// pass a repeat the filter knows, which the plain promise does not cover.
+std::string guarantee_text(const Options& o, const dedup::DedupFilter& filter) {
+  std::string g = filter.guarantee(o.dedup.policy);
+  if (o.dedup.decide == dedup::Decide::penalties)
+    g += "; --decide penalties passes a repeat when that is expected to cost less";
+  return g;
 }
 
 // What the run found, whichever backend decided.
@@ -392,7 +420,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
     if (scored) run.penalty.add(*scored, pen, o.truth, seen == Truth::Sighting::live);
     if (bin != nullptr && dup) {
       ++bin->suppressed;
-      if (o.truth && seen == Truth::Sighting::expired) ++bin->slack;
+      if (o.truth && seen == Truth::Sighting::slack) ++bin->slack;
       else if (o.truth && seen != Truth::Sighting::live) ++bin->false_positives;
     }
     if (dup && o.keep_verdicts()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
@@ -541,11 +569,13 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["seed"] = seed;
   j["time_regressions"] = run.time_regressions;
   j["bad_timestamps"] = run.bad_timestamps;
+  j["guarantee"] = guarantee_text(o, filter);
   j["filter"] = {{"name", filter.name()},
                  {"parameters", filter.parameters()},
                  {"bytes", owned.bytes},
                  {"window", o.dedup.spec.window.span},
                  {"window_kind", o.dedup.spec.window.is_time() ? "time_ns" : "count"},
+                 {"slack", filter.slack()},
                  {"model_fpr", filter.model_fpr()},
                  {"bits_per_item", filter.bits_per_item()}};
   for (const auto& [name, value] : filter.stats()) j["filter"]["stats"][name] = value;
@@ -569,8 +599,11 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["live_misses"] = t.live_misses;
     j["first_positives"] = t.first_positives;
     j["uninserted_positives"] = t.uninserted_positives;
-    j["expired_positives"] = t.expired_positives;
-    j["false_positives"] = t.first_positives + t.uninserted_positives;
+    j["expired_positives"] = t.expired_positives;  // slack_suppressed + stale_positives
+    j["slack_suppressed"] = t.slack_positives;
+    j["stale_positives"] = t.stale_positives;
+    j["oldest_remembered"] = t.oldest_remembered;
+    j["false_positives"] = t.first_positives + t.uninserted_positives + t.stale_positives;
   }
   if (std::string note = dedup::DedupFilter::auto_note(o.dedup.spec, filter); !note.empty()) j["auto_note"] = note;
   if (run.series) {
@@ -643,6 +676,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
   if (run.time_regressions)
     std::printf("  %llu packets stepped back in time: the clock was held at the latest timestamp\n",
                 static_cast<unsigned long long>(run.time_regressions));
+  std::printf("  guarantee: %s\n", j["guarantee"].get<std::string>().c_str());
   if (j.contains("auto_note")) std::printf("  note: %s\n", j["auto_note"].get<std::string>().c_str());
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
@@ -660,15 +694,27 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
     std::printf("  truth: %llu packets repeat a key within the window: %llu suppressed, %llu passed (live FNR %.4g%s)\n",
                 u(t.duplicates), u(t.duplicates - t.live_misses), u(t.live_misses), j["live_fnr"].get<double>(),
                 passing);
+    const Window& w = o.dedup.spec.window;
+    const bool bounded = t.bound != Truth::kNever;
+    const std::string bound = bounded ? span_text(w, t.bound) : std::string();
     std::printf("  truth: %llu packets wrongly suppressed (false positives): %llu of %llu first sightings (FPR %.4g)",
-                u(t.first_positives + t.uninserted_positives), u(t.first_positives), u(t.firsts),
-                j["fpr"].get<double>());
+                u(j["false_positives"].get<uint64_t>()), u(t.first_positives), u(t.firsts), j["fpr"].get<double>());
     if (t.uninserted)
       std::printf(", %llu of %llu sightings of keys never inserted (rate %.4g)", u(t.uninserted_positives),
                   u(t.uninserted), j["uninserted_positive_rate"].get<double>());
-    std::printf("\n  truth: %llu packets suppressed because of the slack (keys past the window still remembered): "
-                "%llu of %llu expired sightings (rate %.4g)\n",
-                u(t.expired_positives), u(t.expired_positives), u(t.expired), j["expired_positive_rate"].get<double>());
+    if (t.stale_positives)
+      std::printf(", %llu expired keys older than the guarantee's %s", u(t.stale_positives), bound.c_str());
+    if (bounded)
+      std::printf("\n  truth: %llu packets suppressed because of the slack (expired keys remembered, as promised, "
+                  "for up to %s)", u(t.slack_positives), bound.c_str());
+    else
+      std::printf("\n  truth: %llu packets suppressed after the window (%s keeps no window)", u(t.slack_positives),
+                  filter.name().c_str());
+    std::printf("; expired positive rate %.4g (%llu of %llu expired sightings)", j["expired_positive_rate"].get<double>(),
+                u(t.expired_positives), u(t.expired));
+    if (t.expired_positives)
+      std::printf(", the oldest remembered %s after its last insertion", span_text(w, t.oldest_remembered).c_str());
+    std::printf("\n");
   }
   if (run.series)
     std::printf("  plot: %s%s, %zu bins of %.4g s of packet time, drawn from %s\n", o.plot.c_str(),
@@ -701,6 +747,10 @@ int main(int argc, char** argv) {
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
   if (!o.plot.empty()) run.series = std::make_unique<tools::PlotSeries>();
+  if (!info(owned.filter.structure()).false_negatives) {
+    const uint64_t span = o.dedup.spec.window.span, slack = owned.filter.slack();
+    run.truth.bound = span + slack < span ? Truth::kNever : span + slack;
+  }
 
   tools::TraceOffset offset(o.trace);
   auto opened = trace::PcapReader::open(o.trace);

@@ -106,7 +106,7 @@ TEST(ReplayPlot, PngAndCsvWhoseBinsAddUpToTheReport) {
       EXPECT_EQ(c.sum("packets"), j["packets"].get<double>()) << args;
       EXPECT_EQ(c.sum("suppressed"), j["suppressed"].get<double>()) << args;
       EXPECT_EQ(c.sum("false_positives"), j["false_positives"].get<double>()) << args;
-      EXPECT_EQ(c.sum("slack_suppressed"), j["expired_positives"].get<double>()) << args;
+      EXPECT_EQ(c.sum("slack_suppressed"), j["slack_suppressed"].get<double>()) << args;
       EXPECT_GT(c.sum("false_positives") + c.sum("slack_suppressed"), 0.0) << args;  // FPR 0.3: not all zero
       // Bins in order, end to end, from the first packet; fill a ratio, and
       // not zero once keys were inserted.
@@ -124,7 +124,7 @@ TEST(ReplayPlot, PngAndCsvWhoseBinsAddUpToTheReport) {
       for (const std::string& want :
            {std::to_string(j["suppressed"].get<uint64_t>()) + " suppressed",
             std::to_string(j["false_positives"].get<uint64_t>()) + " packets wrongly suppressed",
-            std::to_string(j["expired_positives"].get<uint64_t>()) + " packets suppressed because of the slack",
+            std::to_string(j["slack_suppressed"].get<uint64_t>()) + " packets suppressed because of the slack",
             "plot: " + png.string() + ", " + std::to_string(c.rows.size()) + " bins of "})
         EXPECT_NE(text.out.find(want), std::string::npos) << want << "\n" << text.out;
     }

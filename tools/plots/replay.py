@@ -35,9 +35,9 @@ top.legend(fontsize=8, loc="best")
 if truth:
     wrong = axes[1]
     wrong.step(mid, col("false_positives"), where="mid", color="tab:red", lw=1.2,
-               label="false positives (first sightings, keys never inserted)")
+               label="false positives (new keys, and expired ones past the guarantee)")
     wrong.step(mid, col("slack_suppressed"), where="mid", color="tab:orange", lw=1.2,
-               label="slack (keys past the window, still remembered)")
+               label="slack (expired keys remembered, within the guarantee)")
     wrong.set_ylabel(f"false suppressions per {width:.3g} s")
     wrong.set_ylim(bottom=0)
     wrong.legend(fontsize=8, loc="best")
