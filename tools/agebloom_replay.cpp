@@ -3,19 +3,21 @@
 // suppressed; --truth adds exact ground truth to measure the filter against.
 //
 //   agebloom-replay TRACE [the dedup options of filter_options.hpp]
-//                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto]
-//                   [--write FILE.pcap] [--write-suppressed FILE.pcap]
+//                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end (or an output
-// could not be written), 2 bad options.
+// could not be written), 2 bad options (an output path that cannot be
+// written among them: checked before the trace is read).
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
 // verdicts file, the pcap outputs (a second pass over the trace, steered by
 // the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -41,6 +43,8 @@
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "replay_plot.hpp"
+#include "replay_progress.hpp"
 
 namespace {
 
@@ -53,8 +57,10 @@ struct Options {
   dedup::FilterOptions dedup;  // --key, --filter, --window/--ttl, --fpr, --policy, --seed, ...
   std::string trace;
   bool truth = false, json = false;
+  bool progress = true;  // --no-progress turns the terminal's progress line off
   std::string verdicts;
   std::string write_passed, write_suppressed;  // --write, --write-suppressed
+  std::string plot, plot_csv;  // --plot FILE.png, and the FILE.csv it is drawn from
   Backend backend = Backend::cpu;
   // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
   bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
@@ -65,7 +71,10 @@ void usage(FILE* out) {
                "usage: agebloom-replay TRACE [options]\n"
                "       agebloom-replay --list-filters\n"
                "%s"
-               "  --truth                         exact ground truth: live FNR, FPR, expired positives\n"
+               "  --truth                         exact ground truth, counts and rates: live repeats\n"
+               "                                  passed (live FNR), false positives (FPR), suppressions\n"
+               "                                  in the slack (expired keys remembered within the\n"
+               "                                  guarantee the report prints)\n"
                "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
                "                                  suppressed: packet i is bit i %% 8 (least significant\n"
                "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
@@ -77,8 +86,16 @@ void usage(FILE* out) {
                "  --json                          one JSON object on stdout\n"
                "  --backend cpu|gpu|auto          gpu: CUDA exact replay (the structures --list-filters\n"
                "                                  marks 'GPU replay'); auto: gpu when it can (default cpu)\n"
+               "  --plot FILE.png                 suppressions, false suppressions (with --truth) and the\n"
+               "                                  filter's fill over packet time, in at most 200 bins;\n"
+               "                                  the series is written beside it as FILE.csv and drawn\n"
+               "                                  with python3-matplotlib (CPU backend)\n"
+               "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
+               "                                  time left); it is drawn on stderr only when that is a\n"
+               "                                  terminal\n"
                "  --help\n"
-               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options.\n",
+               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options\n"
+               "(an output file that cannot be created is one, found before the trace is read).\n",
                dedup::FilterOptions::help().c_str());
 }
 
@@ -88,15 +105,34 @@ void usage(FILE* out) {
   std::exit(2);
 }
 
+// An output is checked before the trace is read, not found unwritable after
+// the whole replay: the file must be writable, or its folder must take a new
+// one. (A full disk still shows only when written: exit 1.)
+void check_writable(const char* option, const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) bad(std::string(option) + " " + path + ": is a folder");
+    if (access(path.c_str(), W_OK) != 0)
+      bad(std::string(option) + " " + path + ": cannot write it: " + std::strerror(errno));
+    return;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    bad(std::string(option) + " " + path + ": cannot write into " + dir + ": " + std::strerror(errno));
+}
+
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
                                {"write", required_argument, nullptr, kWrite},
                                {"write-suppressed", required_argument, nullptr, kWriteSuppressed},
                                {"backend", required_argument, nullptr, kBackend},
+                               {"no-progress", no_argument, nullptr, kNoProgress},
+                               {"plot", required_argument, nullptr, kPlot},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -111,6 +147,13 @@ Options parse(int argc, char** argv) {
       switch (c) {
         case kTruth: o.truth = true; break;
         case kJson: o.json = true; break;
+        case kNoProgress: o.progress = false; break;
+        case kPlot:
+          if (arg.size() < 5 || arg.compare(arg.size() - 4, 4, ".png") != 0)
+            bad("--plot needs a file name ending in .png, not '" + arg + "'");
+          o.plot = arg;
+          o.plot_csv = tools::plot_csv_path(arg);
+          break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
@@ -142,10 +185,20 @@ Options parse(int argc, char** argv) {
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
   if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
   o.trace = argv[optind];
-  for (const std::string* out : {&o.write_passed, &o.write_suppressed, &o.verdicts})
-    if (*out == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
-  if (!o.write_passed.empty() && o.write_passed == o.write_suppressed)
-    bad("--write and --write-suppressed name the same file");
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--verdicts", &o.verdicts}, {"--write", &o.write_passed}, {"--write-suppressed", &o.write_suppressed},
+      {"--plot", &o.plot}, {"--plot (its CSV)", &o.plot_csv}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    if (outputs[i].second->empty()) continue;
+    if (*outputs[i].second == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+    for (size_t k = 0; k < i; ++k)
+      if (*outputs[k].second == *outputs[i].second)
+        bad(std::string(outputs[k].first) + " and " + outputs[i].first + " name the same file");
+  }
+  for (const auto& [option, path] : outputs)
+    if (!path->empty()) check_writable(option, *path);
+  if (!o.plot.empty() && o.backend == Backend::gpu)
+    bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
   return o;
 }
@@ -163,31 +216,49 @@ struct Truth {
   uint64_t firsts = 0, first_positives = 0;
   uint64_t expired = 0, expired_positives = 0;
   uint64_t uninserted = 0, uninserted_positives = 0;
+  // How long the filter may remember a key, in the window's units: the
+  // window plus its slack bound (DedupFilter::slack), as the guarantee line
+  // says; kNever for a structure that keeps no window. An expired key
+  // answered positive within it is the slack's doing; past it, the filter
+  // promised to have forgotten it, so it is a false positive like any other.
+  uint64_t bound = kNever;
+  uint64_t slack_positives = 0, stale_positives = 0;  // expired positives within / past the bound
+  uint64_t oldest_remembered = 0;  // the age of the oldest expired key answered positive
 
-  // Returns whether the key was inserted within the window (a true repeat).
-  bool record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
+  // What a sighting of a key is: a suppression is right only for `live`.
+  enum class Sighting { first, uninserted, live, slack, stale };
+
+  Sighting record(std::string k, uint64_t now, const Window& w, bool verdict, bool inserted) {
     auto [it, first] = last.try_emplace(std::move(k), kNever);
     const uint64_t at = w.is_time() ? now : insertions;
-    bool live = false;
+    Sighting seen;
     if (first) {
       ++firsts;
       first_positives += verdict;
+      seen = Sighting::first;
     } else if (it->second == kNever) {
       ++uninserted;
       uninserted_positives += verdict;
+      seen = Sighting::uninserted;
     } else if (at - it->second <= w.span) {
       ++duplicates;
       live_misses += !verdict;
-      live = true;
+      seen = Sighting::live;
     } else {
+      const uint64_t age = at - it->second;
       ++expired;
       expired_positives += verdict;
+      seen = age <= bound ? Sighting::slack : Sighting::stale;
+      if (verdict) {
+        (seen == Sighting::slack ? slack_positives : stale_positives) += 1;
+        if (age > oldest_remembered) oldest_remembered = age;
+      }
     }
     if (inserted) {
       it->second = at;
       ++insertions;
     }
-    return live;
+    return seen;
   }
 };
 
@@ -211,6 +282,25 @@ struct PenaltyTally {
 
 double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
 
+// The window as --window or --ttl takes it, and as the other tools print it.
+std::string window_text(const Window& w) {
+  return w.is_time() ? dedup::format_duration(w.span) : std::to_string(w.span) + " insertions";
+}
+
+// A span in the window's units, for people: insertions, or a rounded time.
+std::string span_text(const Window& w, uint64_t v) {
+  return w.is_time() ? dedup::format_duration(v, true) : std::to_string(v) + " insertions";
+}
+
+// What the filter promises, as agebloom-plan says it; penalty decisions may
+// pass a repeat the filter knows, which the plain promise does not cover.
+std::string guarantee_text(const Options& o, const dedup::DedupFilter& filter) {
+  std::string g = filter.guarantee(o.dedup.policy);
+  if (o.dedup.decide == dedup::Decide::penalties)
+    g += "; --decide penalties passes a repeat when that is expected to cost less";
+  return g;
+}
+
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
@@ -225,6 +315,8 @@ struct Run {
   std::string gpu_why_not;  // --backend auto that stayed on the CPU
   double seconds = 0;
   std::string read_error;  // the trace ended in an error: the report covers the packets before it
+  std::unique_ptr<tools::PlotSeries> series;  // --plot
+  std::string plot_error;  // the CSV or the PNG could not be written
 };
 
 // The filter in a 64-byte aligned heap arena: the GPU backend takes this
@@ -249,6 +341,10 @@ bool choose_gpu(const Options& o, const dedup::DedupFilter& f, std::string& why_
   if (o.dedup.decide == dedup::Decide::penalties) {
     if (o.backend == Backend::gpu) bad("--backend gpu: --decide penalties runs on the CPU only");
     why_not = "--decide penalties runs on the CPU only";
+    return false;
+  }
+  if (!o.plot.empty()) {
+    why_not = "--plot runs on the CPU only";
     return false;
   }
   std::string why;
@@ -300,23 +396,33 @@ struct GpuQueue {
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf, Run& run) {
+int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf,
+           tools::Progress& progress, Run& run) {
   const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
   const pk::ClickOptions& click = keying.click;
   const Hasher hasher(o.dedup.seed);
-  const bool progress = !o.json && isatty(STDERR_FILENO);
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
 
   const bool penalties = o.dedup.decide == dedup::Decide::penalties;
 
+  // --plot: the bin of the packet being decided (the CPU decides each packet
+  // as it is read; --plot never runs on the GPU).
+  tools::PlotSeries::Bin* bin = nullptr;
+  auto fill = [&owned] { return owned.filter.fill_ratio(); };
+
   // What a verdict changes, wherever it was computed (`scored`: a penalty-aware one).
   auto apply = [&](uint64_t packet, bool dup, std::string key_bytes, uint64_t at,
                    const dedup::PenaltyVerdict* scored = nullptr, inference::Penalties pen = {}) {
     run.suppressed += dup;
-    bool live = false;
-    if (o.truth) live = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
-    if (scored) run.penalty.add(*scored, pen, o.truth, live);
+    Truth::Sighting seen = Truth::Sighting::live;
+    if (o.truth) seen = run.truth.record(std::move(key_bytes), at, window, dup, always || !dup);
+    if (scored) run.penalty.add(*scored, pen, o.truth, seen == Truth::Sighting::live);
+    if (bin != nullptr && dup) {
+      ++bin->suppressed;
+      if (o.truth && seen == Truth::Sighting::slack) ++bin->slack;
+      else if (o.truth && seen != Truth::Sighting::live) ++bin->false_positives;
+    }
     if (dup && o.keep_verdicts()) run.verdict_bits[packet / 8] |= static_cast<uint8_t>(1u << (packet % 8));
   };
 
@@ -329,6 +435,7 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
+    if (run.series) bin = &run.series->enter(pkt.timestamp_ns, fill);
     const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
     run.bpf_unmatched += !selected;
     const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
@@ -361,17 +468,16 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
       }
     }
     ++run.packets;
-    if (progress && run.packets % (1 << 20) == 0)
-      std::fprintf(stderr, "\r%llu packets, %llu suppressed", static_cast<unsigned long long>(run.packets),
-                   static_cast<unsigned long long>(run.suppressed));
+    progress.tick(run.packets);
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
+  if (run.series) run.series->finish(fill());
+  progress.finish(run.packets);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
     std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
                  o.trace.c_str(), static_cast<unsigned long long>(run.bad_timestamps));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (progress && run.packets >= (1 << 20)) std::fprintf(stderr, "\n");
   if (!gpu_error.empty()) {
     std::fprintf(stderr, "agebloom-replay: GPU replay failed: %s\n", gpu_error.c_str());
     return 1;
@@ -454,6 +560,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   }
   j["seconds"] = run.seconds;
   j["keys_per_second"] = run.seconds > 0 ? run.keyed / run.seconds : 0.0;
+  j["packets_per_second"] = run.seconds > 0 ? run.packets / run.seconds : 0.0;
   j["key"] = dedup::key_mode_name(o.dedup.mode);
   j["policy"] = dedup::policy_name(o.dedup.policy);
   // Hexadecimal, as --seed takes it and the text report prints it.
@@ -462,11 +569,13 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   j["seed"] = seed;
   j["time_regressions"] = run.time_regressions;
   j["bad_timestamps"] = run.bad_timestamps;
+  j["guarantee"] = guarantee_text(o, filter);
   j["filter"] = {{"name", filter.name()},
                  {"parameters", filter.parameters()},
                  {"bytes", owned.bytes},
                  {"window", o.dedup.spec.window.span},
                  {"window_kind", o.dedup.spec.window.is_time() ? "time_ns" : "count"},
+                 {"slack", filter.slack()},
                  {"model_fpr", filter.model_fpr()},
                  {"bits_per_item", filter.bits_per_item()}};
   for (const auto& [name, value] : filter.stats()) j["filter"]["stats"][name] = value;
@@ -485,8 +594,25 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
     j["uninserted_occurrences"] = t.uninserted;
     j["uninserted_positive_rate"] = ratio(t.uninserted_positives, t.uninserted);
     j["distinct_keys"] = t.last.size();
+    // The counts behind the rates: a rate of 1e-5 says little without how
+    // many packets it was (#13).
+    j["live_misses"] = t.live_misses;
+    j["first_positives"] = t.first_positives;
+    j["uninserted_positives"] = t.uninserted_positives;
+    j["expired_positives"] = t.expired_positives;  // slack_suppressed + stale_positives
+    j["slack_suppressed"] = t.slack_positives;
+    j["stale_positives"] = t.stale_positives;
+    j["oldest_remembered"] = t.oldest_remembered;
+    j["false_positives"] = t.first_positives + t.uninserted_positives + t.stale_positives;
   }
   if (std::string note = dedup::DedupFilter::auto_note(o.dedup.spec, filter); !note.empty()) j["auto_note"] = note;
+  if (run.series) {
+    j["plot"] = {{"png", o.plot},
+                 {"csv", o.plot_csv},
+                 {"bins", run.series->bins()},
+                 {"bin_seconds", run.series->width_seconds()}};
+    if (!run.plot_error.empty()) j["plot"]["error"] = run.plot_error;
+  }
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     nlohmann::json pj = {{"decide", "penalties"},
@@ -509,6 +635,15 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   return j;
 }
 
+// The plot's title: enough to tell plots apart and to redo the run.
+std::string plot_title(const Options& o, const dedup::DedupFilter& filter) {
+  char seed[24];
+  std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
+  return o.trace.substr(o.trace.rfind('/') + 1) + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
+         filter.name() + ", window " + window_text(o.dedup.spec.window) +
+         ", " + dedup::policy_name(o.dedup.policy) + ", seed " + seed;
+}
+
 void print_text(const Options& o, const OwnedFilter& owned, const Run& run, const nlohmann::json& j) {
   const dedup::DedupFilter& filter = owned.filter;
   std::printf("%s: %llu packets, %llu keyed by %s, %llu suppressed, %llu passed (%llu unparsed)\n",
@@ -528,21 +663,63 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
       why += (why.empty() ? "" : ", ") + std::string(pk::reason_name(static_cast<pk::Reason>(i))) + " " +
              std::to_string(run.reasons[i]);
   if (!why.empty()) std::printf("  unparsed by reason: %s\n", why.c_str());
-  std::printf("  filter %s (%s), %zu bytes, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats this run)\n",
-              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, filter.model_fpr(),
+  const std::string window = window_text(o.dedup.spec.window);
+  std::printf("  filter %s (%s), %zu bytes, window %s, model FPR %.4g, policy %s, seed %llx (--seed %llx repeats "
+              "this run)\n",
+              filter.name().c_str(), filter.parameters().c_str(), owned.bytes, window.c_str(), filter.model_fpr(),
               dedup::policy_name(o.dedup.policy), static_cast<unsigned long long>(o.dedup.seed),
               static_cast<unsigned long long>(o.dedup.seed));
+  std::printf("  replayed in %.4g s on the %s: %.0f packets/s, %.0f ns per packet", run.seconds, run.gpu ? "GPU" : "CPU",
+              j["packets_per_second"].get<double>(), run.packets ? run.seconds * 1e9 / run.packets : 0.0);
+  if (run.gpu) std::printf(" (GPU device time %.4g s)", run.gpu_stats.device_seconds);
+  std::printf("\n");
+  if (run.time_regressions)
+    std::printf("  %llu packets stepped back in time: the clock was held at the latest timestamp\n",
+                static_cast<unsigned long long>(run.time_regressions));
+  std::printf("  guarantee: %s\n", j["guarantee"].get<std::string>().c_str());
   if (j.contains("auto_note")) std::printf("  note: %s\n", j["auto_note"].get<std::string>().c_str());
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
                 static_cast<unsigned long long>(sat));
-  if (o.truth)
-    std::printf("  truth: %llu duplicates in window, live FNR %.4g, FPR %.4g on %llu first sightings, "
-                "expired positives %.4g\n",
-                static_cast<unsigned long long>(run.truth.duplicates), j["live_fnr"].get<double>(),
-                j["fpr"].get<double>(), static_cast<unsigned long long>(run.truth.firsts),
-                j["expired_positive_rate"].get<double>());
+  if (o.truth) {
+    // Counts with their rates: what was wrongly suppressed, what the slack
+    // suppressed, and the live repeats passed, which only a structure with
+    // false negatives by design may have.
+    const Truth& t = run.truth;
+    auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    const char* passing = o.dedup.decide == dedup::Decide::penalties ? ", penalty decisions may pass them"
+                          : info(filter.structure()).false_negatives ? ", false negatives by design"
+                                                                      : "; must be 0";
+    std::printf("  truth: %llu packets repeat a key within the window: %llu suppressed, %llu passed (live FNR %.4g%s)\n",
+                u(t.duplicates), u(t.duplicates - t.live_misses), u(t.live_misses), j["live_fnr"].get<double>(),
+                passing);
+    const Window& w = o.dedup.spec.window;
+    const bool bounded = t.bound != Truth::kNever;
+    const std::string bound = bounded ? span_text(w, t.bound) : std::string();
+    std::printf("  truth: %llu packets wrongly suppressed (false positives): %llu of %llu first sightings (FPR %.4g)",
+                u(j["false_positives"].get<uint64_t>()), u(t.first_positives), u(t.firsts), j["fpr"].get<double>());
+    if (t.uninserted)
+      std::printf(", %llu of %llu sightings of keys never inserted (rate %.4g)", u(t.uninserted_positives),
+                  u(t.uninserted), j["uninserted_positive_rate"].get<double>());
+    if (t.stale_positives)
+      std::printf(", %llu expired keys older than the guarantee's %s", u(t.stale_positives), bound.c_str());
+    if (bounded)
+      std::printf("\n  truth: %llu packets suppressed because of the slack (expired keys remembered, as promised, "
+                  "for up to %s)", u(t.slack_positives), bound.c_str());
+    else
+      std::printf("\n  truth: %llu packets suppressed after the window (%s keeps no window)", u(t.slack_positives),
+                  filter.name().c_str());
+    std::printf("; expired positive rate %.4g (%llu of %llu expired sightings)", j["expired_positive_rate"].get<double>(),
+                u(t.expired_positives), u(t.expired));
+    if (t.expired_positives)
+      std::printf(", the oldest remembered %s after its last insertion", span_text(w, t.oldest_remembered).c_str());
+    std::printf("\n");
+  }
+  if (run.series)
+    std::printf("  plot: %s%s, %zu bins of %.4g s of packet time, drawn from %s\n", o.plot.c_str(),
+                run.plot_error.empty() ? "" : " (not drawn)", run.series->bins(), run.series->width_seconds(),
+                o.plot_csv.c_str());
   if (o.dedup.decide == dedup::Decide::penalties) {
     const PenaltyTally& p = run.penalty;
     std::printf("  penalties ($FP %g, $FN %g%s%s, prior %.4g): expected %.6g; the filter's yes/no would have "
@@ -569,16 +746,24 @@ int main(int argc, char** argv) {
 
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
+  if (!o.plot.empty()) run.series = std::make_unique<tools::PlotSeries>();
+  if (!info(owned.filter.structure()).false_negatives) {
+    const uint64_t span = o.dedup.spec.window.span, slack = owned.filter.slack();
+    run.truth.bound = span + slack < span ? Truth::kNever : span + slack;
+  }
 
+  tools::TraceOffset offset(o.trace);
   auto opened = trace::PcapReader::open(o.trace);
   if (!opened.ok()) {
     std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
     return 1;
   }
+  offset.locate();
   pk::BpfFilter bpf;
   if (!o.dedup.bpf.empty())
     if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
-  int rc = replay(o, owned, opened.reader, bpf, run);
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offset);
+  int rc = replay(o, owned, opened.reader, bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).
@@ -591,6 +776,11 @@ int main(int argc, char** argv) {
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
   if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
+  if (run.series) {
+    // The CSV first: without matplotlib the series is still there to draw.
+    run.plot_error = run.series->write_csv(o.plot_csv, o.truth);
+    if (run.plot_error.empty()) run.plot_error = tools::draw_plot(o.plot_csv, o.plot, plot_title(o, owned.filter));
+  }
 
   nlohmann::json j = report(o, owned, run);
   if (!run.read_error.empty()) {
@@ -602,6 +792,10 @@ int main(int argc, char** argv) {
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
     return 1;
+  }
+  if (!run.plot_error.empty()) {
+    std::fprintf(stderr, "agebloom-replay: --plot %s not drawn: %s\n", o.plot.c_str(), run.plot_error.c_str());
+    if (rc == 0) rc = 1;
   }
   if (!run.read_error.empty()) {
     std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets (reported above): %s\n",
