@@ -77,7 +77,9 @@ bool make_dirs(const std::string& path) {
 }  // namespace
 
 bool plot(const LabOptions&, const std::string& script, const std::string& csv, const std::string& png) {
-  return tools::draw_plot("agebloom-lab", script, csv, png);
+  const std::string err = tools::draw_plot(script, csv, png);
+  if (!err.empty()) std::fprintf(stderr, "agebloom-lab: %s not drawn: %s (the data is in %s)\n", png.c_str(), err.c_str(), csv.c_str());
+  return err.empty();
 }
 
 }  // namespace agebloom::lab

@@ -258,9 +258,13 @@ int plot(const dd::FilterSpec& spec, const std::string& png) {
                                    ? "--ttl " + dd::format_duration(spec.window.span, true) +
                                          (spec.capacity ? ", " + std::to_string(spec.capacity) + " insertions" : "")
                                    : std::to_string(spec.window.span) + " insertions";
-    if (!agebloom::tools::draw_plot("agebloom-plan", "structures_bits.py", csv, png,
-                                    {"Bits per item against the target FPR (window " + window + ")"}))
+    if (const std::string err = agebloom::tools::draw_plot(
+            "structures_bits.py", csv, png, {"Bits per item against the target FPR (window " + window + ")"});
+        !err.empty()) {
+        std::fprintf(stderr, "agebloom-plan: --plot %s not drawn: %s (the data is in %s)\n", png.c_str(), err.c_str(),
+                     csv.c_str());
         return kExitNoPlan;
+    }
     std::printf("plotted %zu plans: %s (data: %s)\n", rows, png.c_str(), csv.c_str());
     return 0;
 }

@@ -44,6 +44,7 @@
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 #include "replay_plot.hpp"
+#include "plot.hpp"
 #include "replay_progress.hpp"
 
 namespace {
@@ -779,7 +780,7 @@ int main(int argc, char** argv) {
   if (run.series) {
     // The CSV first: without matplotlib the series is still there to draw.
     run.plot_error = run.series->write_csv(o.plot_csv, o.truth);
-    if (run.plot_error.empty()) run.plot_error = tools::draw_plot(o.plot_csv, o.plot, plot_title(o, owned.filter));
+    if (run.plot_error.empty()) run.plot_error = tools::draw_plot("replay.py", o.plot_csv, o.plot, {plot_title(o, owned.filter)});
   }
 
   nlohmann::json j = report(o, owned, run);

@@ -1,58 +1,54 @@
 #include "plot.hpp"
 
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+extern char** environ;
 
 namespace agebloom::tools {
 
 std::string plots_folder() {
   if (const char* env = std::getenv("AGEBLOOM_PLOTS")) return env;
-  std::string self;
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) self.assign(buf, static_cast<size_t>(n));
-  const std::string dir = self.substr(0, self.rfind('/'));
-  // The build tree first: a developer's edit to a script shows at once.
-  for (const std::string& c : {std::string(AGEBLOOM_PLOTS_SOURCE), dir + "/../share/agebloom/lab/plots"}) {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::string exe(self, static_cast<size_t>(n));
+    const std::string installed = exe.substr(0, exe.rfind('/')) + "/../share/agebloom/lab/plots";
     struct stat st;
-    if (stat(c.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return c;
+    if (stat(installed.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return installed;
   }
   return AGEBLOOM_PLOTS_SOURCE;
 }
 
-bool draw_plot(const char* tool, const std::string& script, const std::string& csv, const std::string& png,
-               const std::vector<std::string>& args) {
-  // Debian's python3 (with python3-matplotlib) before whatever PATH offers.
-  const char* py = std::getenv("AGEBLOOM_PYTHON");
-  const std::string python = py ? py : (access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+std::string draw_plot(const std::string& script, const std::string& csv, const std::string& png,
+                      const std::vector<std::string>& args) {
+  // Debian's python3 before whatever PATH offers (a virtualenv without matplotlib).
+  const char* env = std::getenv("AGEBLOOM_PYTHON");
+  const std::string python = env ? env : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
   const std::string path = plots_folder() + "/" + script;
   std::vector<const char*> argv = {python.c_str(), path.c_str(), csv.c_str(), png.c_str()};
   for (const std::string& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
-  std::fflush(nullptr);  // the child must not repeat our buffered output
-  const pid_t pid = fork();
-  if (pid < 0) {
-    std::fprintf(stderr, "%s: cannot start %s to draw %s: %s\n", tool, python.c_str(), png.c_str(), std::strerror(errno));
-    return false;
-  }
-  if (pid == 0) {
-    execvp(argv[0], const_cast<char* const*>(argv.data()));
-    std::fprintf(stderr, "%s: cannot run %s: %s\n", tool, python.c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  pid_t pid;
+  if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, const_cast<char* const*>(argv.data()), environ))
+    return "cannot run " + python + " (" + std::strerror(err) + "): install python3 and python3-matplotlib " +
+           "(scripts/setup.sh does)";
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  std::fprintf(stderr, "%s: drawing %s with %s failed (is python3-matplotlib installed? scripts/setup.sh installs it); "
-                       "the data is in %s\n", tool, png.c_str(), path.c_str(), csv.c_str());
-  return false;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+    return python + " has no matplotlib: install Debian's python3-matplotlib (scripts/setup.sh does)";
+  return path + " failed (" +
+         (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                            : "signal " + std::to_string(WTERMSIG(status))) +
+         "; is python3-matplotlib installed? scripts/setup.sh installs it)";
 }
 
 }  // namespace agebloom::tools

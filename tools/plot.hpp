@@ -10,15 +10,17 @@
 namespace agebloom::tools {
 
 // The folder of the plotting scripts: $AGEBLOOM_PLOTS when set; else the
-// source tree's lab/plots when the tool runs from the build tree; else the
-// installed share/agebloom/lab/plots beside the tool's bin folder.
+// installed share/agebloom/lab/plots beside the running binary's bin folder
+// (an installed tool draws with the scripts installed with it); else the
+// source tree's lab/plots (a tool run from the build tree).
 std::string plots_folder();
 
 // Runs `python3 <plots_folder()>/<script> CSV PNG [args...]` (Debian's
-// /usr/bin/python3 first, or $AGEBLOOM_PYTHON) and waits for it. False, with
-// a message on stderr that begins with `tool` and names python3-matplotlib,
-// when Python or matplotlib is missing or the script fails.
-bool draw_plot(const char* tool, const std::string& script, const std::string& csv, const std::string& png,
-               const std::vector<std::string>& args = {});
+// /usr/bin/python3 first, where python3-matplotlib installs, or
+// $AGEBLOOM_PYTHON) and waits for it. Empty when drawn; else a message that
+// names what is missing (python3, python3-matplotlib) or how the script
+// failed. A script exits 3 when it cannot import matplotlib.
+std::string draw_plot(const std::string& script, const std::string& csv, const std::string& png,
+                      const std::vector<std::string>& args = {});
 
 }  // namespace agebloom::tools

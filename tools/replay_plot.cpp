@@ -1,16 +1,12 @@
 #include "replay_plot.hpp"
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-extern char** environ;
 
 namespace agebloom::tools {
 
@@ -60,55 +56,6 @@ std::string plot_csv_path(const std::string& png) {
   const size_t dot = png.rfind('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return png + ".csv";
   return png.substr(0, dot) + ".csv";
-}
-
-namespace {
-
-bool is_file(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// An installed binary draws with the script installed with it; one in the
-// build tree finds no share folder beside it and takes the source tree's.
-std::string plot_script() {
-  char self[4096];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    const std::string exe(self, static_cast<size_t>(n));
-    const std::string beside = exe.substr(0, exe.rfind('/')) + "/../share/agebloom/tools/plots/replay.py";
-    if (is_file(beside)) return beside;
-  }
-  for (const char* c : {AGEBLOOM_TOOLS_SOURCE "/plots/replay.py", AGEBLOOM_TOOLS_INSTALLED "/plots/replay.py"})
-    if (is_file(c)) return c;
-  return AGEBLOOM_TOOLS_SOURCE "/plots/replay.py";
-}
-
-}  // namespace
-
-std::string draw_plot(const std::string& csv, const std::string& png, const std::string& title) {
-  // Debian's python3, where python3-matplotlib installs, before whatever
-  // PATH offers (a virtualenv without matplotlib); AGEBLOOM_PYTHON as for
-  // agebloom-lab.
-  const char* env = std::getenv("AGEBLOOM_PYTHON");
-  const std::string python = env ? env : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-  const std::string script = plot_script();
-  const char* argv[] = {python.c_str(), script.c_str(), csv.c_str(), png.c_str(), title.c_str(), nullptr};
-  pid_t pid;
-  if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, const_cast<char* const*>(argv), environ))
-    return "cannot run " + python + " (" + std::strerror(err) + "): install python3 and python3-matplotlib " +
-           "(scripts/setup.sh does)";
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  // replay.py exits 3 when matplotlib cannot be imported.
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-    return python + " has no matplotlib: install Debian's python3-matplotlib (scripts/setup.sh does)";
-  return script + " failed (" +
-         (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                            : "signal " + std::to_string(WTERMSIG(status))) +
-         "; is python3-matplotlib installed? scripts/setup.sh installs it)";
 }
 
 }  // namespace agebloom::tools

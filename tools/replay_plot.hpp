@@ -1,7 +1,7 @@
 // agebloom-replay --plot FILE.png: the replay's suppressions, false
 // suppressions (--truth) and the filter's fill over packet time, binned into
 // at most kBins intervals, written as FILE.csv and drawn from it by
-// tools/plots/replay.py with Debian's python3-matplotlib.
+// lab/plots/replay.py (tools/plot.hpp) with Debian's python3-matplotlib.
 #pragma once
 
 #include <cstdint>
@@ -71,10 +71,5 @@ class PlotSeries {
 
 // The CSV named after the PNG: FILE.png -> FILE.csv.
 std::string plot_csv_path(const std::string& png);
-
-// Draws `csv` into `png` with tools/plots/replay.py (the installed copy
-// beside the binary's share folder, else the source tree's), titled `title`.
-// Empty when drawn, else a message that names what is missing.
-std::string draw_plot(const std::string& csv, const std::string& png, const std::string& title);
 
 }  // namespace agebloom::tools

@@ -201,14 +201,14 @@ TEST(ReplayPlot, WithoutMatplotlibTheCsvIsWrittenAndThePackageNamed) {
   fs::remove_all(d);
 }
 
-// Installed (bin/agebloom-replay beside share/agebloom/tools/plots/), the
+// Installed (bin/agebloom-replay beside share/agebloom/lab/plots/), the
 // binary draws with the script installed with it, not the source tree's.
 TEST(ReplayPlot, AnInstalledBinaryUsesTheInstalledScript) {
   const fs::path d = temp_dir("installed");
   fs::create_directories(d / "bin");
-  fs::create_directories(d / "share" / "agebloom" / "tools" / "plots");
+  fs::create_directories(d / "share" / "agebloom" / "lab" / "plots");
   fs::copy_file(AGEBLOOM_REPLAY, d / "bin" / "agebloom-replay");
-  std::ofstream(d / "share" / "agebloom" / "tools" / "plots" / "replay.py")
+  std::ofstream(d / "share" / "agebloom" / "lab" / "plots" / "replay.py")
       << "import sys\nopen(sys.argv[2], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n installed copy')\n";
   const Outcome r = agebloom::testing::shell((d / "bin" / "agebloom-replay").string() + " " +
                                              trace("pcapplusplus_example.pcap") + " --seed 1 --plot " +
