@@ -59,6 +59,16 @@ std::string over_memory(const model::Plan& p, uint64_t mem_bytes) {
   return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
 }
 
+// 3.24 MiB, 16.8 KiB or 512 bytes: the note compares sizes, so neither
+// rounds to 0.00.
+std::string human_bytes(double bytes) {
+  char buf[32];
+  if (bytes >= 1048576.0) std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / 1048576.0);
+  else if (bytes >= 1024.0) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+  return buf;
+}
+
 }  // namespace
 
 model::PlanResult plan_spec(const FilterSpec& spec) {
@@ -134,10 +144,11 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
     const auto* p = std::get_if<model::Plan>(&result);
     if (p == nullptr || p->structure == chosen.structure() || !(p->expected_fpr < 0.5 * chosen.model_fpr())) return {};
     std::snprintf(buf, sizeof buf,
-                  "--filter auto chose %s (model FPR %.3g in %.2f MiB): the lowest FPR among the layouts fastest per "
+                  "--filter auto chose %s (model FPR %.3g in %s): the lowest FPR among the layouts fastest per "
                   "packet; the lowest in the same memory is %s at FPR %.3g (more memory accesses per packet): "
                   "--filter %s",
-                  chosen.name().c_str(), chosen.model_fpr(), chosen.bytes_needed() / 1048576.0,
+                  chosen.name().c_str(), chosen.model_fpr(),
+                  human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
                   agebloom::name(p->structure), p->expected_fpr, agebloom::name(p->structure));
     return buf;
   }
@@ -148,11 +159,11 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   const double mine = static_cast<double>(chosen.bytes_needed()), theirs = static_cast<double>(best.bytes_needed());
   if (!(theirs < 0.8 * mine)) return {};
   std::snprintf(buf, sizeof buf,
-                "--filter auto chose %s (%.2f MiB, %.1f bits per item): the fewest bits among the layouts fastest per "
-                "packet; the most compact for this window and FPR is %s at %.2f MiB (%.1f bits per item, more memory "
+                "--filter auto chose %s (%s, %.1f bits per item): the fewest bits among the layouts fastest per "
+                "packet; the most compact for this window and FPR is %s at %s (%.1f bits per item, more memory "
                 "accesses per packet): --filter %s",
-                chosen.name().c_str(), mine / 1048576.0, chosen.bits_per_item(), best.name().c_str(),
-                theirs / 1048576.0, best.bits_per_item(), best.name().c_str());
+                chosen.name().c_str(), human_bytes(mine).c_str(), chosen.bits_per_item(), best.name().c_str(),
+                human_bytes(theirs).c_str(), best.bits_per_item(), best.name().c_str());
   return buf;
 }
 
@@ -376,6 +387,11 @@ std::string DedupFilter::guarantee(Policy policy) const {
   const char* since = policy == Policy::insert_always ? "its previous sighting" : "the last copy passed";
   std::string s = "every repeat within " + span(w.span) + " of " + since + " is suppressed (no false negatives)";
   if (slack_span) s += "; a key may be remembered for up to " + span(w.span + slack_span) + " (slack " + span(slack_span) + ")";
+  else if (config_.structure == Structure::counting)
+    // Exact deletion, but a counter that saturates (a key repeated past the
+    // cell's range) is never decremented again: its keys can outlive the
+    // window, and stats() counts those counters.
+    s += "; nothing is remembered past the window unless a counter saturates (counted as saturated counters)";
   else s += "; nothing is remembered past the window";
   s += std::string("; a new key is wrongly suppressed with probability ") + fpr + " (model";
   if (w.is_time()) {
