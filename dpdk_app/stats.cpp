@@ -5,6 +5,7 @@
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -108,6 +109,10 @@ nlohmann::json filter_json() {
 
 // --- telemetry: runs on the telemetry thread, reads counters and the
 // immutable filter description only.
+
+// A fraction as a JSON number: telemetry in 22.11 has no floating point.
+uint64_t scaled(double v, double scale) { return v > 0 ? static_cast<uint64_t>(std::llround(v * scale)) : 0; }
+
 int tel_stats(const char*, const char*, rte_tel_data* d) {
   Totals t = totals();
   rte_tel_data_start_dict(d);
@@ -115,34 +120,35 @@ int tel_stats(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "tx", t.tx);
   rte_tel_data_add_dict_u64(d, "keyed", t.keyed);
   rte_tel_data_add_dict_u64(d, "unparsed", t.unparsed);
+  rte_tel_data_add_dict_u64(d, "bpf_unmatched", t.bpf_unmatched);
   rte_tel_data_add_dict_u64(d, "duplicates", t.duplicates);
   rte_tel_data_add_dict_u64(d, "suppressed", t.suppressed);
   rte_tel_data_add_dict_u64(d, "mirrored", t.mirrored);
   rte_tel_data_add_dict_u64(d, "dropped_error", t.dropped_error);
+  rte_tel_data_add_dict_u64(d, "malformed", t.malformed);
   rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
-  if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6f", t.expected_penalty_micro / 1e6);
-    rte_tel_data_add_dict_string(d, "expected_penalty", buf);
-  }
+  if (g_app.opt.decide == agebloom::dedup::Decide::penalties)
+    rte_tel_data_add_dict_u64(d, "expected_penalty_micro", t.expected_penalty_micro);
   return 0;
 }
 
 int tel_filter(const char*, const char*, rte_tel_data* d) {
   const Worker& w = g_app.workers.front();
-  char buf[64];
+  const bool time = g_app.opt.spec.window.is_time();
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, "name", w.filter.name().c_str());
   rte_tel_data_add_dict_string(d, "parameters", w.filter.parameters().c_str());
-  rte_tel_data_add_dict_u64(d, "bytes_per_lcore", w.arena_bytes);
-  rte_tel_data_add_dict_u64(d, "window", g_app.opt.spec.window.span);
-  rte_tel_data_add_dict_string(d, "window_kind", g_app.opt.spec.window.is_time() ? "time_ns" : "count");
-  std::snprintf(buf, sizeof buf, "%.6g", w.filter.model_fpr());
-  rte_tel_data_add_dict_string(d, "model_fpr", buf);
   rte_tel_data_add_dict_string(d, "key", agebloom::dedup::key_mode_name(g_app.opt.mode));
   rte_tel_data_add_dict_string(d, "policy", agebloom::dedup::policy_name(g_app.opt.policy));
+  rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
+  rte_tel_data_add_dict_u64(d, "bytes_per_lcore", w.arena_bytes);
+  rte_tel_data_add_dict_string(d, "window_kind", time ? "time_ns" : "count");
+  rte_tel_data_add_dict_u64(d, time ? "window_ns" : "window_insertions", g_app.opt.spec.window.span);
+  rte_tel_data_add_dict_u64(d, "fpr_target_ppb", scaled(g_app.opt.spec.fpr, 1e9));
+  rte_tel_data_add_dict_u64(d, "model_fpr_ppb", scaled(w.filter.model_fpr(), 1e9));
   // The structure's own figures, summed over lcores (the time-limited
-  // filter's budget saturations: FPR above the model while non-zero).
+  // filter's budget saturations: FPR above the model while non-zero). A rate
+  // per tick is per ns in dedup_fwd's time windows: given per second.
   std::vector<std::pair<std::string, double>> sum;
   for (const Worker& x : g_app.workers)
     for (const auto& stat : x.filter.stats()) {  // (clang 14 cannot capture a structured binding)
@@ -150,9 +156,12 @@ int tel_filter(const char*, const char*, rte_tel_data* d) {
       if (it == sum.end()) sum.push_back(stat);
       else it->second += stat.second;
     }
-  for (const auto& [name, value] : sum) {
-    std::snprintf(buf, sizeof buf, "%.6g", value);
-    rte_tel_data_add_dict_string(d, name.c_str(), buf);
+  for (auto [name, value] : sum) {
+    if (const size_t at = name.rfind("_per_tick"); at != std::string::npos && time) {
+      name.replace(at, std::string::npos, "_per_s");
+      value *= 1e9;
+    }
+    rte_tel_data_add_dict_u64(d, name.c_str(), scaled(value, 1));
   }
   return 0;
 }

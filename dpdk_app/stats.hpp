@@ -41,7 +41,9 @@ void publish_final_fill();
 uint64_t input_errors(std::string* detail = nullptr);
 
 // Registers /dedup_fwd/stats and /dedup_fwd/filter; false (with a message)
-// when the library refuses a command.
+// when the library refuses a command. Every value they answer that is a
+// number is a JSON number (telemetry in DPDK 22.11 has integers only, so
+// fractions are scaled: _ppm, _ppb, _micro), with its unit in its name.
 bool register_telemetry();
 
 // What only main() knows at exit, for the JSON.

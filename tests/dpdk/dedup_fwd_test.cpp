@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -726,59 +727,108 @@ class Telemetry {
   nlohmann::json hello_;
 };
 
-TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
-  const fs::path in = temp_dir() / "tel.pcap", js = temp_dir() / "tel.json";
-  write_pcap(in, keyed_trace(300, 5, nullptr));
-  static std::atomic<int> n{0};
-  const std::string prefix = "agebloom-tel" + std::to_string(getpid()) + "-" + std::to_string(n++);
-  // infinite_rx: the trace loops, so dedup_fwd keeps forwarding until told to stop.
-  const std::string cmd = std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error" +
-                          " --file-prefix " + prefix + " -l 0 --vdev net_pcap0,rx_pcap=" + in.string() +
-                          ",infinite_rx=1 -- --key src-ip --window 1000 --seed 1 --stats-interval 0 --stats-json " +
-                          js.string() + " >" + (temp_dir() / "tel.log").string() + " 2>&1";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  {
-    Telemetry tel(prefix);
-    ASSERT_TRUE(tel.connected()) << "no telemetry socket for " << prefix;
-    EXPECT_TRUE(tel.hello().contains("version")) << tel.hello().dump();
+// A dedup_fwd forwarding a looping trace (infinite_rx) in the background,
+// and a telemetry connection to it once its commands answer.
+class LiveRun {
+ public:
+  LiveRun(const std::string& name, const std::vector<Frame>& frames, const std::string& lcores, const std::string& args) {
+    const fs::path in = temp_dir() / (name + ".pcap");
+    json_ = temp_dir() / (name + ".json");
+    write_pcap(in, frames);
+    static std::atomic<int> n{0};
+    prefix_ = "agebloom-tel" + std::to_string(getpid()) + "-" + std::to_string(n++);
+    const std::string l = lcores.find('@') == std::string::npos ? " -l " + lcores : " --lcores '" + lcores + "'";
+    const std::string cmd = std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error" +
+                            " --file-prefix " + prefix_ + l + " --vdev net_pcap0,rx_pcap=" + in.string() +
+                            ",infinite_rx=1 -- " + args + " --stats-json " + json_.string() + " >" +
+                            (temp_dir() / (name + ".log")).string() + " 2>&1";
+    pid_ = fork();
+    if (pid_ == 0) {
+      execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    tel_ = std::make_unique<Telemetry>(prefix_);
     // The socket opens with the EAL; dedup_fwd registers its commands once
     // its ports are up (until then they answer null).
-    nlohmann::json a;
-    for (int tries = 0; tries < 100 && !a.is_object(); ++tries) {
-      a = tel.ask("/dedup_fwd/stats");
-      if (!a.is_object()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int tries = 0; tries < 200 && tel_->connected() && !first_.is_object(); ++tries) {
+      first_ = tel_->ask("/dedup_fwd/stats");
+      if (!first_.is_object()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    ASSERT_TRUE(a.is_object()) << a.dump();
-    for (const char* k : {"rx", "tx", "keyed", "duplicates", "suppressed", "unparsed", "lcores"})
-      EXPECT_TRUE(a.contains(k)) << k << " missing from " << a.dump();
-    EXPECT_EQ(a.value("lcores", 0), 1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const nlohmann::json b = tel.ask("/dedup_fwd/stats");
-    EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
-    EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
-    const nlohmann::json f = tel.ask("/dedup_fwd/filter");
-    ASSERT_TRUE(f.is_object()) << f.dump();
-    EXPECT_EQ(f.value("key", ""), "src-ip");
-    EXPECT_EQ(f.value("policy", ""), "insert-always");
-    EXPECT_EQ(f.value("window", uint64_t{0}), 1000u);
-    EXPECT_EQ(f.value("window_kind", ""), "count");
-    EXPECT_FALSE(f.value("name", "").empty());
-    EXPECT_GT(f.value("bytes_per_lcore", uint64_t{0}), 0u);
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ~LiveRun() {
+    if (pid_ > 0) stop();
+    std::error_code ec;
+    fs::remove_all(fs::path("/var/run/dpdk") / prefix_, ec);
+  }
+  bool started() const { return pid_ > 0 && tel_->connected() && first_.is_object(); }
+  Telemetry& tel() { return *tel_; }
+  const nlohmann::json& first_stats() const { return first_; }
+  // SIGTERM; the exit status and the stats JSON it wrote.
+  std::pair<int, nlohmann::json> stop() {
+    tel_.reset();
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return {status, read_json(json_)};
+  }
+
+ private:
+  std::string prefix_;
+  fs::path json_;
+  pid_t pid_ = -1;
+  std::unique_ptr<Telemetry> tel_;
+  nlohmann::json first_;
+};
+
+// Telemetry numbers are JSON numbers (a figure sent as a string, e.g.
+// "0.01", is what it used to do), and fractions are scaled integers whose
+// unit the name says.
+void expect_numbers_as_numbers(const nlohmann::json& reply) {
+  for (const auto& [name, value] : reply.items()) {
+    if (value.is_object()) {
+      expect_numbers_as_numbers(value);
+      continue;
+    }
+    if (!value.is_string()) continue;
+    const std::string v = value.get<std::string>();
+    char* end = nullptr;
+    std::strtod(v.c_str(), &end);
+    EXPECT_FALSE(!v.empty() && end == v.c_str() + v.size()) << name << " is a number sent as the string \"" << v << "\"";
+  }
+}
+
+TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
+  LiveRun run("tel", keyed_trace(300, 5, nullptr), "0",
+              "--key src-ip --window 1000 --seed 1 --stats-interval 0 --bpf 'not arp'");
+  ASSERT_TRUE(run.started()) << "no telemetry from dedup_fwd";
+  EXPECT_TRUE(run.tel().hello().contains("version")) << run.tel().hello().dump();
+  const nlohmann::json& a = run.first_stats();
+  for (const char* k : {"rx", "tx", "keyed", "duplicates", "suppressed", "unparsed", "lcores", "bpf_unmatched",
+                        "malformed", "dropped_error"})
+    EXPECT_TRUE(a.contains(k) && a[k].is_number_unsigned()) << k << " missing from " << a.dump();
+  EXPECT_EQ(a.value("lcores", 0), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const nlohmann::json b = run.tel().ask("/dedup_fwd/stats");
+  EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
+  EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
+  EXPECT_GT(b.value("bpf_unmatched", uint64_t{0}), 0u) << "the trace's ARP frames pass --bpf 'not arp' untouched";
+  expect_numbers_as_numbers(b);
+  const nlohmann::json f = run.tel().ask("/dedup_fwd/filter");
+  ASSERT_TRUE(f.is_object()) << f.dump();
+  EXPECT_EQ(f.value("key", ""), "src-ip");
+  EXPECT_EQ(f.value("policy", ""), "insert-always");
+  EXPECT_EQ(f.value("window_insertions", uint64_t{0}), 1000u);
+  EXPECT_EQ(f.value("window_kind", ""), "count");
+  EXPECT_EQ(f.value("fpr_target_ppb", uint64_t{0}), 10'000'000u);
+  EXPECT_GT(f.value("model_fpr_ppb", uint64_t{0}), 0u);
+  EXPECT_FALSE(f.value("name", "").empty());
+  EXPECT_GT(f.value("bytes_per_lcore", uint64_t{0}), 0u);
+  expect_numbers_as_numbers(f);
+  const auto [status, j] = run.stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  const nlohmann::json j = read_json(js);
   EXPECT_GT(j["rx"].get<uint64_t>(), 0u);
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
-  std::error_code ec;
-  fs::remove_all(fs::path("/var/run/dpdk") / prefix, ec);
 }
 
 // --snapshot: a restart keeps the window. 200 sources seen before the
