@@ -3,12 +3,16 @@
 #include <algorithm>
 
 #include <rte_cycles.h>
+#include <rte_pause.h>
 #include <rte_telemetry.h>
 
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "agebloom/dedup/key_mode.hpp"
 
@@ -107,8 +111,30 @@ nlohmann::json filter_json() {
           {"bits_per_item", w.filter.bits_per_item()}};
 }
 
-// --- telemetry: runs on the telemetry thread, reads counters and the
-// immutable filter description only.
+// --- telemetry: runs on the telemetry thread. It reads counters, the
+// immutable filter description, and the figures the workers publish
+// (refresh_figures); never a live filter.
+
+// Asks every worker to publish its figures and waits for publications that
+// began after the ask: at most 100 ms, since a worker that has stopped (at
+// shutdown) answers no more, and then the last published ones stand.
+void refresh_figures() {
+  std::vector<uint64_t> want;
+  for (const Worker& w : g_app.workers) {
+    const uint64_t seq = w.stats->figures_seq.load(std::memory_order_acquire);
+    // An odd sequence is a publication under way that may have read its ask
+    // before ours: wait for the one after it.
+    want.push_back(seq + 2 + (seq & 1));
+    w.stats->figures_request.fetch_or(kAskFigures, std::memory_order_relaxed);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  for (size_t i = 0; i < want.size();) {
+    if (g_app.workers[i].stats->figures_seq.load(std::memory_order_acquire) >= want[i]) ++i;
+    else if (std::chrono::steady_clock::now() > deadline) break;
+    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
 
 // A fraction as a JSON number: telemetry in 22.11 has no floating point.
 uint64_t scaled(double v, double scale) { return v > 0 ? static_cast<uint64_t>(std::llround(v * scale)) : 0; }
@@ -146,22 +172,23 @@ int tel_filter(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, time ? "window_ns" : "window_insertions", g_app.opt.spec.window.span);
   rte_tel_data_add_dict_u64(d, "fpr_target_ppb", scaled(g_app.opt.spec.fpr, 1e9));
   rte_tel_data_add_dict_u64(d, "model_fpr_ppb", scaled(w.filter.model_fpr(), 1e9));
+
+  refresh_figures();
+  std::vector<FilterFigures> figs;
+  for (const Worker& x : g_app.workers) figs.push_back(read_filter_figures(*x.stats));
   // The structure's own figures, summed over lcores (the time-limited
   // filter's budget saturations: FPR above the model while non-zero). A rate
   // per tick is per ns in dedup_fwd's time windows: given per second.
-  std::vector<std::pair<std::string, double>> sum;
-  for (const Worker& x : g_app.workers)
-    for (const auto& stat : x.filter.stats()) {  // (clang 14 cannot capture a structured binding)
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == stat.first; });
-      if (it == sum.end()) sum.push_back(stat);
-      else it->second += stat.second;
-    }
-  for (auto [name, value] : sum) {
+  const std::vector<std::string>& names = g_app.filter_stat_names;
+  for (size_t i = 0; i < names.size() && i < kFilterStats; ++i) {
+    double sum = 0;
+    for (const FilterFigures& f : figs) sum += f.stats[i];
+    std::string name = names[i];
     if (const size_t at = name.rfind("_per_tick"); at != std::string::npos && time) {
       name.replace(at, std::string::npos, "_per_s");
-      value *= 1e9;
+      sum *= 1e9;
     }
-    rte_tel_data_add_dict_u64(d, name.c_str(), scaled(value, 1));
+    rte_tel_data_add_dict_u64(d, name.c_str(), scaled(sum, 1));
   }
   return 0;
 }
@@ -177,43 +204,81 @@ Totals totals() {
 }
 
 void request_fill() {
-  for (const Worker& w : g_app.workers) w.stats->fill_request.store(true, std::memory_order_relaxed);
+  for (const Worker& w : g_app.workers)
+    w.stats->figures_request.fetch_or(kAskFigures | kAskFill, std::memory_order_relaxed);
 }
 
-void publish_filter_figures(const Worker& w) {
-  w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));  // scans the whole filter
-  w.stats->budget_saturations.set(w.filter.saturations());
-  w.stats->overloaded_epochs.set(w.filter.overloaded_epochs());
-  w.stats->early_rotations.set(w.filter.early_rotations());
+// A seqlock with one writer (H. Boehm, "Can seqlocks get along with
+// programming language memory models?", 2012). The writer makes the sequence
+// odd, then a release fence, then stores the figures, then makes it even with
+// a release store. A reader loads the sequence with acquire, the figures,
+// then an acquire fence, then the sequence again: if a figure it loaded came
+// from a store after the writer's fence, the fences synchronise and the
+// second load sees the odd sequence (or later), so the read is retried; if
+// both loads give the same even number, every figure is from the publication
+// that number ended, which the first (acquire) load made visible. Each figure
+// is an atomic, so a reader racing the writer is no data race, only a retry.
+void publish_filter_figures(const Worker& w, bool with_fill) {
+  LcoreStats& s = *w.stats;
+  // Everything is read from the filter before the sequence turns odd, so a
+  // reader never waits on the fill's scan of the whole filter.
+  const uint64_t fill = with_fill ? static_cast<uint64_t>(w.filter.fill_ratio() * 1e6) : s.fill_ppm.get();
+  const std::vector<std::pair<std::string, double>> stats = w.filter.stats();
+  const uint64_t seq = s.figures_seq.load(std::memory_order_relaxed);  // its only writer
+  s.figures_seq.store(seq + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.fill_ppm.set(fill);
+  s.budget_saturations.set(w.filter.saturations());
+  s.overloaded_epochs.set(w.filter.overloaded_epochs());
+  s.early_rotations.set(w.filter.early_rotations());
+  for (size_t i = 0; i < stats.size() && i < kFilterStats; ++i) s.filter_stats[i].set(std::bit_cast<uint64_t>(stats[i].second));
+  s.figures_seq.store(seq + 2, std::memory_order_release);
 }
 
-void publish_final_fill() {
-  for (const Worker& w : g_app.workers) publish_filter_figures(w);
+FilterFigures read_filter_figures(const LcoreStats& s) {
+  for (;;) {
+    const uint64_t before = s.figures_seq.load(std::memory_order_acquire);
+    if (before & 1) {  // a publication is under way: it takes nanoseconds
+      rte_pause();
+      continue;
+    }
+    FilterFigures f;
+    f.fill_ppm = s.fill_ppm.get();
+    f.budget_saturations = s.budget_saturations.get();
+    f.overloaded_epochs = s.overloaded_epochs.get();
+    f.early_rotations = s.early_rotations.get();
+    for (size_t i = 0; i < kFilterStats; ++i) f.stats[i] = std::bit_cast<double>(s.filter_stats[i].get());
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.figures_seq.load(std::memory_order_relaxed) == before) return f;
+  }
+}
+
+void publish_all_figures(bool with_fill) {
+  for (const Worker& w : g_app.workers) publish_filter_figures(w, with_fill);
 }
 
 void print_stats_line(uint64_t now) {
   static uint64_t last_tsc = 0, last_rx = 0;
   if (last_tsc == 0) last_tsc = g_app.start_tsc;
-  // The fill ratios the workers published since request_fill() (housekeeping
-  // asks shortly before each line; at exit publish_final_fill()).
-  uint64_t fill_sum = 0;
-  for (const Worker& w : g_app.workers) fill_sum += w.stats->fill_ppm.get();
+  // The figures the workers published since request_fill() (housekeeping
+  // asks shortly before each line; at exit publish_all_figures()).
+  uint64_t fill_sum = 0, saturated = 0, overloaded = 0, early = 0;
+  for (const Worker& w : g_app.workers) {
+    const FilterFigures f = read_filter_figures(*w.stats);
+    fill_sum += f.fill_ppm;
+    saturated += f.budget_saturations;
+    overloaded += f.overloaded_epochs;
+    early += f.early_rotations;
+  }
   const Totals t = totals();
   const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
   std::string damage;
   const uint64_t bad = input_errors(&damage);
-  uint64_t saturated = 0;
-  for (const Worker& w : g_app.workers) saturated += w.stats->budget_saturations.get();
   if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
     damage += buf;
-  }
-  uint64_t overloaded = 0, early = 0;
-  for (const Worker& w : g_app.workers) {
-    overloaded += w.stats->overloaded_epochs.get();
-    early += w.stats->early_rotations.get();
   }
   if (overloaded)
     damage += " | FLOOD: " + std::to_string(overloaded) +

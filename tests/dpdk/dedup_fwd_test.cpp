@@ -831,6 +831,38 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
 }
 
+// The filters' own figures reach telemetry only as their workers publish
+// them (a worker's filter is read by no other thread): /dedup_fwd/filter asks
+// every worker and waits for their answers. With no stats line to ask
+// (--stats-interval 0) and two workers behind the dispatcher, a flood under
+// keep-fpr still shows in it as it happens: early rotations that grow from
+// one ask to the next.
+TEST(DedupFwd, TelemetryFilterFiguresArePublishedByTheWorkers) {
+  LiveRun run("tel-flood", keyed_trace(300, 5, nullptr), three_lcores(),
+              "--key flow --filter guarded-epoch --ttl 1s --capacity 1000 --on-flood keep-fpr --seed 1 "
+              "--stats-interval 0");
+  ASSERT_TRUE(run.started()) << "no telemetry from dedup_fwd";
+  EXPECT_EQ(run.first_stats().value("lcores", 0), 2);
+  nlohmann::json a = nlohmann::json::object();
+  for (int tries = 0; tries < 50 && a.value("early_rotations", uint64_t{0}) == 0; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    a = run.tel().ask("/dedup_fwd/filter");
+    if (!a.is_object()) a = nlohmann::json::object();
+  }
+  ASSERT_GT(a.value("early_rotations", uint64_t{0}), 0u) << a.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const nlohmann::json b = run.tel().ask("/dedup_fwd/filter");
+  EXPECT_GT(b.value("early_rotations", uint64_t{0}), a.value("early_rotations", uint64_t{0})) << b.dump();
+  expect_numbers_as_numbers(b);
+  const auto [status, j] = run.stop();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  ASSERT_FALSE(j.is_discarded());
+  double early = 0;
+  for (const auto& lc : j["lcores"]) early += lc["filter_stats"]["early_rotations"].get<double>();
+  EXPECT_GE(early, static_cast<double>(b.value("early_rotations", uint64_t{0})));
+  EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
+}
+
 // --snapshot: a restart keeps the window. 200 sources seen before the
 // restart are all suppressed after it (and none without the snapshot); a
 // missing, damaged, foreign or mismatched snapshot is refused with its reason
