@@ -70,6 +70,7 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   std::atomic<uint32_t> figures_request{0};
   std::atomic<uint64_t> figures_seq{0};  // odd while the worker writes the figures below
   Counter fill_ppm;  // parts per 1e6
+  Counter effective_window;  // insertions or ns (DedupFilter::effective_window)
   std::array<Counter, kFilterStats> filter_stats;  // DedupFilter::stats() values as double bits, App::filter_stat_names
   // Periodic snapshots: main asks, the worker copies its arena into
   // Worker::snapshot_copy between two bursts (it owns the filter) with its

@@ -304,6 +304,80 @@ TEST(DedupFwd, ClosingStatsLineShowsTheFinalFill) {
   EXPECT_NEAR(std::stod(r.out.substr(at + 6)), fill, 1e-4) << r.out;
 }
 
+// What an operator reads while it runs, on the stats line and in the JSON
+// at exit: each port's rx, tx, imissed and rx_nombuf (rte_eth_stats_get), the
+// suppression ratio (duplicates / keyed packets) and the effective window.
+TEST(DedupFwd, StatsLineShowsPortsSuppressionRatioAndWindow) {
+  std::vector<size_t> copies;
+  const auto frames = keyed_trace(400, 23, &copies);
+  const fs::path in = temp_dir() / "live.pcap", out = temp_dir() / "live.out.pcap", js = temp_dir() / "live.json";
+  write_pcap(in, frames);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --window 1000 --seed 1 --exit-on-idle 200 "
+                                                          "--stats-interval 1 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = read_json(js);
+  ASSERT_FALSE(j.is_discarded());
+  const std::string line = r.out.substr(r.out.rfind("dedup_fwd: rx "));
+  const double ratio = j["duplicates"].get<double>() / j["keyed"].get<double>();
+  EXPECT_GT(j["duplicates"].get<uint64_t>(), copies.size() / 2);
+  EXPECT_NEAR(j["suppression_ratio"].get<double>(), ratio, 1e-12);
+  EXPECT_NEAR(j["lcores"][0]["suppression_ratio"].get<double>(), ratio, 1e-12);
+  char want[64];
+  std::snprintf(want, sizeof want, "| suppression ratio %.4f |", ratio);
+  EXPECT_NE(line.find(want), std::string::npos) << line;
+  EXPECT_NE(line.find(" window 1000 insertions"), std::string::npos) << line;
+  EXPECT_EQ(j["filter"]["effective_window_insertions"], 1000);
+  EXPECT_EQ(j["lcores"][0]["effective_window_insertions"], 1000);
+  const nlohmann::json& port = j["ports"][0];
+  EXPECT_EQ(port["ipackets"], frames.size());
+  EXPECT_EQ(port["opackets"], j["tx"]);
+  const std::string ports = "| port 0 rx " + std::to_string(port["ipackets"].get<uint64_t>()) + " tx " +
+                            std::to_string(port["opackets"].get<uint64_t>()) + " imissed " +
+                            std::to_string(port["imissed"].get<uint64_t>()) + " rx_nombuf " +
+                            std::to_string(port["rx_nombuf"].get<uint64_t>());
+  EXPECT_NE(line.find(ports), std::string::npos) << line;
+}
+
+// --on-flood keep-fpr ends an epoch once it holds its design load, which
+// shortens the window: the effective window is the span of the last r epochs.
+// Distinct keys 100 us apart on the capture's clock end an epoch every
+// epoch_capacity packets, so it is r * epoch_capacity * 100 us exactly;
+// keep-window keeps the whole TTL.
+TEST(DedupFwd, EffectiveWindowShrinksWhenEpochsEndEarly) {
+  std::vector<Frame> frames;
+  const uint64_t t0 = 1'700'000'000'000'000ull;
+  for (uint32_t i = 0; i < 4000; ++i) frames.push_back({t0 + i * 100ull, ipv4(0x0a000000 + i, 0xc0a80001, 17, 1000, 53, "q")});
+  const fs::path in = temp_dir() / "flood.pcap", out = temp_dir() / "flood.out.pcap", js = temp_dir() / "flood.json";
+  write_pcap(in, frames);
+  for (const char* policy : {"keep-fpr", "keep-window"}) {
+    SCOPED_TRACE(policy);
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
+                                std::string("--key flow --filter guarded-epoch --ttl 1s --capacity 800 --on-flood ") +
+                                    policy + " --time-source rx-timestamp --seed 1 --exit-on-idle 200 "
+                                             "--stats-interval 1 --stats-json " + js.string());
+    ASSERT_EQ(r.code, 0) << r.out;
+    const nlohmann::json j = read_json(js);
+    ASSERT_FALSE(j.is_discarded());
+    const std::string line = r.out.substr(r.out.rfind("dedup_fwd: rx "));
+    if (std::string(policy) == "keep-window") {
+      EXPECT_EQ(j["filter"]["effective_window_s"], 1.0);
+      EXPECT_NE(line.find(" window 1 s |"), std::string::npos) << line;
+      continue;
+    }
+    const std::string params = j["filter"]["parameters"];
+    const uint64_t r_epochs = std::stoull(params.substr(params.find("r=") + 2));
+    const uint64_t cap = std::stoull(params.substr(params.find("epoch_capacity=") + 15));
+    ASSERT_GT(frames.size(), (r_epochs + 1) * cap) << "more than r early rotations";
+    const double expected = static_cast<double>(r_epochs * cap) * 100e-6;
+    EXPECT_NEAR(j["filter"]["effective_window_s"].get<double>(), expected, 1e-9) << params;
+    EXPECT_NEAR(j["lcores"][0]["effective_window_s"].get<double>(), expected, 1e-9);
+    char want[96];
+    std::snprintf(want, sizeof want, " window %.6g s (epochs ending early: 1 s configured)", expected);
+    EXPECT_NE(line.find(want), std::string::npos) << line;
+    EXPECT_GT(j["lcores"][0]["filter_stats"]["early_rotations"].get<double>(), 0);
+  }
+}
+
 // A Linux SLL capture fed to a DPDK port (which carries Ethernet) keys
 // nothing: the run says why, per reason, and warns instead of passing it all
 // in silence.
@@ -805,7 +879,7 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
   EXPECT_TRUE(run.tel().hello().contains("version")) << run.tel().hello().dump();
   const nlohmann::json& a = run.first_stats();
   for (const char* k : {"rx", "tx", "keyed", "duplicates", "suppressed", "unparsed", "lcores", "bpf_unmatched",
-                        "malformed", "dropped_error"})
+                        "suppression_ratio_ppm", "malformed", "dropped_error"})
     EXPECT_TRUE(a.contains(k) && a[k].is_number_unsigned()) << k << " missing from " << a.dump();
   EXPECT_EQ(a.value("lcores", 0), 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -813,12 +887,20 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
   EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
   EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
   EXPECT_GT(b.value("bpf_unmatched", uint64_t{0}), 0u) << "the trace's ARP frames pass --bpf 'not arp' untouched";
+  const double ratio = b.value("duplicates", 0.0) / b.value("keyed", 1.0);
+  EXPECT_NEAR(b.value("suppression_ratio_ppm", uint64_t{0}) / 1e6, ratio, 2e-6) << b.dump();
+  // The port as DPDK counts it, by the names /ethdev/stats uses.
+  ASSERT_TRUE(b.contains("port0") && b["port0"].is_object()) << b.dump();
+  for (const char* k : {"ipackets", "opackets", "imissed", "rx_nombuf", "ierrors", "oerrors"})
+    EXPECT_TRUE(b["port0"].contains(k) && b["port0"][k].is_number_unsigned()) << k << ": " << b.dump();
+  EXPECT_GE(b["port0"].value("ipackets", uint64_t{0}), b.value("rx", uint64_t{0}));
   expect_numbers_as_numbers(b);
   const nlohmann::json f = run.tel().ask("/dedup_fwd/filter");
   ASSERT_TRUE(f.is_object()) << f.dump();
   EXPECT_EQ(f.value("key", ""), "src-ip");
   EXPECT_EQ(f.value("policy", ""), "insert-always");
   EXPECT_EQ(f.value("window_insertions", uint64_t{0}), 1000u);
+  EXPECT_EQ(f.value("effective_window_insertions", uint64_t{0}), 1000u);
   EXPECT_EQ(f.value("window_kind", ""), "count");
   EXPECT_EQ(f.value("fpr_target_ppb", uint64_t{0}), 10'000'000u);
   EXPECT_GT(f.value("model_fpr_ppb", uint64_t{0}), 0u);
@@ -836,7 +918,7 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
 // every worker and waits for their answers. With no stats line to ask
 // (--stats-interval 0) and two workers behind the dispatcher, a flood under
 // keep-fpr still shows in it as it happens: early rotations that grow from
-// one ask to the next.
+// one ask to the next, and the window they shorten.
 TEST(DedupFwd, TelemetryFilterFiguresArePublishedByTheWorkers) {
   LiveRun run("tel-flood", keyed_trace(300, 5, nullptr), three_lcores(),
               "--key flow --filter guarded-epoch --ttl 1s --capacity 1000 --on-flood keep-fpr --seed 1 "
@@ -853,6 +935,9 @@ TEST(DedupFwd, TelemetryFilterFiguresArePublishedByTheWorkers) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const nlohmann::json b = run.tel().ask("/dedup_fwd/filter");
   EXPECT_GT(b.value("early_rotations", uint64_t{0}), a.value("early_rotations", uint64_t{0})) << b.dump();
+  EXPECT_EQ(b.value("window_ns", uint64_t{0}), 1'000'000'000u);
+  EXPECT_GT(b.value("effective_window_ns", uint64_t{0}), 0u) << b.dump();
+  EXPECT_LT(b.value("effective_window_ns", uint64_t{0}), 1'000'000'000u) << "epochs ending early shorten it";
   expect_numbers_as_numbers(b);
   const auto [status, j] = run.stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
