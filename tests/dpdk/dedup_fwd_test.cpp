@@ -8,6 +8,8 @@
 
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
+#include "captures.hpp"
+#include "suite_main.hpp"
 #include "three_lcores.hpp"
 #include <pcap/pcap.h>
 #include <sched.h>
@@ -32,7 +34,10 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<uint8_t>;
+using agebloom::testing::Bytes;
+using agebloom::testing::Frame;
+using agebloom::testing::read_pcap;
+using agebloom::testing::write_pcap;
 
 namespace {
 
@@ -70,41 +75,6 @@ Outcome dedup_fwd(const std::string& eal_args, const std::string& app_args) {
 }
 
 // ---------------------------------------------------------------- traces
-
-struct Frame {
-  uint64_t ts_us = 0;
-  Bytes bytes;
-};
-
-void write_pcap(const fs::path& path, const std::vector<Frame>& frames) {
-  // Microsecond precision: net_pcap opens captures with pcap_open_offline,
-  // i.e. in microseconds, so both sides then see exactly the same times.
-  pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
-  pcap_dumper_t* d = pcap_dump_open(dead, path.c_str());
-  ASSERT_NE(d, nullptr) << pcap_geterr(dead);
-  for (const Frame& f : frames) {
-    pcap_pkthdr h{};
-    h.ts.tv_sec = static_cast<time_t>(f.ts_us / 1'000'000);
-    h.ts.tv_usec = static_cast<suseconds_t>(f.ts_us % 1'000'000);
-    h.caplen = h.len = static_cast<uint32_t>(f.bytes.size());
-    pcap_dump(reinterpret_cast<u_char*>(d), &h, f.bytes.data());
-  }
-  pcap_dump_close(d);
-  pcap_close(dead);
-}
-
-std::vector<Bytes> read_pcap(const fs::path& path) {
-  std::vector<Bytes> out;
-  char err[PCAP_ERRBUF_SIZE];
-  pcap_t* p = pcap_open_offline(path.c_str(), err);
-  EXPECT_NE(p, nullptr) << err;
-  if (!p) return out;
-  pcap_pkthdr* h;
-  const u_char* data;
-  while (pcap_next_ex(p, &h, &data) == 1) out.emplace_back(data, data + h->caplen);
-  pcap_close(p);
-  return out;
-}
 
 void put16(Bytes& b, uint16_t v) {
   b.push_back(static_cast<uint8_t>(v >> 8));
@@ -285,9 +255,12 @@ TEST(DedupFwd, BpfSelectsWhatIsDeduplicatedLikeReplay) {
   EXPECT_NE(bad.out.find("--bpf 'tcp port'"), std::string::npos) << bad.out;
 }
 
-// The closing stats line shows the filter's final fill, the figure the JSON
-// has (it used to lag one interval: "fill 0.0000" beside a JSON 0.0766).
-TEST(DedupFwd, ClosingStatsLineShowsTheFinalFill) {
+// The closing stats line shows the figures the JSON has: the filter's final
+// fill (it used to lag one interval: "fill 0.0000" beside a JSON 0.0766), and
+// what an operator reads while it runs: each port's rx, tx, imissed and
+// rx_nombuf (rte_eth_stats_get), the suppression ratio (duplicates / keyed
+// packets) and the effective window.
+TEST(DedupFwd, ClosingStatsLineShowsTheJsonFigures) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 19, &copies);
   const fs::path in = temp_dir() / "fill.pcap", out = temp_dir() / "fill.out.pcap", js = temp_dir() / "fill.json";
@@ -297,27 +270,13 @@ TEST(DedupFwd, ClosingStatsLineShowsTheFinalFill) {
   ASSERT_EQ(r.code, 0) << r.out;
   const nlohmann::json j = read_json(js);
   ASSERT_FALSE(j.is_discarded());
+  const std::string line = r.out.substr(r.out.rfind("dedup_fwd: rx "));
   const double fill = j["lcores"][0]["fill_ratio"].get<double>();
   EXPECT_GT(fill, 0.0);
-  const size_t at = r.out.rfind(" fill ");
-  ASSERT_NE(at, std::string::npos) << r.out;
-  EXPECT_NEAR(std::stod(r.out.substr(at + 6)), fill, 1e-4) << r.out;
-}
+  const size_t at = line.find(" fill ");
+  ASSERT_NE(at, std::string::npos) << line;
+  EXPECT_NEAR(std::stod(line.substr(at + 6)), fill, 1e-4) << line;
 
-// What an operator reads while it runs, on the stats line and in the JSON
-// at exit: each port's rx, tx, imissed and rx_nombuf (rte_eth_stats_get), the
-// suppression ratio (duplicates / keyed packets) and the effective window.
-TEST(DedupFwd, StatsLineShowsPortsSuppressionRatioAndWindow) {
-  std::vector<size_t> copies;
-  const auto frames = keyed_trace(400, 23, &copies);
-  const fs::path in = temp_dir() / "live.pcap", out = temp_dir() / "live.out.pcap", js = temp_dir() / "live.json";
-  write_pcap(in, frames);
-  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --window 1000 --seed 1 --exit-on-idle 200 "
-                                                          "--stats-interval 1 --stats-json " + js.string());
-  ASSERT_EQ(r.code, 0) << r.out;
-  const nlohmann::json j = read_json(js);
-  ASSERT_FALSE(j.is_discarded());
-  const std::string line = r.out.substr(r.out.rfind("dedup_fwd: rx "));
   const double ratio = j["duplicates"].get<double>() / j["keyed"].get<double>();
   EXPECT_GT(j["duplicates"].get<uint64_t>(), copies.size() / 2);
   EXPECT_NEAR(j["suppression_ratio"].get<double>(), ratio, 1e-12);
@@ -1133,25 +1092,8 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
 }
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  // Can the EAL start here at all? A run over an empty capture must (--help
-  // would not tell: dedup_fwd answers it before rte_eal_init).
-  const fs::path in = temp_dir() / "probe.pcap", out = temp_dir() / "probe.out.pcap";
-  pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
-  pcap_dumper_t* d = pcap_dump_open(dead, in.c_str());
-  if (d) pcap_dump_close(d);
-  pcap_close(dead);
-  const Outcome probe = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 10 --stats-interval 0");
-  if (probe.code != 0) {
-    std::printf("SKIP: the DPDK EAL cannot initialise here (exit %d):\n%s\n", probe.code, probe.out.c_str());
-    return 77;
-  }
-  const int rc = RUN_ALL_TESTS();
-  if (rc == 0) fs::remove_all(temp_dir());
-  // The EAL leaves its runtime directory (/var/run/dpdk/PREFIX) behind.
-  std::error_code ec;
-  const std::string mine = "agebloom-t" + std::to_string(getpid()) + "-";
-  for (const auto& e : fs::directory_iterator("/var/run/dpdk", ec))
-    if (e.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(e.path(), ec);
-  return rc;
+  return agebloom::testing::dpdk_suite_main(
+      argc, argv, temp_dir(), "agebloom-t" + std::to_string(getpid()) + "-", [](const fs::path& in, const fs::path& out) {
+        return dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 10 --stats-interval 0");
+      });
 }

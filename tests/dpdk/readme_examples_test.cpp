@@ -8,7 +8,6 @@
 // fails this test until it is checked here too. Exit code 77 (skip) with the
 // reason when the EAL cannot start here.
 #include <gtest/gtest.h>
-#include <pcap/pcap.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -32,9 +31,14 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "captures.hpp"
+#include "suite_main.hpp"
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<uint8_t>;
+using agebloom::testing::Bytes;
+using agebloom::testing::Frame;
+using agebloom::testing::read_frames;
+using agebloom::testing::write_pcap;
 using agebloom::testing::Outcome;
 using agebloom::testing::shell;
 
@@ -123,41 +127,6 @@ Page read_page() {
 
 // ---------------------------------------------------------------- captures
 
-struct Packet {
-  uint64_t ts_us = 0;
-  Bytes bytes;
-};
-
-std::vector<Packet> read_capture(const fs::path& path) {
-  std::vector<Packet> out;
-  char err[PCAP_ERRBUF_SIZE];
-  pcap_t* p = pcap_open_offline(path.c_str(), err);
-  EXPECT_NE(p, nullptr) << err;
-  if (!p) return out;
-  pcap_pkthdr* h;
-  const u_char* data;
-  while (pcap_next_ex(p, &h, &data) == 1)
-    out.push_back({static_cast<uint64_t>(h->ts.tv_sec) * 1'000'000 + static_cast<uint64_t>(h->ts.tv_usec),
-                   Bytes(data, data + h->caplen)});
-  pcap_close(p);
-  return out;
-}
-
-void write_capture(const fs::path& path, const std::vector<Packet>& packets) {
-  pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
-  pcap_dumper_t* d = pcap_dump_open(dead, path.c_str());
-  ASSERT_NE(d, nullptr) << pcap_geterr(dead);
-  for (const Packet& f : packets) {
-    pcap_pkthdr h{};
-    h.ts.tv_sec = static_cast<time_t>(f.ts_us / 1'000'000);
-    h.ts.tv_usec = static_cast<suseconds_t>(f.ts_us % 1'000'000);
-    h.caplen = h.len = static_cast<uint32_t>(f.bytes.size());
-    pcap_dump(reinterpret_cast<u_char*>(d), &h, f.bytes.data());
-  }
-  pcap_dump_close(d);
-  pcap_close(dead);
-}
-
 // Both shipped captures are untagged Ethernet + IPv4 throughout (checked
 // below), so this is all the parsing the expectations need.
 struct Ipv4 {
@@ -221,11 +190,11 @@ void fix_ipv4_checksum(Bytes& b, size_t l3) {
 
 // The capture with every frame followed by a copy of it as a second tap would
 // see it: one hop further (TTL one less, checksum redone), and changed by `edit`.
-std::vector<Packet> with_copies(const std::vector<Packet>& in, const std::function<void(Bytes&)>& edit) {
-  std::vector<Packet> out;
-  for (const Packet& p : in) {
+std::vector<Frame> with_copies(const std::vector<Frame>& in, const std::function<void(Bytes&)>& edit) {
+  std::vector<Frame> out;
+  for (const Frame& p : in) {
     out.push_back(p);
-    Packet c = p;
+    Frame c = p;
     c.bytes[14 + 8] -= 1;
     fix_ipv4_checksum(c.bytes, 14);
     edit(c.bytes);
@@ -241,11 +210,7 @@ struct Run {
   fs::path dir;  // its working directory (out.pcap, stats.json)
   uint64_t in = 0, forwarded = 0, suppressed = 0;
   bool summary = false;
-  std::vector<Bytes> forwarded_packets() const {
-    std::vector<Bytes> v;
-    for (const Packet& p : read_capture(dir / "out.pcap")) v.push_back(p.bytes);
-    return v;
-  }
+  std::vector<Bytes> forwarded_packets() const { return agebloom::testing::read_pcap(dir / "out.pcap"); }
 };
 
 void read_summary(Run& r) {
@@ -322,19 +287,19 @@ void expect_forwarded(const Run& r, const Example& e, const std::vector<Bytes>& 
   EXPECT_EQ(figures->second, r.forwarded) << e.comment;
 }
 
-const std::vector<Packet>& web() {
-  static const std::vector<Packet> p = read_capture(kWeb);
+const std::vector<Frame>& web() {
+  static const std::vector<Frame> p = read_frames(kWeb);
   return p;
 }
-const std::vector<Packet>& ads() {
-  static const std::vector<Packet> p = read_capture(kAds);
+const std::vector<Frame>& ads() {
+  static const std::vector<Frame> p = read_frames(kAds);
   return p;
 }
 
 // First sightings under insert-always over a count window of `window`
 // insertions (every keyed packet is one).
 template <class Key>
-std::vector<Bytes> insert_always_count(const std::vector<Packet>& cap, uint64_t window, Key key) {
+std::vector<Bytes> insert_always_count(const std::vector<Frame>& cap, uint64_t window, Key key) {
   std::map<decltype(key(cap[0].bytes)), uint64_t> last;
   std::vector<Bytes> pass;
   for (uint64_t i = 0; i < cap.size(); ++i) {
@@ -347,11 +312,11 @@ std::vector<Bytes> insert_always_count(const std::vector<Packet>& cap, uint64_t 
 }
 
 // --key packet over a time window of `ttl_us` on the capture's clock.
-std::vector<Bytes> packet_copies_dropped(const std::vector<Packet>& cap, uint64_t ttl_us, bool ignore_vlan,
+std::vector<Bytes> packet_copies_dropped(const std::vector<Frame>& cap, uint64_t ttl_us, bool ignore_vlan,
                                          bool ignore_l2) {
   std::map<std::string, uint64_t> last;
   std::vector<Bytes> pass;
-  for (const Packet& p : cap) {
+  for (const Frame& p : cap) {
     const std::string k = packet_key(p.bytes, ignore_vlan, ignore_l2);
     const auto it = last.find(k);
     if (it == last.end() || p.ts_us - it->second > ttl_us) pass.push_back(p.bytes);
@@ -381,8 +346,8 @@ void verify_packet_mode(const Page& page, const Example& e, const std::string& n
   const Run r = run_example(page, e, name);
   expect_forwarded(r, e, packet_copies_dropped(web(), 50'000, ignore_vlan, ignore_l2), web().size());
   const fs::path twice = temp_dir() / (name + "-twice.pcap");
-  const std::vector<Packet> cap = with_copies(web(), copies);
-  write_capture(twice, cap);
+  const std::vector<Frame> cap = with_copies(web(), copies);
+  write_pcap(twice, cap);
   const Run t = run_example(page, e, name + "-twice", {{kWeb, twice}}, "--time-source rx-timestamp");
   ASSERT_EQ(t.out.code, 0) << t.out.out;
   ASSERT_TRUE(t.summary) << t.out.out;
@@ -485,7 +450,7 @@ const std::vector<Checked>& checks() {
          std::map<uint32_t, uint64_t> last;
          std::vector<Bytes> must, may;
          uint64_t first = 0, again = 0;
-         for (const Packet& p : ads()) {
+         for (const Frame& p : ads()) {
            const uint32_t d = parse(p.bytes)->dst;
            const auto it = last.find(d);
            const uint64_t gap = it == last.end() ? ~uint64_t{0} : p.ts_us - it->second;
@@ -540,7 +505,7 @@ const std::vector<Checked>& checks() {
          static const std::regex request(R"(^([A-Z]+) ([^ \r\n]*))");
          static const std::regex adk(R"([?&]adk=([^&]*))");
          ASSERT_LT(ads().back().ts_us - ads().front().ts_us, 600'000'000u);
-         for (const Packet& p : ads()) {
+         for (const Frame& p : ads()) {
            const Ipv4 v = *parse(p.bytes);
            std::smatch m, a;
            if (v.proto == 6 && (v.dport == 80 || v.dport == 8080) && std::regex_search(v.payload, m, request)) {
@@ -598,7 +563,7 @@ TEST(ReadmeExamples, ShippedCapturesAreEthernetIpv4) {
   ASSERT_FALSE(web().empty());
   ASSERT_FALSE(ads().empty());
   for (const auto* cap : {&web(), &ads()})
-    for (const Packet& p : *cap) ASSERT_TRUE(parse(p.bytes)) << "every frame untagged Ethernet + IPv4";
+    for (const Frame& p : *cap) ASSERT_TRUE(parse(p.bytes)) << "every frame untagged Ethernet + IPv4";
 }
 
 // The page's examples are exactly the ones checked here, each with the claim
@@ -635,22 +600,10 @@ TEST(ReadmeExamples, EachDoesWhatItsCommentSays) {
 }
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  // Can the EAL start here at all? A run over an empty capture must.
-  const fs::path in = temp_dir() / "probe.pcap", out = temp_dir() / "probe.out.pcap";
-  write_capture(in, {});
-  const Outcome probe = shell(std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error -l 0 " +
-                              "--file-prefix " + next_prefix() + " --vdev net_pcap0,rx_pcap=" + in.string() +
-                              ",tx_pcap=" + out.string() + " -- --exit-on-idle 10 --stats-interval 0");
-  if (probe.code != 0) {
-    std::printf("SKIP: the DPDK EAL cannot initialise here (exit %d):\n%s\n", probe.code, probe.out.c_str());
-    return 77;
-  }
-  const int rc = RUN_ALL_TESTS();
-  if (rc == 0) fs::remove_all(temp_dir());
-  std::error_code ec;
-  const std::string mine = "agebloom-r" + std::to_string(getpid()) + "-";
-  for (const auto& e : fs::directory_iterator("/var/run/dpdk", ec))
-    if (e.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(e.path(), ec);
-  return rc;
+  return agebloom::testing::dpdk_suite_main(
+      argc, argv, temp_dir(), "agebloom-r" + std::to_string(getpid()) + "-", [](const fs::path& in, const fs::path& out) {
+        return shell(std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error -l 0 --file-prefix " +
+                     next_prefix() + " --vdev net_pcap0,rx_pcap=" + in.string() + ",tx_pcap=" + out.string() +
+                     " -- --exit-on-idle 10 --stats-interval 0");
+      });
 }
