@@ -13,6 +13,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "agebloom/packet/bpf.hpp"
@@ -23,6 +24,11 @@
 namespace dedup_fwd {
 
 inline constexpr uint16_t kBurst = 32;
+// Most named figures a structure reports (DedupFilter::stats(); the
+// time-limited filter has 6, an epoch filter under --ttl 3).
+inline constexpr size_t kFilterStats = 16;
+// What LcoreStats::figures_request asks for.
+inline constexpr uint32_t kAskFigures = 1, kAskFill = 2;
 
 // A counter with one writer (its worker) and any number of readers (the stats
 // line, telemetry, the exit JSON). Relaxed load + store: no locked
@@ -42,11 +48,11 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter rx, tx, keyed, duplicates, suppressed, mirrored, dropped_error;
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
   Counter last_rx_tsc;
-  Counter ring_full;
+  Counter ring_full;  // dispatcher: enqueues that found a worker's ring full and waited
   // --decide penalties: Σ expected penalty of the verdicts in millionths (a
   // counter, so the stats line and telemetry read it without a lock), and
   // the clicks whose $FN came from --penalty-param.
-  Counter expected_penalty_micro, penalty_from_param;  // dispatcher: enqueues that found a worker's ring full and waited
+  Counter expected_penalty_micro, penalty_from_param;
   // Mbufs a PMD handed over that are no frame: zero length, or segment
   // lengths that do not add up to pkt_len (net_pcap reading a damaged
   // capture). Freed at receive, never forwarded; totals count them as
@@ -55,10 +61,17 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   // Frames --bpf did not match: passed untouched, neither keyed nor unparsed.
   Counter bpf_unmatched;
   std::array<Counter, agebloom::packet::kReasonCount> reasons;  // [ok] unused
-  // The stats line asks for the filter's fill ratio; the worker computes it
-  // between two bursts (it owns the filter) and publishes it in parts per 1e6.
-  std::atomic<bool> fill_request{false};
-  Counter fill_ppm;
+  // The filter's figures. Only the filter's owner may read the filter, so
+  // the stats line and telemetry ask (figures_request: kAskFigures, plus
+  // kAskFill for the fill, which scans the whole filter) and the worker
+  // publishes them between two bursts under the seqlock figures_seq
+  // (publish_filter_figures and read_filter_figures in stats.cpp, which say
+  // why the ordering is enough).
+  std::atomic<uint32_t> figures_request{0};
+  std::atomic<uint64_t> figures_seq{0};  // odd while the worker writes the figures below
+  Counter fill_ppm;  // parts per 1e6
+  Counter effective_window;  // insertions or ns (DedupFilter::effective_window)
+  std::array<Counter, kFilterStats> filter_stats;  // DedupFilter::stats() values as double bits, App::filter_stat_names
   // Periodic snapshots: main asks, the worker copies its arena into
   // Worker::snapshot_copy between two bursts (it owns the filter) with its
   // clock, then says it is ready.
@@ -66,8 +79,8 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   std::atomic<bool> snapshot_ready{false};
   Counter snapshot_clock_ns;
   Counter last_clock_ns;  // the worker's clock when it stopped (the final snapshot's)
-  // The filter's own warnings, published with its fill (publish_filter_figures):
-  // budget saturations (tlbf), overloaded epochs and early rotations (--on-flood).
+  // The filter's own warnings, published with its figures: budget
+  // saturations (tlbf), overloaded epochs and early rotations (--on-flood).
   Counter budget_saturations, overloaded_epochs, early_rotations;
 };
 
@@ -146,6 +159,9 @@ struct App {
   std::vector<Worker> workers;
   bool dispatch = false;  // software dispatcher on the main lcore (see Dispatcher)
   Dispatcher dispatcher;
+  // The names of DedupFilter::stats() (fixed per structure), read once from
+  // the first filter before the lcores start; the values are per lcore.
+  std::vector<std::string> filter_stat_names;
   std::atomic<bool> dispatch_done{false};  // set by the dispatcher after its last enqueue
   // Time windows, dispatch mode: the clock of the first keyed packet received,
   // where every worker's filter starts its epochs (see process_ring_burst).

@@ -264,6 +264,10 @@ int main(int argc, char** argv) {
     rte_eal_cleanup();
     return 1;
   }
+  // Telemetry may ask before the first stats line: publish the figures of
+  // the filters as they start (restored or empty), while no worker runs.
+  for (const auto& stat : app.workers.front().filter.stats()) app.filter_stat_names.push_back(stat.first);
+  publish_all_figures(false);
 
   if (o.time_source == TimeSource::rx_timestamp) {
     // The PMD registered the field at probe when it stamps packets; this call
@@ -335,7 +339,7 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));
   if (o.stats_interval_s) {
-    publish_final_fill();  // the workers have stopped: read each filter directly
+    publish_all_figures(true);  // the workers have stopped: read each filter directly
     print_stats_line(rte_rdtsc());
   }
 

@@ -3,11 +3,16 @@
 #include <algorithm>
 
 #include <rte_cycles.h>
+#include <rte_pause.h>
 #include <rte_telemetry.h>
 
+#include <bit>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "agebloom/dedup/key_mode.hpp"
 
@@ -58,6 +63,35 @@ void finish(Totals& t) {
   for (size_t r = 1; r < t.reasons.size(); ++r) t.unparsed += t.reasons[r];
 }
 
+// Repeats among the packets the filter judged (keyed ones; unparsed and
+// --bpf-unmatched frames pass untouched and are not in it). Duplicates, not
+// suppressed, so that --action count and mirror show what drop would remove.
+double suppression_ratio(const Totals& t) {
+  return t.keyed ? static_cast<double>(t.duplicates) / static_cast<double>(t.keyed) : 0.0;
+}
+
+// The window every key is kept for, over all lcores (each filter holds its
+// own keys, so the shortest is what holds for every key).
+uint64_t shortest_window(const std::vector<uint64_t>& per_lcore) {
+  uint64_t w = g_app.opt.spec.window.span;
+  for (uint64_t x : per_lcore) w = std::min(w, x);
+  return w;
+}
+
+// "60 s" or "1000000 insertions": a window in the user's units.
+std::string window_text(uint64_t span) {
+  char buf[64];
+  if (g_app.opt.spec.window.is_time()) std::snprintf(buf, sizeof buf, "%.6g s", span / 1e9);
+  else std::snprintf(buf, sizeof buf, "%llu insertions", static_cast<unsigned long long>(span));
+  return buf;
+}
+
+// The JSON's effective window, in the user's units (the key names them).
+void put_effective_window(nlohmann::json& j, uint64_t span) {
+  if (g_app.opt.spec.window.is_time()) j["effective_window_s"] = span / 1e9;
+  else j["effective_window_insertions"] = span;
+}
+
 nlohmann::json to_json(const Totals& t) {
   nlohmann::json j{{"rx", t.rx},
                    {"tx", t.tx},
@@ -71,6 +105,7 @@ nlohmann::json to_json(const Totals& t) {
                    {"time_regressions", t.time_regressions},
                    {"no_timestamp", t.no_timestamp},
                    {"bursts", t.bursts},
+                   {"suppression_ratio", suppression_ratio(t)},
                    {"cycles_per_packet", t.rx ? static_cast<double>(t.busy_cycles) / t.rx : 0.0}};
   nlohmann::json reasons = nlohmann::json::object();
   for (size_t r = 1; r < t.reasons.size(); ++r)
@@ -95,19 +130,48 @@ nlohmann::json to_json(const Totals& t) {
 nlohmann::json filter_json() {
   const Worker& w = g_app.workers.front();  // every shard has the same shape
   const auto& win = g_app.opt.spec.window;
-  return {{"name", w.filter.name()},
-          {"parameters", w.filter.parameters()},
-          {"bytes_per_lcore", w.arena_bytes},
-          {"lcores", g_app.workers.size()},
-          {"window", win.span},
-          {"window_kind", win.is_time() ? "time_ns" : "count"},
-          {"fpr_target", g_app.opt.spec.fpr},
-          {"model_fpr", w.filter.model_fpr()},
-          {"bits_per_item", w.filter.bits_per_item()}};
+  std::vector<uint64_t> windows;  // the workers have stopped: each filter read directly
+  for (const Worker& x : g_app.workers) windows.push_back(x.filter.effective_window());
+  nlohmann::json j{{"name", w.filter.name()},
+                   {"parameters", w.filter.parameters()},
+                   {"bytes_per_lcore", w.arena_bytes},
+                   {"lcores", g_app.workers.size()},
+                   {"window", win.span},
+                   {"window_kind", win.is_time() ? "time_ns" : "count"},
+                   {"fpr_target", g_app.opt.spec.fpr},
+                   {"model_fpr", w.filter.model_fpr()},
+                   {"bits_per_item", w.filter.bits_per_item()}};
+  put_effective_window(j, shortest_window(windows));
+  return j;
 }
 
-// --- telemetry: runs on the telemetry thread, reads counters and the
-// immutable filter description only.
+// --- telemetry: runs on the telemetry thread. It reads counters, the
+// immutable filter description, and the figures the workers publish
+// (refresh_figures); never a live filter.
+
+// Asks every worker to publish its figures and waits for publications that
+// began after the ask: at most 100 ms, since a worker that has stopped (at
+// shutdown) answers no more, and then the last published ones stand.
+void refresh_figures() {
+  std::vector<uint64_t> want;
+  for (const Worker& w : g_app.workers) {
+    const uint64_t seq = w.stats->figures_seq.load(std::memory_order_acquire);
+    // An odd sequence is a publication under way that may have read its ask
+    // before ours: wait for the one after it.
+    want.push_back(seq + 2 + (seq & 1));
+    w.stats->figures_request.fetch_or(kAskFigures, std::memory_order_relaxed);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  for (size_t i = 0; i < want.size();) {
+    if (g_app.workers[i].stats->figures_seq.load(std::memory_order_acquire) >= want[i]) ++i;
+    else if (std::chrono::steady_clock::now() > deadline) break;
+    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+// A fraction as a JSON number: telemetry in 22.11 has no floating point.
+uint64_t scaled(double v, double scale) { return v > 0 ? static_cast<uint64_t>(std::llround(v * scale)) : 0; }
+
 int tel_stats(const char*, const char*, rte_tel_data* d) {
   Totals t = totals();
   rte_tel_data_start_dict(d);
@@ -115,44 +179,70 @@ int tel_stats(const char*, const char*, rte_tel_data* d) {
   rte_tel_data_add_dict_u64(d, "tx", t.tx);
   rte_tel_data_add_dict_u64(d, "keyed", t.keyed);
   rte_tel_data_add_dict_u64(d, "unparsed", t.unparsed);
+  rte_tel_data_add_dict_u64(d, "bpf_unmatched", t.bpf_unmatched);
   rte_tel_data_add_dict_u64(d, "duplicates", t.duplicates);
   rte_tel_data_add_dict_u64(d, "suppressed", t.suppressed);
+  rte_tel_data_add_dict_u64(d, "suppression_ratio_ppm", scaled(suppression_ratio(t), 1e6));
   rte_tel_data_add_dict_u64(d, "mirrored", t.mirrored);
   rte_tel_data_add_dict_u64(d, "dropped_error", t.dropped_error);
+  rte_tel_data_add_dict_u64(d, "malformed", t.malformed);
   rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
-  if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6f", t.expected_penalty_micro / 1e6);
-    rte_tel_data_add_dict_string(d, "expected_penalty", buf);
+  if (g_app.opt.decide == agebloom::dedup::Decide::penalties)
+    rte_tel_data_add_dict_u64(d, "expected_penalty_micro", t.expected_penalty_micro);
+  // Per port, as DPDK counts them (rte_eth_stats_get) and names them (as
+  // /ethdev/stats and the stats JSON do): a dict per port.
+  for (uint16_t p : g_app.ports) {
+    rte_eth_stats s{};
+    if (rte_eth_stats_get(p, &s) != 0) continue;
+    rte_tel_data* port = rte_tel_data_alloc();
+    if (port == nullptr) break;
+    rte_tel_data_start_dict(port);
+    rte_tel_data_add_dict_u64(port, "ipackets", s.ipackets);
+    rte_tel_data_add_dict_u64(port, "opackets", s.opackets);
+    rte_tel_data_add_dict_u64(port, "imissed", s.imissed);
+    rte_tel_data_add_dict_u64(port, "rx_nombuf", s.rx_nombuf);
+    rte_tel_data_add_dict_u64(port, "ierrors", s.ierrors);
+    rte_tel_data_add_dict_u64(port, "oerrors", s.oerrors);
+    const std::string name = "port" + std::to_string(p);
+    if (rte_tel_data_add_dict_container(d, name.c_str(), port, 0) != 0) rte_tel_data_free(port);
   }
   return 0;
 }
 
 int tel_filter(const char*, const char*, rte_tel_data* d) {
   const Worker& w = g_app.workers.front();
-  char buf[64];
+  const bool time = g_app.opt.spec.window.is_time();
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, "name", w.filter.name().c_str());
   rte_tel_data_add_dict_string(d, "parameters", w.filter.parameters().c_str());
-  rte_tel_data_add_dict_u64(d, "bytes_per_lcore", w.arena_bytes);
-  rte_tel_data_add_dict_u64(d, "window", g_app.opt.spec.window.span);
-  rte_tel_data_add_dict_string(d, "window_kind", g_app.opt.spec.window.is_time() ? "time_ns" : "count");
-  std::snprintf(buf, sizeof buf, "%.6g", w.filter.model_fpr());
-  rte_tel_data_add_dict_string(d, "model_fpr", buf);
   rte_tel_data_add_dict_string(d, "key", agebloom::dedup::key_mode_name(g_app.opt.mode));
   rte_tel_data_add_dict_string(d, "policy", agebloom::dedup::policy_name(g_app.opt.policy));
+  rte_tel_data_add_dict_u64(d, "lcores", g_app.workers.size());
+  rte_tel_data_add_dict_u64(d, "bytes_per_lcore", w.arena_bytes);
+  rte_tel_data_add_dict_string(d, "window_kind", time ? "time_ns" : "count");
+  rte_tel_data_add_dict_u64(d, time ? "window_ns" : "window_insertions", g_app.opt.spec.window.span);
+  rte_tel_data_add_dict_u64(d, "fpr_target_ppb", scaled(g_app.opt.spec.fpr, 1e9));
+  rte_tel_data_add_dict_u64(d, "model_fpr_ppb", scaled(w.filter.model_fpr(), 1e9));
+
+  refresh_figures();
+  std::vector<FilterFigures> figs;
+  for (const Worker& x : g_app.workers) figs.push_back(read_filter_figures(*x.stats));
+  std::vector<uint64_t> windows;
+  for (const FilterFigures& f : figs) windows.push_back(f.effective_window);
+  rte_tel_data_add_dict_u64(d, time ? "effective_window_ns" : "effective_window_insertions", shortest_window(windows));
   // The structure's own figures, summed over lcores (the time-limited
-  // filter's budget saturations: FPR above the model while non-zero).
-  std::vector<std::pair<std::string, double>> sum;
-  for (const Worker& x : g_app.workers)
-    for (const auto& stat : x.filter.stats()) {  // (clang 14 cannot capture a structured binding)
-      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& p) { return p.first == stat.first; });
-      if (it == sum.end()) sum.push_back(stat);
-      else it->second += stat.second;
+  // filter's budget saturations: FPR above the model while non-zero). A rate
+  // per tick is per ns in dedup_fwd's time windows: given per second.
+  const std::vector<std::string>& names = g_app.filter_stat_names;
+  for (size_t i = 0; i < names.size() && i < kFilterStats; ++i) {
+    double sum = 0;
+    for (const FilterFigures& f : figs) sum += f.stats[i];
+    std::string name = names[i];
+    if (const size_t at = name.rfind("_per_tick"); at != std::string::npos && time) {
+      name.replace(at, std::string::npos, "_per_s");
+      sum *= 1e9;
     }
-  for (const auto& [name, value] : sum) {
-    std::snprintf(buf, sizeof buf, "%.6g", value);
-    rte_tel_data_add_dict_string(d, name.c_str(), buf);
+    rte_tel_data_add_dict_u64(d, name.c_str(), scaled(sum, 1));
   }
   return 0;
 }
@@ -168,43 +258,98 @@ Totals totals() {
 }
 
 void request_fill() {
-  for (const Worker& w : g_app.workers) w.stats->fill_request.store(true, std::memory_order_relaxed);
+  for (const Worker& w : g_app.workers)
+    w.stats->figures_request.fetch_or(kAskFigures | kAskFill, std::memory_order_relaxed);
 }
 
-void publish_filter_figures(const Worker& w) {
-  w.stats->fill_ppm.set(static_cast<uint64_t>(w.filter.fill_ratio() * 1e6));  // scans the whole filter
-  w.stats->budget_saturations.set(w.filter.saturations());
-  w.stats->overloaded_epochs.set(w.filter.overloaded_epochs());
-  w.stats->early_rotations.set(w.filter.early_rotations());
+// A seqlock with one writer (H. Boehm, "Can seqlocks get along with
+// programming language memory models?", 2012). The writer makes the sequence
+// odd, then a release fence, then stores the figures, then makes it even with
+// a release store. A reader loads the sequence with acquire, the figures,
+// then an acquire fence, then the sequence again: if a figure it loaded came
+// from a store after the writer's fence, the fences synchronise and the
+// second load sees the odd sequence (or later), so the read is retried; if
+// both loads give the same even number, every figure is from the publication
+// that number ended, which the first (acquire) load made visible. Each figure
+// is an atomic, so a reader racing the writer is no data race, only a retry.
+void publish_filter_figures(const Worker& w, bool with_fill) {
+  LcoreStats& s = *w.stats;
+  // Everything is read from the filter before the sequence turns odd, so a
+  // reader never waits on the fill's scan of the whole filter.
+  const uint64_t fill = with_fill ? static_cast<uint64_t>(w.filter.fill_ratio() * 1e6) : s.fill_ppm.get();
+  const std::vector<std::pair<std::string, double>> stats = w.filter.stats();
+  const uint64_t seq = s.figures_seq.load(std::memory_order_relaxed);  // its only writer
+  s.figures_seq.store(seq + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.fill_ppm.set(fill);
+  s.effective_window.set(w.filter.effective_window());
+  s.budget_saturations.set(w.filter.saturations());
+  s.overloaded_epochs.set(w.filter.overloaded_epochs());
+  s.early_rotations.set(w.filter.early_rotations());
+  for (size_t i = 0; i < stats.size() && i < kFilterStats; ++i) s.filter_stats[i].set(std::bit_cast<uint64_t>(stats[i].second));
+  s.figures_seq.store(seq + 2, std::memory_order_release);
 }
 
-void publish_final_fill() {
-  for (const Worker& w : g_app.workers) publish_filter_figures(w);
+FilterFigures read_filter_figures(const LcoreStats& s) {
+  for (;;) {
+    const uint64_t before = s.figures_seq.load(std::memory_order_acquire);
+    if (before & 1) {  // a publication is under way: it takes nanoseconds
+      rte_pause();
+      continue;
+    }
+    FilterFigures f;
+    f.fill_ppm = s.fill_ppm.get();
+    f.effective_window = s.effective_window.get();
+    f.budget_saturations = s.budget_saturations.get();
+    f.overloaded_epochs = s.overloaded_epochs.get();
+    f.early_rotations = s.early_rotations.get();
+    for (size_t i = 0; i < kFilterStats; ++i) f.stats[i] = std::bit_cast<double>(s.filter_stats[i].get());
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.figures_seq.load(std::memory_order_relaxed) == before) return f;
+  }
+}
+
+void publish_all_figures(bool with_fill) {
+  for (const Worker& w : g_app.workers) publish_filter_figures(w, with_fill);
 }
 
 void print_stats_line(uint64_t now) {
   static uint64_t last_tsc = 0, last_rx = 0;
   if (last_tsc == 0) last_tsc = g_app.start_tsc;
-  // The fill ratios the workers published since request_fill() (housekeeping
-  // asks shortly before each line; at exit publish_final_fill()).
-  uint64_t fill_sum = 0;
-  for (const Worker& w : g_app.workers) fill_sum += w.stats->fill_ppm.get();
+  // The figures the workers published since request_fill() (housekeeping
+  // asks shortly before each line; at exit publish_all_figures()).
+  uint64_t fill_sum = 0, saturated = 0, overloaded = 0, early = 0;
+  std::vector<uint64_t> windows;
+  for (const Worker& w : g_app.workers) {
+    const FilterFigures f = read_filter_figures(*w.stats);
+    fill_sum += f.fill_ppm;
+    saturated += f.budget_saturations;
+    overloaded += f.overloaded_epochs;
+    early += f.early_rotations;
+    windows.push_back(f.effective_window);
+  }
   const Totals t = totals();
   const double secs = static_cast<double>(now - last_tsc) / g_app.tsc_hz;
   const double mpps = secs > 0 ? (t.rx - last_rx) / secs / 1e6 : 0.0;
+  const uint64_t window = shortest_window(windows);
+  std::string filter = "window " + window_text(window);
+  if (window < g_app.opt.spec.window.span)
+    filter += " (epochs ending early: " + window_text(g_app.opt.spec.window.span) + " configured)";
+  std::string ports;
+  for (uint16_t p : g_app.ports) {
+    rte_eth_stats s{};
+    if (rte_eth_stats_get(p, &s) != 0) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " | port %u rx %lu tx %lu imissed %lu rx_nombuf %lu", p, s.ipackets, s.opackets,
+                  s.imissed, s.rx_nombuf);
+    ports += buf;
+  }
   std::string damage;
   const uint64_t bad = input_errors(&damage);
-  uint64_t saturated = 0;
-  for (const Worker& w : g_app.workers) saturated += w.stats->budget_saturations.get();
   if (g_app.opt.decide == agebloom::dedup::Decide::penalties) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
     damage += buf;
-  }
-  uint64_t overloaded = 0, early = 0;
-  for (const Worker& w : g_app.workers) {
-    overloaded += w.stats->overloaded_epochs.get();
-    early += w.stats->early_rotations.get();
   }
   if (overloaded)
     damage += " | FLOOD: " + std::to_string(overloaded) +
@@ -212,11 +357,12 @@ void print_stats_line(uint64_t now) {
   if (early)
     damage += " | flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)";
   if (saturated) damage += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
-  std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | "
-              "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f%s%s\n",
-              t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, mpps,
+  std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | suppression ratio %.4f | "
+              "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f %s%s%s%s\n",
+              t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, suppression_ratio(t), mpps,
               t.rx ? static_cast<double>(t.busy_cycles) / t.rx : 0.0, g_app.workers.front().filter.name().c_str(),
-              fill_sum / 1e6 / g_app.workers.size(), bad ? " | WARNING input errors: " : "", damage.c_str());
+              fill_sum / 1e6 / g_app.workers.size(), filter.c_str(), ports.c_str(),
+              bad ? " | WARNING input errors: " : "", damage.c_str());
   std::fflush(stdout);
   last_tsc = now;
   last_rx = t.rx;
@@ -307,6 +453,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     e["lcore"] = w.lcore_id;
     e["socket"] = w.socket;
     e["fill_ratio"] = w.filter.fill_ratio();  // workers have stopped: no race
+    put_effective_window(e, w.filter.effective_window());
     for (const auto& [name, value] : w.filter.stats()) e["filter_stats"][name] = value;
     lc.push_back(e);
   }

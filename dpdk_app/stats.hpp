@@ -18,20 +18,32 @@ struct Totals {
 };
 Totals totals();
 
-// One line: rx, tx, suppressed, mirrored, unparsed, errors, Mpps since the
-// last line, cycles per packet, filter fill; and a warning while there are
-// input errors (input_errors()).
+// One line: rx, tx, suppressed, the suppression ratio, mirrored, unparsed,
+// errors, Mpps since the last line, cycles per packet, the filter's fill and
+// effective window, each port's rx, tx, imissed and rx_nombuf; and a warning
+// while there are input errors (input_errors()).
 void print_stats_line(uint64_t now_tsc);
-// Asks every worker to publish its filter's figures (stats line).
+// Asks every worker to publish its filter's figures, fill included (stats line).
 void request_fill();
-// What the stats line shows of one worker's filter, into its LcoreStats:
-// fill ratio, budget saturations, overloaded epochs and early rotations.
-// Called by the filter's owner (the worker between bursts, when asked; main
-// once the workers have stopped), since only the owner reads it without a race.
-void publish_filter_figures(const Worker& w);
-// After the workers stopped: publishes each filter's figures from the
-// filter itself, so the closing stats line shows the final ones.
-void publish_final_fill();
+// One worker's filter figures into its LcoreStats: fill ratio (only when
+// `with_fill`: it scans the whole filter; else the last one is kept), budget
+// saturations, overloaded epochs, early rotations, effective window and the
+// structure's own stats. Called by the filter's owner (the worker between
+// bursts, when asked; main before the workers start and once they stopped),
+// since only the owner reads the filter without a race.
+void publish_filter_figures(const Worker& w, bool with_fill);
+// Before the workers start or after they stopped (main is then the only
+// thread that touches a filter): publishes every filter's figures.
+void publish_all_figures(bool with_fill);
+
+// One consistent set of a worker's published figures.
+struct FilterFigures {
+  uint64_t fill_ppm = 0, effective_window = 0;
+  uint64_t budget_saturations = 0, overloaded_epochs = 0, early_rotations = 0;
+  std::array<double, kFilterStats> stats{};  // App::filter_stat_names
+};
+// Any thread: the figures the worker published last.
+FilterFigures read_filter_figures(const LcoreStats& s);
 
 // Damage seen on the way in: what the ports' drivers count as ierrors (for
 // net_pcap, each record libpcap refused: a truncated or corrupt capture) plus
@@ -41,7 +53,9 @@ void publish_final_fill();
 uint64_t input_errors(std::string* detail = nullptr);
 
 // Registers /dedup_fwd/stats and /dedup_fwd/filter; false (with a message)
-// when the library refuses a command.
+// when the library refuses a command. Every value they answer that is a
+// number is a JSON number (telemetry in DPDK 22.11 has integers only, so
+// fractions are scaled: _ppm, _ppb, _micro), with its unit in its name.
 bool register_telemetry();
 
 // What only main() knows at exit, for the JSON.

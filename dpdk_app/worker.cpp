@@ -285,11 +285,12 @@ int worker_main(void* arg) {
       if (g_app.quit.load(std::memory_order_relaxed)) break;
       for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, keys);
     }
-    if (w.stats->fill_request.load(std::memory_order_relaxed)) {
+    if (w.stats->figures_request.load(std::memory_order_relaxed) != 0) {
       // Done here, between bursts, because only the owner may read the
-      // filter without a race.
-      publish_filter_figures(w);
-      w.stats->fill_request.store(false, std::memory_order_relaxed);
+      // filter without a race. The ask is taken before publishing, so one
+      // made meanwhile is answered by the next loop.
+      const uint32_t asked = w.stats->figures_request.exchange(0, std::memory_order_relaxed);
+      publish_filter_figures(w, (asked & kAskFill) != 0);
     }
     if (w.stats->snapshot_request.load(std::memory_order_acquire)) {
       // A consistent copy for --snapshot-interval, taken by the owner between bursts.

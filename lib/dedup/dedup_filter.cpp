@@ -178,6 +178,7 @@ std::string DedupFilter::create(Arena& arena) {
       if (c.window.is_time() && c.r) {
         flood_.design = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
         flood_.epoch_length = c.epoch_length();
+        flood_.r = c.r < 64 ? c.r : 63;
       }
     }
     return {};
@@ -196,6 +197,25 @@ void DedupFilter::watch_flood(uint64_t inserted) noexcept {
             const bool timed = s.epoch_start - flood_.epoch_start >= flood_.epoch_length;
             if (s.fill < flood_.last_fill && !timed) ++flood_.early;
             flood_.last_fill = s.fill;
+            // Epoch starts for effective_window(). Primed at the first look,
+            // not at create(): a restored snapshot's segment is not 0.
+            const uint32_t segs = flood_.r + 1, seg = f.current_segment();
+            uint32_t n = flood_.known ? (seg + segs - flood_.segment) % segs : 0;
+            if (flood_.known && n == 0 && s.epoch_start != flood_.epoch_start) n = segs;  // a whole turn or more
+            if (!flood_.known) n = 1;
+            // Only the last rotation's start is seen. The others began after
+            // the previous look and at most an epoch apart: exact for epochs
+            // ended by time, within one look's interval for early ones.
+            for (uint32_t j = n; j-- > 0;) {
+              const uint64_t back = j * flood_.epoch_length;
+              uint64_t t = s.epoch_start > back ? s.epoch_start - back : 0;
+              if (j && t < flood_.last_now) t = flood_.last_now;
+              flood_.newest = (flood_.newest + 1) % 64;
+              flood_.starts[flood_.newest] = t;
+              if (flood_.known < 64) ++flood_.known;
+            }
+            flood_.segment = seg;
+            flood_.last_now = s.last_now;
             flood_.epoch_start = s.epoch_start;
             return;
           }
@@ -347,6 +367,16 @@ std::vector<std::pair<std::string, double>> DedupFilter::stats() const {
       },
       filter_);
   return out;
+}
+
+uint64_t DedupFilter::effective_window() const noexcept {
+  const uint64_t span = config_.window().span;
+  // A key is dropped when the segment of its epoch is cleared, r rotations
+  // after the next epoch began: the shortest time a key was kept is the span
+  // of the last r epochs. Before r rotations nothing was dropped yet.
+  if (flood_.known <= flood_.r) return span;
+  const uint64_t kept = flood_.starts[flood_.newest] - flood_.starts[(flood_.newest + 64 - flood_.r) % 64];
+  return kept < span ? kept : span;
 }
 
 uint64_t DedupFilter::saturations() const noexcept {

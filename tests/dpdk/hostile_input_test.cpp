@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "suite_main.hpp"
 #include "three_lcores.hpp"
 
 namespace fs = std::filesystem;
@@ -477,18 +478,9 @@ TEST(HostileInput, PacketKeyAndVlanKeyOverHostileRecords) {
 }
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  // Can the EAL start here at all? A run over an empty capture must.
-  const fs::path in = temp_dir() / "probe.pcap", out = temp_dir() / "probe.out.pcap";
-  write_bytes(in, pcap_header());
-  const std::string prefix = next_prefix();
-  const Outcome probe = dedup_fwd(eal(pcap_vdev(0, in, out), prefix), "--exit-on-idle 10 --stats-interval 0");
-  remove_runtime_dir(prefix);
-  if (probe.code != 0) {
-    std::printf("SKIP: the DPDK EAL cannot initialise here (exit %d):\n%s\n", probe.code, probe.out.c_str());
-    return 77;
-  }
-  const int rc = RUN_ALL_TESTS();
-  if (rc == 0) fs::remove_all(temp_dir());
-  return rc;
+  return agebloom::testing::dpdk_suite_main(argc, argv, temp_dir(), "agebloom-h" + std::to_string(getpid()) + "-",
+                                            [](const fs::path& in, const fs::path& out) {
+                                              return dedup_fwd(eal(pcap_vdev(0, in, out)),
+                                                               "--exit-on-idle 10 --stats-interval 0");
+                                            });
 }

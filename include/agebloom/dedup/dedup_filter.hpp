@@ -205,6 +205,11 @@ class DedupFilter {
   uint64_t overloaded_epochs() const noexcept { return flood_.overloaded; }
   // Epochs the capacity trigger ended before their time (keep-fpr).
   uint64_t early_rotations() const noexcept { return flood_.early; }
+  // The window every key is kept for now, in the window's unit (insertions
+  // or ticks): the configured span, or under keep-fpr, once epochs ended
+  // early, the span of the last r epochs when it is shorter. Updated per
+  // call or burst, like the counts above.
+  uint64_t effective_window() const noexcept;
 
  private:
   // Hosted bookkeeping beside the filter (not in its arena): the epoch each
@@ -217,6 +222,11 @@ class DedupFilter {
     uint64_t last_fill = 0;     // keep-fpr: the schedule's own count at the last look
     bool counted = false;       // its overload is counted already
     uint64_t overloaded = 0, early = 0;
+    // keep-fpr: the starts of the last epochs (a ring, newest at `newest`),
+    // for effective_window(); rotations are seen by the current segment.
+    uint32_t r = 0, segment = 0, newest = 0, known = 0;
+    uint64_t last_now = 0;
+    uint64_t starts[64] = {};  // r + 1 <= 64 segments (GuardedEpochConfig::kMaxSegments; interleaved: 16 lanes)
   };
   void watch_flood(uint64_t inserted) noexcept;
 
