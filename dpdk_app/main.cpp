@@ -305,6 +305,9 @@ int main(int argc, char** argv) {
   std::printf("dedup_fwd: key %s, policy %s, action %s, filter %s (%s), %zu bytes per lcore, model FPR %.4g, %s\n",
               ab::dedup::key_mode_name(o.mode), ab::dedup::policy_name(o.policy), action_name(o.action),
               f.name().c_str(), f.parameters().c_str(), app.workers.front().arena_bytes, f.model_fpr(), seed_text);
+  // The promise in the user's units, before any packet: what is always
+  // suppressed, how long past the window a key may linger, the model FPR.
+  std::printf("dedup_fwd: guarantee: %s\n", f.guarantee(o.policy).c_str());
   if (std::string note = ab::dedup::DedupFilter::auto_note(o.spec, f); !note.empty())
     std::printf("dedup_fwd: note: %s\n", note.c_str());
   std::fflush(stdout);

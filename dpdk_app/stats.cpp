@@ -138,7 +138,9 @@ nlohmann::json filter_json() {
                    {"lcores", g_app.workers.size()},
                    {"window", win.span},
                    {"window_kind", win.is_time() ? "time_ns" : "count"},
-                   {"fpr_target", g_app.opt.spec.fpr},
+                   // --mem alone sized the filter: no target, the lowest FPR that fit.
+                   {"fpr_target", g_app.opt.spec.fpr == 0.0 ? nlohmann::json(nullptr) : nlohmann::json(g_app.opt.spec.fpr)},
+                   {"mem_bytes", g_app.opt.spec.mem_bytes},
                    {"model_fpr", w.filter.model_fpr()},
                    {"bits_per_item", w.filter.bits_per_item()}};
   put_effective_window(j, shortest_window(windows));

@@ -437,6 +437,26 @@ TEST(DedupFwd, RandomSeedIsNeverPrintedAGivenOneIs) {
   EXPECT_EQ(j["seed"], "5eed");
 }
 
+// At start, the promise in the user's units (the filter's own guarantee()),
+// and with --mem alone the filter that fits it, with no target in the JSON.
+TEST(DedupFwd, PrintsItsGuaranteeAndSizesByMemory) {
+  const auto frames = keyed_trace(50, 3, nullptr);
+  const fs::path in = temp_dir() / "g.pcap", out = temp_dir() / "g.out.pcap", js = temp_dir() / "g.json";
+  write_pcap(in, frames);
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
+                        "--ttl 10s --capacity 100000 --exit-on-idle 200 --stats-interval 0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("guarantee: every repeat within 10s of its previous sighting is suppressed"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("may be remembered for up to"), std::string::npos) << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--mem 2 --exit-on-idle 200 --stats-interval 0 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = read_json(js);
+  EXPECT_TRUE(j["filter"]["fpr_target"].is_null()) << j["filter"].dump();
+  EXPECT_EQ(j["filter"]["mem_bytes"], 2u << 20);
+  EXPECT_LE(j["filter"]["bytes_per_lcore"].get<uint64_t>(), 2u << 20);
+}
+
 TEST(DedupFwd, ExactCopiesInsideTheWindowAreAllSuppressed) {
   std::vector<size_t> copies;
   const auto frames = keyed_trace(400, 11, &copies);
