@@ -208,6 +208,16 @@ int main(int argc, char** argv) {
         dashes = i;
         break;
       }
+    // --help (or -h) among the EAL options: ours, printed without starting
+    // DPDK (no hugepages, no runtime folder needed); --help-eal asks the EAL
+    // for its own list.
+    for (int i = 1; i < dashes; ++i) {
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        print_usage(stdout);
+        return 0;
+      }
+      if (std::strcmp(argv[i], "--help-eal") == 0) argv[i] = const_cast<char*>("--help");
+    }
     std::vector<char*> app_argv{const_cast<char*>("dedup_fwd")};
     for (int i = dashes + 1; i < argc; ++i) app_argv.push_back(argv[i]);
     app_argv.push_back(nullptr);

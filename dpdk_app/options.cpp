@@ -53,7 +53,10 @@ void usage(FILE* out) {
       "                                  at exit (written atomically; a refused one starts empty)\n"
       "  --snapshot-interval S           seconds between saves, 0 = at exit only (default 60)\n"
       "  --require-snapshot              a missing or refused snapshot is an error (exit 1)\n"
-      "  --help\n"
+      "  --help                          this text (also before the \"--\": no DPDK is started)\n"
+      "EAL options (before the \"--\"): DPDK 22.11's, e.g. -l 0-3 (lcores), -a PCI (a NIC),\n"
+      "  --vdev net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap, --no-huge -m 512;\n"
+      "  'dedup_fwd --help-eal' lists them all (it starts the EAL's option parser).\n"
       "Exit codes: 0 done, 1 run-time failure, 2 bad options or a device that cannot be used,\n"
       "3 done but the input was damaged (input errors, with --exit-on-idle).\n",
       ab::dedup::FilterOptions::help().c_str());

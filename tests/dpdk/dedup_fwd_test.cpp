@@ -1109,6 +1109,16 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
                           "--portmask", "--same-port", "--stats-interval", "--stats-json", "--seed", "--max-packets",
                           "--exit-on-idle", "--mbufs", "--time-source"})
     EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
+  // Help without DPDK: `dedup_fwd --help` and `-h` before any "--", even
+  // with EAL options that could not start (no hugepages asked, a device that
+  // does not exist), print ours and exit 0 without a line from the EAL.
+  for (const char* args : {"--help", "-h", "-l 0 --vdev net_nosuch0 --help", "--help -- --key flow"}) {
+    const Outcome r = shell(std::string(DEDUP_FWD) + " " + args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("--key src-ip|dst-ip"), std::string::npos) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("--help-eal"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("EAL:"), std::string::npos) << args << "\n" << r.out;
+  }
 }
 
 int main(int argc, char** argv) {
