@@ -3,7 +3,7 @@
 # filter, forward) beside testpmd's io and 5tswap forwarding modes, on the
 # same virtual ports in the same run. Ratios only: the machine is shared.
 #
-#   scripts/bench_pipeline.sh [--seconds S] [--packets N] [--frames F] [--rounds R]
+#   scripts/bench_pipeline.sh [--seconds S] [--packets N] [--frames F] [--rounds R (default 5)]
 #
 # Port: one net_pcap vdev replaying a generated capture in a loop
 # (infinite_rx: F UDP/IPv4 frames, default 2^14, each with its own source IP;
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds=5
 packets=30000000
 frames=16384
-rounds=3
+rounds=5
 while (($#)); do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -90,25 +90,41 @@ dedup_cycles() {  # $1 = filter name
   python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["cycles_per_packet"])' "$json"
 }
 
-# R rounds, each running every forwarder once in turn, so drift on this
-# shared machine hits all of them; the table gives each one's median, and the
-# ratio range over rounds.
+# R rounds (5 by default), each running every forwarder once, so drift on
+# this shared machine hits all of them; odd rounds go in table order, even
+# rounds in reverse, so that neither side always runs first (a warm-up or a
+# neighbour's burst would otherwise favour one). The table gives each one's
+# median, and the ratio range over rounds.
 names=("testpmd io" "testpmd 5tswap")
 filters=(auto interleaved guarded-epoch-blocked)
 for f in "${filters[@]}"; do names+=("dedup_fwd src-ip W=1M --filter $f"); done
+run_one() {  # $1 = row index
+  if (($1 == 0)); then testpmd_cycles io
+  elif (($1 == 1)); then testpmd_cycles 5tswap
+  else dedup_cycles "${filters[$1 - 2]}"
+  fi
+}
 declare -A runs
+loads=()
 for ((r = 1; r <= rounds; ++r)); do
-  runs[0,$r]=$(testpmd_cycles io)
-  runs[1,$r]=$(testpmd_cycles 5tswap)
-  i=2
-  for f in "${filters[@]}"; do runs[$i,$r]=$(dedup_cycles "$f"); i=$((i + 1)); done
+  loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+  order=($(seq 0 $((${#names[@]} - 1))))
+  ((r % 2 == 0)) && order=($(seq $((${#names[@]} - 1)) -1 0))
+  for i in "${order[@]}"; do runs[$i,$r]=$(run_one "$i"); done
 done
 table=$(for ((i = 0; i < ${#names[@]}; ++i)); do
   line="${names[$i]}"
   for ((r = 1; r <= rounds; ++r)); do line+=$'\t'"${runs[$i,$r]}"; done
   echo "$line"
 done)
-echo "pipeline: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), one net_pcap port (infinite_rx, $frames frames), Rx and Tx on it, $rounds rounds"
+# The machine, so a figure is never read without it: CPU model, TSC rate (the
+# kernel's, as DPDK's rte_get_tsc_hz would find it), cores, and the 1-minute
+# load before each round.
+tsc=$(dmesg 2>/dev/null | grep -oE 'tsc: (Refined TSC clocksource calibration: |Detected )[0-9.]+ MHz' | tail -1 |
+      grep -oE '[0-9.]+ MHz' || true)
+[[ -n "$tsc" ]] || tsc="$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') MHz (cpu MHz: dmesg unreadable)"
+echo "pipeline: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), TSC $tsc, $(nproc) cores, load before each round: ${loads[*]}"
+echo "one net_pcap port (infinite_rx, $frames frames), Rx and Tx on it, $rounds rounds, order alternating between rounds"
 python3 - "$rounds" <<PY
 import statistics, sys
 rows = [l.split("\t") for l in """$table""".splitlines()]
