@@ -210,7 +210,9 @@ TEST(DedupFilter, GuaranteeAndSlackHoldForEveryWindowedStructure) {
     }
     const uint64_t slack = d.slack();
     EXPECT_NE(g.find("within 2000 insertions"), std::string::npos) << g;
-    if (slack) EXPECT_NE(g.find("up to " + std::to_string(2000 + slack) + " insertions"), std::string::npos) << g;
+    if (slack) {
+      EXPECT_NE(g.find("up to " + std::to_string(2000 + slack) + " insertions"), std::string::npos) << g;
+    }
     // Probe keys at every phase of the epochs/generations: each is found
     // through the window and gone once window + slack insertions followed.
     uint64_t next = 1'000'000, late = 0, lost = 0;

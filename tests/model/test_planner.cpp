@@ -312,9 +312,12 @@ TEST(Planner, EveryPlanIsBuildable) {
                                      " fpr " + std::to_string(fpr) + " npws " + (n ? std::to_string(*n) : "-") +
                                      " B " + (b ? std::to_string(*b) : "-"));
                         EXPECT_LE(p->expected_fpr, fpr);
-                        if (n) EXPECT_LE(p->peak_npws, *n);
-                        if (b && (p->structure == Structure::guarded_epoch_blocked || p->structure == Structure::apbbf))
+                        if (n) {
+                            EXPECT_LE(p->peak_npws, *n);
+                        }
+                        if (b && (p->structure == Structure::guarded_epoch_blocked || p->structure == Structure::apbbf)) {
                             EXPECT_EQ(p->block_bits, *b);
+                        }
                         p->config.visit([&](const auto& c) {
                             using F = ab::FilterFor<std::decay_t<decltype(c)>>;
                             const auto need = F::bytes_needed(c);
