@@ -6,12 +6,21 @@
 # same trace, seed and parameters.
 #
 #   veth_e2e.sh DEDUP_FWD AGEBLOOM_REPLAY TRACE
+#   veth_e2e.sh DEDUP_FWD AGEBLOOM_REPLAY TRACE --load N
+#
+# --load N: the load test instead (issue: reliability). tcpreplay loops the
+# trace at full speed until at least N packets were sent; dedup_fwd must
+# account for every packet it received (rx = tx + suppressed + mirrored +
+# dropped for errors), give back every mbuf, and have received, with the
+# kernel's drops (imissed), every packet sent.
 #
 # Exit 77 (meson: skip), with the reason, when this machine cannot run it: not
 # root, namespaces not permitted, tools or the af_packet PMD missing. Every
 # wait polls for its condition under a deadline: no fixed sleeps.
 set -u
 fwd_bin=$1 replay_bin=$2 trace=$3
+load=0
+[[ ${4:-} == --load ]] && load=${5:?--load needs a packet count}
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -74,22 +83,60 @@ total=$(grep -o '"packets":[0-9]*' "$work/replay.json" | cut -d: -f2)
 
 # --- dedup_fwd on vethA, sending back out of it. Rx ring of 4096 frames:
 # room for 2 s of the send below if the machine stalls it.
-"$fwd_bin" --no-huge --no-pci -m 512 --log-level=lib.eal:error --file-prefix "$prefix" -l 0 \
-  --vdev "net_af_packet0,iface=$va,framecnt=4096" -- $params --same-port --stats-interval 0 \
-  --stats-json "$work/stats.json" >"$work/fwd.log" 2>&1 &
-fwd_pid=$!
-if ! wait_for 60 log_has "$work/fwd.log" "polls port"; then
-  alive "$fwd_pid" || {
-    wait "$fwd_pid"
-    rc=$?
-    fwd_pid=''
-    if grep -qE "EAL|no Ethernet ports|af_packet" "$work/fwd.log"; then
-      skip "dedup_fwd cannot start on net_af_packet here (exit $rc): $(tail -5 "$work/fwd.log")"
-    fi
-    fail "dedup_fwd exited with $rc: $(cat "$work/fwd.log")"
-  }
-  fail "dedup_fwd did not start within 60 s: $(cat "$work/fwd.log")"
+start_fwd() {  # dedup_fwd's own options
+  "$fwd_bin" --no-huge --no-pci -m 512 --log-level=lib.eal:error --file-prefix "$prefix" -l 0 \
+    --vdev "net_af_packet0,iface=$va,framecnt=4096" -- "$@" --same-port --stats-interval 0 \
+    --stats-json "$work/stats.json" >"$work/fwd.log" 2>&1 &
+  fwd_pid=$!
+  if ! wait_for 60 log_has "$work/fwd.log" "polls port"; then
+    alive "$fwd_pid" || {
+      wait "$fwd_pid"
+      rc=$?
+      fwd_pid=''
+      if grep -qE "EAL|no Ethernet ports|af_packet" "$work/fwd.log"; then
+        skip "dedup_fwd cannot start on net_af_packet here (exit $rc): $(tail -5 "$work/fwd.log")"
+      fi
+      fail "dedup_fwd exited with $rc: $(cat "$work/fwd.log")"
+    }
+    fail "dedup_fwd did not start within 60 s: $(cat "$work/fwd.log")"
+  fi
+}
+# stop_fwd: SIGTERM by pid (background jobs of a script ignore SIGINT); its exit status must be 0.
+stop_fwd() {
+  kill -TERM "$fwd_pid"
+  wait_for 30 bash -c "! kill -0 $fwd_pid 2>/dev/null" || fail "dedup_fwd did not stop on SIGTERM"
+  wait "$fwd_pid"
+  fwd_rc=$?
+  fwd_pid=''
+  ((fwd_rc == 0)) || fail "dedup_fwd exited with $fwd_rc: $(cat "$work/fwd.log")"
+}
+
+if ((load)); then
+  # --- the load run: the trace looped at full speed until N packets.
+  per_loop=$(count_packets "$trace")
+  loops=$(((load + per_loop - 1) / per_loop))
+  start_fwd --key flow --ttl 1s --capacity 100000 --seed 10ad
+  ip netns exec "$ns" tcpreplay -i "$vb" --topspeed --loop "$loops" "$trace" >"$work/tcpreplay.log" 2>&1 ||
+    fail "tcpreplay failed: $(cat "$work/tcpreplay.log")"
+  sent=$(grep -o 'Successful packets: *[0-9]*' "$work/tcpreplay.log" | grep -o '[0-9]*$')
+  ((sent >= load)) || fail "tcpreplay sent ${sent:-?} packets, fewer than $load: $(cat "$work/tcpreplay.log")"
+  # Let the last packets drain out of the socket ring, then stop.
+  sleep 1
+  stop_fwd
+  read -r rx imissed < <(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(j["rx"], sum(p.get("imissed", 0) for p in j.get("ports", [])))' "$work/stats.json") ||
+    fail "no rx in dedup_fwd's stats JSON: $(head -c 2000 "$work/stats.json")"
+  echo "load: tcpreplay sent $sent packets ($loops loops of $per_loop); dedup_fwd received $rx, the kernel dropped ${imissed:-0}"
+  echo "dedup_fwd: $(grep 'packets in' "$work/fwd.log")"
+  grep -q '"invariant_holds": true' "$work/stats.json" || fail "rx != tx + suppressed + mirrored + dropped_error"
+  grep -q '"in_use_at_exit": 0' "$work/stats.json" || fail "mbufs missing from the pool at exit"
+  ((rx + imissed >= sent)) || fail "sent $sent, received $rx and dropped $imissed: packets unaccounted for"
+  echo "PASS"
+  exit 0
 fi
+
+start_fwd $params
 
 # --- tcpdump on vethB, incoming only (what dedup_fwd forwarded), one packet
 # at a time to the file so that polling its length is meaningful.
@@ -114,16 +161,11 @@ while ((SECONDS < deadline)); do
   sleep 0.1
 done
 
-# --- stop both by their pids (SIGTERM: background jobs of a script ignore SIGINT).
-kill -TERM "$fwd_pid"
-wait_for 30 bash -c "! kill -0 $fwd_pid 2>/dev/null" || fail "dedup_fwd did not stop on SIGTERM"
-wait "$fwd_pid"
-fwd_rc=$?
-fwd_pid=''
+# --- stop both by their pids.
+stop_fwd
 kill -TERM "$dump_pid"
 wait "$dump_pid" 2>/dev/null
-dump_pid=''
-((fwd_rc == 0)) || fail "dedup_fwd exited with $fwd_rc: $(cat "$work/fwd.log")"
+dump_pid=
 
 # --- compare as byte strings: one line of hex per frame.
 hex_frames() {
