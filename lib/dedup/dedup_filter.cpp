@@ -412,7 +412,7 @@ std::string DedupFilter::guarantee(Policy policy) const {
     return "no window guarantee: " + name() + " forgets keys at random (false negatives by design); model FPR " + fpr;
   const uint64_t slack_span = slack();
   auto span = [&](uint64_t v) {
-    return w.is_time() ? format_duration(v, true) : std::to_string(v) + " insertions";
+    return w.is_time() ? format_duration(v, true) : std::to_string(v) + (v == 1 ? " insertion" : " insertions");
   };
   const char* since = policy == Policy::insert_always ? "its previous sighting" : "the last copy passed";
   std::string s = "every repeat within " + span(w.span) + " of " + since + " is suppressed (no false negatives)";
@@ -436,8 +436,9 @@ double DedupFilter::fill_ratio() const noexcept {
 }
 
 std::string format_duration(uint64_t ns, bool round) {
+  // Seconds at most: "1m" reads as a million as easily as a minute.
   static constexpr struct { uint64_t scale; const char* unit; } kUnits[] = {
-      {3600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
   char buf[48];
   for (const auto& u : kUnits) {
     if (ns < u.scale) continue;
@@ -445,8 +446,7 @@ std::string format_duration(uint64_t ns, bool round) {
       std::snprintf(buf, sizeof buf, "%llu%s", static_cast<unsigned long long>(ns / u.scale), u.unit);
       return buf;
     }
-    // Minutes and hours read worse than seconds once fractional.
-    if (round && u.scale <= 1'000'000'000) {
+    if (round) {
       std::snprintf(buf, sizeof buf, "%.4g%s", static_cast<double>(ns) / static_cast<double>(u.scale), u.unit);
       return buf;
     }

@@ -239,8 +239,8 @@ class DedupFilter {
 // "500ms", "60s", "10m", "1h", "250us", "100ns", "1.5s" → nanoseconds.
 // False on anything else (empty, negative, unknown unit, overflow).
 bool parse_duration_ns(std::string_view s, uint64_t& out) noexcept;
-// Nanoseconds in the largest unit that keeps a value of at least 1: "10s",
-// "11.25s", "50ms", "250us"; exact (a whole number of some unit, or ns),
+// Nanoseconds in the largest unit up to seconds that keeps a value of at
+// least 1: "10s", "600s", "11.25s", "50ms", "250us"; exact (a whole number of some unit, or ns),
 // so that parse_duration_ns reads back the same value, unless `round` asks
 // for four significant digits (for people).
 std::string format_duration(uint64_t ns, bool round = false);
