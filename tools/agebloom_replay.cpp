@@ -2,7 +2,7 @@
 // filter with dedup_fwd's semantics, packet by packet, and reports what it
 // suppressed; --truth adds exact ground truth to measure the filter against.
 //
-//   agebloom-replay TRACE [the dedup options of filter_options.hpp]
+//   agebloom-replay TRACE... [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
 //                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
@@ -12,14 +12,18 @@
 // could not be written), 2 bad options (an output path that cannot be
 // written among them: checked before the trace is read).
 //
+// Several traces are one stream, merged by timestamp (tools/replay_input.hpp).
+//
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
 // verdicts file, the pcap outputs (a second pass over the trace, steered by
 // the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
+#include <pcap/pcap.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -43,6 +47,7 @@
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
 #include "replay_progress.hpp"
@@ -56,7 +61,8 @@ enum class Backend { cpu, gpu, automatic };
 
 struct Options {
   dedup::FilterOptions dedup;  // --key, --filter, --window/--ttl, --fpr, --policy, --seed, ...
-  std::string trace;
+  std::vector<std::string> traces;
+  std::string trace;  // the traces as the report names them: "a.pcap" or "a.pcap, b.pcap"
   bool truth = false, json = false;
   bool progress = true;  // --no-progress turns the terminal's progress line off
   std::string verdicts;
@@ -69,14 +75,16 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: agebloom-replay TRACE [options]\n"
+               "usage: agebloom-replay TRACE... [options]\n"
                "       agebloom-replay --list-filters\n"
+               "Several traces are replayed as one stream merged by timestamp (as mergecap merges\n"
+               "them; on equal stamps the earlier trace first); they must share one link type.\n"
                "%s"
                "  --truth                         exact ground truth, counts and rates: live repeats\n"
                "                                  passed (live FNR), false positives (FPR), suppressions\n"
                "                                  in the slack (expired keys remembered within the\n"
                "                                  guarantee the report prints)\n"
-               "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
+               "  --verdicts FILE                 one bit per packet replayed, in the order replayed, 1 =\n"
                "                                  suppressed: packet i is bit i %% 8 (least significant\n"
                "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
                "                                  byte's unused high bits 0. No header.\n"
@@ -95,8 +103,9 @@ void usage(FILE* out) {
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
                "  --help\n"
-               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options\n"
-               "(an output file that cannot be created is one, found before the trace is read).\n",
+               "Exit codes: 0 done, 1 a trace could not be read or an output written, 2 bad options\n"
+               "(an output file that cannot be created is one, found before the traces are read; traces\n"
+               "of different link types are another).\n",
                dedup::FilterOptions::help().c_str());
 }
 
@@ -184,14 +193,20 @@ Options parse(int argc, char** argv) {
     std::exit(0);
   }
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
-  if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
-  o.trace = argv[optind];
+  if (optind == argc) bad("no TRACE given");
+  for (int i = optind; i < argc; ++i) {
+    o.traces.emplace_back(argv[i]);
+    o.trace += (o.trace.empty() ? "" : ", ") + o.traces.back();
+  }
+  // Standard input is read once: a second '-' would find it at its end.
+  if (std::count(o.traces.begin(), o.traces.end(), "-") > 1) bad("standard input ('-') can be only one TRACE");
   const std::pair<const char*, const std::string*> outputs[] = {
       {"--verdicts", &o.verdicts}, {"--write", &o.write_passed}, {"--write-suppressed", &o.write_suppressed},
       {"--plot", &o.plot}, {"--plot (its CSV)", &o.plot_csv}};
   for (size_t i = 0; i < std::size(outputs); ++i) {
     if (outputs[i].second->empty()) continue;
-    if (*outputs[i].second == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+    for (const std::string& t : o.traces)
+      if (*outputs[i].second == t) bad("an output file would overwrite the TRACE '" + t + "'");
     for (size_t k = 0; k < i; ++k)
       if (*outputs[k].second == *outputs[i].second)
         bad(std::string(outputs[k].first) + " and " + outputs[i].first + " name the same file");
@@ -397,7 +412,7 @@ struct GpuQueue {
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf,
+int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, const pk::BpfFilter& bpf,
            tools::Progress& progress, Run& run) {
   const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
   const pk::ClickOptions& click = keying.click;
@@ -492,6 +507,30 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
   return 0;
 }
 
+// Opens every trace into one merged stream, `offsets` (when given) following
+// each file for the progress line. Returns "" or why a trace cannot be read
+// (exit 1); traces of different link types are bad options (exit 2): their
+// frames cannot be keyed or written as one capture.
+std::string open_traces(const Options& o, tools::MergedTraces& input, std::vector<tools::TraceOffset>* offsets) {
+  for (const std::string& path : o.traces) {
+    if (offsets) offsets->emplace_back(path);  // before the open: it finds the descriptor the open takes
+    auto opened = trace::PcapReader::open(path);
+    if (!opened.ok()) return opened.error;
+    if (offsets) offsets->back().locate();
+    if (input.size() && opened.reader.linktype() != input.linktype()) {
+      auto name = [](uint32_t dlt) {
+        const char* n = pcap_datalink_val_to_name(static_cast<int>(dlt));
+        return std::to_string(dlt) + (n ? std::string(" (") + n + ")" : std::string());
+      };
+      bad("traces of different link types cannot be replayed as one stream: " + input.path(0) + " has link type " +
+          name(input.linktype()) + ", " + path + " has " + name(opened.reader.linktype()) +
+          "; replay them separately");
+    }
+    input.add(path, std::move(opened.reader));
+  }
+  return "";
+}
+
 // Writes the verdict bits; every write, the flush and the close are checked
 // (a full disk is an error, not a short file).
 bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
@@ -509,25 +548,25 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
   return false;
 }
 
-// --write / --write-suppressed: reads the trace again and sends each of the
+// --write / --write-suppressed: reads the traces again and sends each of the
 // `packets` the replay decided to the file its verdict bit picks. Returns
 // false with a message on stderr.
 bool write_pcaps(const Options& o, const Run& run) {
-  auto opened = trace::PcapReader::open(o.trace);
-  if (!opened.ok()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+  tools::MergedTraces input;
+  if (std::string e = open_traces(o, input, nullptr); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
     return false;
   }
   trace::PcapWriter passed, suppressed;
   for (auto [writer, path] : {std::pair{&passed, &o.write_passed}, std::pair{&suppressed, &o.write_suppressed}}) {
     if (path->empty()) continue;
-    if (std::string e = writer->open(*path, opened.reader.linktype()); !e.empty()) {
+    if (std::string e = writer->open(*path, input.linktype()); !e.empty()) {
       std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
       return false;
     }
   }
   trace::Packet pkt;
-  for (uint64_t i = 0; i < run.packets && opened.reader.next(pkt) == trace::PcapReader::Status::ok; ++i) {
+  for (uint64_t i = 0; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok; ++i) {
     const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
     (dup ? suppressed : passed).write(pkt);
   }
@@ -545,6 +584,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   const dedup::DedupFilter& filter = owned.filter;
   nlohmann::json j;
   j["trace"] = o.trace;
+  j["traces"] = o.traces;
   j["packets"] = run.packets;
   j["keyed"] = run.keyed;
   j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
@@ -640,7 +680,9 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
 std::string plot_title(const Options& o, const dedup::DedupFilter& filter) {
   char seed[24];
   std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
-  return o.trace.substr(o.trace.rfind('/') + 1) + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
+  std::string names;
+  for (const std::string& t : o.traces) names += (names.empty() ? "" : ", ") + t.substr(t.rfind('/') + 1);
+  return names + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
          filter.name() + ", window " + window_text(o.dedup.spec.window) +
          ", " + dedup::policy_name(o.dedup.policy) + ", seed " + seed;
 }
@@ -753,18 +795,17 @@ int main(int argc, char** argv) {
     run.truth.bound = span + slack < span ? Truth::kNever : span + slack;
   }
 
-  tools::TraceOffset offset(o.trace);
-  auto opened = trace::PcapReader::open(o.trace);
-  if (!opened.ok()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+  std::vector<tools::TraceOffset> offsets;
+  tools::MergedTraces input;
+  if (std::string e = open_traces(o, input, &offsets); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
     return 1;
   }
-  offset.locate();
   pk::BpfFilter bpf;
   if (!o.dedup.bpf.empty())
-    if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
-  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offset);
-  int rc = replay(o, owned, opened.reader, bpf, progress, run);
+    if (std::string e = bpf.compile(o.dedup.bpf, input.linktype()); !e.empty()) bad(e);
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offsets);
+  int rc = replay(o, owned, input, bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).

@@ -1,0 +1,189 @@
+// Several traces on one agebloom-replay command line: one stream merged by
+// timestamp (tools/replay_input.hpp), directly and as a user runs it; traces
+// of different link types refused (exit 2), an unreadable one exit 1.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../common/shell.hpp"
+#include "agebloom/packet/key_extract.hpp"
+#include "agebloom/trace/pcap_writer.hpp"
+#include "replay_input.hpp"
+
+namespace fs = std::filesystem;
+using agebloom::testing::Outcome;
+using agebloom::trace::Packet;
+using agebloom::trace::PcapReader;
+
+namespace {
+
+Outcome run(const std::string& args) { return agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args); }
+
+std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("agebloom-merge-test-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json json_of(const Outcome& r) {
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out;
+  return j;
+}
+
+// A packet as far as order goes: its stamp and its length.
+struct Seen {
+  uint64_t ns;
+  uint32_t caplen;
+  bool operator==(const Seen&) const = default;
+};
+
+std::vector<Seen> read_alone(const std::string& path) {
+  auto opened = PcapReader::open(path);
+  EXPECT_TRUE(opened.ok()) << opened.error;
+  std::vector<Seen> out;
+  Packet p;
+  while (opened.reader.next(p) == PcapReader::Status::ok) out.push_back({p.timestamp_ns, p.caplen});
+  return out;
+}
+
+agebloom::tools::MergedTraces merged(const std::vector<std::string>& paths) {
+  agebloom::tools::MergedTraces m;
+  for (const std::string& path : paths) {
+    auto opened = PcapReader::open(path);
+    EXPECT_TRUE(opened.ok()) << opened.error;
+    m.add(path, std::move(opened.reader));
+  }
+  return m;
+}
+
+}  // namespace
+
+// The merge hands out every packet of both captures once, stamps never
+// stepping back, and each capture's packets in the capture's own order.
+TEST(ReplayMerge, TwoCapturesInTimestampOrder) {
+  const std::string web = trace("pcapplusplus_example.pcap"), ads = trace("pcapplusplus_4KHttpRequests.pcap");
+  const std::vector<Seen> a = read_alone(web), b = read_alone(ads);
+  // Given in either order on the command line, the stream is the same.
+  for (const auto& order : {std::vector<std::string>{web, ads}, std::vector<std::string>{ads, web}}) {
+    auto m = merged(order);
+    std::vector<Seen> all;
+    Packet p;
+    uint64_t last = 0;
+    while (m.next(p) == PcapReader::Status::ok) {
+      EXPECT_GE(p.timestamp_ns, last);
+      last = p.timestamp_ns;
+      all.push_back({p.timestamp_ns, p.caplen});
+    }
+    EXPECT_EQ(m.next(p), PcapReader::Status::end);  // and stays at the end
+    ASSERT_EQ(all.size(), a.size() + b.size());
+    // The captures do not overlap in time (2013 and 2014): one after the other.
+    const bool web_first = a.back().ns <= b.front().ns;
+    const std::vector<Seen>& first = web_first ? a : b;
+    EXPECT_TRUE(std::equal(first.begin(), first.end(), all.begin()));
+  }
+}
+
+// Equal stamps: the earlier capture on the command line first, so a capture
+// merged with itself gives each packet twice in a row.
+TEST(ReplayMerge, EqualStampsKeepTheCommandLineOrder) {
+  const std::string ads = trace("pcapplusplus_4KHttpRequests.pcap");
+  const std::vector<Seen> a = read_alone(ads);
+  auto m = merged({ads, ads});
+  Packet p;
+  std::vector<Seen> all;
+  while (m.next(p) == PcapReader::Status::ok) all.push_back({p.timestamp_ns, p.caplen});
+  ASSERT_EQ(all.size(), 2 * a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(all[2 * i], a[i]);
+    EXPECT_EQ(all[2 * i + 1], a[i]);
+  }
+}
+
+// A damaged capture ends the stream in an error naming it, after the
+// packets merged before it.
+TEST(ReplayMerge, AReadErrorEndsTheStream) {
+  const fs::path d = temp_dir();
+  const std::string web = trace("pcapplusplus_example.pcap");
+  const std::string bytes = [&] {
+    std::ifstream in(web, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  }();
+  std::ofstream(d / "cut.pcap", std::ios::binary) << bytes.substr(0, bytes.size() / 2 + 3);
+  auto m = merged({trace("pcapplusplus_4KHttpRequests.pcap"), (d / "cut.pcap").string()});
+  Packet p;
+  uint64_t n = 0;
+  PcapReader::Status st;
+  while ((st = m.next(p)) == PcapReader::Status::ok) ++n;
+  EXPECT_EQ(st, PcapReader::Status::error);
+  EXPECT_GT(n, 0u);
+  EXPECT_NE(m.error().find("cut.pcap"), std::string::npos) << m.error();
+  EXPECT_EQ(m.next(p), PcapReader::Status::error);
+}
+
+// As a user runs it: a capture replayed beside itself is every packet
+// followed by its copy with the same stamp, so the ground truth gains
+// exactly one live repeat per packet and nothing else changes.
+TEST(ReplayMerge, SeveralTracesAreOneStream) {
+  const std::string web = trace("pcapplusplus_example.pcap"), ads = trace("pcapplusplus_4KHttpRequests.pcap");
+  const std::string opts = " --key flow --ttl 10s --truth --json --seed 5";
+  const auto one = json_of(run(web + opts));
+  const auto twice = json_of(run(web + " " + web + opts));
+  EXPECT_EQ(twice["packets"], 2 * one["packets"].get<uint64_t>());
+  EXPECT_EQ(twice["truth_duplicates"], one["truth_duplicates"].get<uint64_t>() + one["packets"].get<uint64_t>());
+  EXPECT_EQ(twice["first_occurrences"], one["first_occurrences"]);
+  EXPECT_EQ(twice["expired_occurrences"], one["expired_occurrences"]);
+  EXPECT_EQ(twice["live_fnr"], 0.0);
+  EXPECT_EQ(twice["time_regressions"], 0);  // merged by time: the clock never steps back
+  EXPECT_EQ(twice["traces"], nlohmann::json::array({web, web}));
+  // Two different captures: their packets and keys add up (their flows are apart).
+  const auto b = json_of(run(ads + opts));
+  const auto both = json_of(run(web + " " + ads + opts));
+  EXPECT_EQ(both["packets"], one["packets"].get<uint64_t>() + b["packets"].get<uint64_t>());
+  EXPECT_EQ(both["distinct_keys"], one["distinct_keys"].get<uint64_t>() + b["distinct_keys"].get<uint64_t>());
+  EXPECT_EQ(both["time_regressions"], 0);
+  // --write of the merged stream holds its passed packets in time order.
+  const fs::path out = temp_dir() / "passed.pcap";
+  ASSERT_EQ(run(ads + " " + web + " --key flow --ttl 10s --seed 5 --write " + out.string()).code, 0);
+  const std::vector<Seen> passed = read_alone(out.string());
+  EXPECT_EQ(passed.size(), both["passed"].get<uint64_t>());
+  for (size_t i = 1; i < passed.size(); ++i) EXPECT_GE(passed[i].ns, passed[i - 1].ns);
+}
+
+// Frames of different link types cannot be keyed or written as one capture:
+// exit 2 naming both files; an unreadable trace among several, exit 1.
+TEST(ReplayMerge, MixedLinkTypesAndUnreadableTraces) {
+  const fs::path d = temp_dir();
+  const std::string raw = (d / "raw.pcap").string();
+  {
+    agebloom::trace::PcapWriter w;
+    ASSERT_EQ(w.open(raw, agebloom::packet::linktype::raw), "");
+    // One IPv4 header, 10.0.0.1 -> 10.0.0.2, no payload.
+    const uint8_t ip[20] = {0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+    Packet p;
+    p.timestamp_ns = 1'000'000'000;
+    p.caplen = p.wirelen = sizeof ip;
+    p.data = ip;
+    w.write(p);
+    ASSERT_EQ(w.close(), "");
+  }
+  ASSERT_EQ(run(raw + " --json --seed 1").code, 0);  // a good capture on its own
+  const std::string web = trace("pcapplusplus_example.pcap");
+  Outcome r = run(web + " " + raw + " --seed 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("different link types"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("raw.pcap"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("EN10MB"), std::string::npos) << r.out;
+  r = run(web + " " + (d / "missing.pcap").string() + " --seed 1");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("missing.pcap"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
