@@ -4,7 +4,7 @@
 //
 //   agebloom-replay TRACE... [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
-//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png] [--shard I/N]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
 //   agebloom-replay --list-filters
 //
@@ -12,7 +12,8 @@
 // could not be written), 2 bad options (an output path that cannot be
 // written among them: checked before the trace is read).
 //
-// Several traces are one stream, merged by timestamp (tools/replay_input.hpp).
+// Several traces are one stream, merged by timestamp; --shard keeps the
+// packets whose key falls in one shard (tools/replay_input.hpp).
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
@@ -69,6 +70,7 @@ struct Options {
   std::string write_passed, write_suppressed;  // --write, --write-suppressed
   std::string plot, plot_csv;  // --plot FILE.png, and the FILE.csv it is drawn from
   Backend backend = Backend::cpu;
+  uint32_t shard_index = 0, shard_count = 0;  // --shard I/N; count 0: every packet
   // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
   bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
 };
@@ -99,6 +101,13 @@ void usage(FILE* out) {
                "                                  filter's fill over packet time, in at most 200 bins;\n"
                "                                  the series is written beside it as FILE.csv and drawn\n"
                "                                  with python3-matplotlib (CPU backend)\n"
+               "  --shard I/N                     replay only shard I of N (0 <= I < N) of the keys: a key's\n"
+               "                                  shard is (XXH3-64(key bytes, seed 0x616765626c6f6f6d,\n"
+               "                                  \"agebloom\") * N) >> 64, fixed by the key bytes alone (not\n"
+               "                                  the filter's --seed), so N runs over the same traces with\n"
+               "                                  the same --key and keying options see every key once;\n"
+               "                                  packets with no key belong to shard 0. The report counts\n"
+               "                                  the shard's packets only and gives the shard\n"
                "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
@@ -134,7 +143,7 @@ void check_writable(const char* option, const std::string& path) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot };
+  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot, kShard };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
@@ -143,6 +152,7 @@ Options parse(int argc, char** argv) {
                                {"backend", required_argument, nullptr, kBackend},
                                {"no-progress", no_argument, nullptr, kNoProgress},
                                {"plot", required_argument, nullptr, kPlot},
+                               {"shard", required_argument, nullptr, kShard},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -163,6 +173,9 @@ Options parse(int argc, char** argv) {
             bad("--plot needs a file name ending in .png, not '" + arg + "'");
           o.plot = arg;
           o.plot_csv = tools::plot_csv_path(arg);
+          break;
+        case kShard:
+          if (std::string e = tools::parse_shard(arg, o.shard_index, o.shard_count); !e.empty()) bad(e);
           break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
@@ -320,6 +333,7 @@ std::string guarantee_text(const Options& o, const dedup::DedupFilter& filter) {
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
+  uint64_t outside_shard = 0;  // --shard: packets read that are other shards' (in no other count)
   uint64_t bpf_unmatched = 0;  // --bpf did not match: passed untouched, neither keyed nor unparsed
   uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
   std::array<uint64_t, pk::kReasonCount> reasons{};
@@ -410,12 +424,38 @@ struct GpuQueue {
   }
 };
 
+// What the replay makes of a packet before any filter sees it: whether
+// --bpf selects it, its key or why it has none, and whether it is this
+// run's shard.
+struct Keying {
+  const Options& o;
+  const pk::BpfFilter& bpf;
+  const pk::KeyOptions options;  // click, packet and VLAN options (pointing into o)
+  bool selected = false;
+  pk::Result result;
+  pk::Key key;
+
+  Keying(const Options& opts, const pk::BpfFilter& filter) : o(opts), bpf(filter), options(opts.dedup.key_options()) {}
+
+  void take(const trace::Packet& pkt) {
+    selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    result = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, options, key) : pk::Result{};
+  }
+  bool keyed() const noexcept { return selected && result.ok(); }
+  bool in_shard() const noexcept {
+    if (o.shard_count == 0) return true;
+    return (keyed() ? tools::shard_of(key.bytes, key.length, o.shard_count) : 0) == o.shard_index;
+  }
+};
+
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
 int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, const pk::BpfFilter& bpf,
            tools::Progress& progress, Run& run) {
-  const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
-  const pk::ClickOptions& click = keying.click;
+  // Big (it holds a key), so made once and refilled per packet.
+  auto keying = std::make_unique<Keying>(o, bpf);
+  const pk::ClickOptions& click = keying->options.click;
+  const pk::Key& key = keying->key;
   const Hasher hasher(o.dedup.seed);
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
@@ -444,20 +484,24 @@ int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, co
 
   GpuQueue queue;
   std::string gpu_error;
-  pk::Key key;
   trace::Packet pkt;
   uint64_t now = 0;
   const auto start = std::chrono::steady_clock::now();
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
+    keying->take(pkt);
+    // Another shard's packet is not this run's at all: no count, no verdict bit.
+    if (!keying->in_shard()) {
+      ++run.outside_shard;
+      progress.tick(run.packets + run.outside_shard);
+      continue;
+    }
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
     if (run.series) bin = &run.series->enter(pkt.timestamp_ns, fill);
-    const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    const bool selected = keying->selected;
     run.bpf_unmatched += !selected;
-    const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
-                                  : pk::Result{};
-    if (selected) ++run.reasons[static_cast<size_t>(r.reason)];
-    if (selected && r.ok()) {
+    if (selected) ++run.reasons[static_cast<size_t>(keying->result.reason)];
+    if (keying->keyed()) {
       ++run.keyed;
       // Captures can step back in time (merged files); replay holds the clock
       // at the latest stamp rather than failing, and counts each step back.
@@ -484,11 +528,11 @@ int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, co
       }
     }
     ++run.packets;
-    progress.tick(run.packets);
+    progress.tick(run.packets + run.outside_shard);
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
   if (run.series) run.series->finish(fill());
-  progress.finish(run.packets);
+  progress.finish(run.packets + run.outside_shard);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
     std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
@@ -551,7 +595,7 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
 // --write / --write-suppressed: reads the traces again and sends each of the
 // `packets` the replay decided to the file its verdict bit picks. Returns
 // false with a message on stderr.
-bool write_pcaps(const Options& o, const Run& run) {
+bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const Run& run) {
   tools::MergedTraces input;
   if (std::string e = open_traces(o, input, nullptr); !e.empty()) {
     std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
@@ -566,9 +610,15 @@ bool write_pcaps(const Options& o, const Run& run) {
     }
   }
   trace::Packet pkt;
-  for (uint64_t i = 0; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok; ++i) {
+  auto keying = std::make_unique<Keying>(o, bpf);
+  for (uint64_t i = 0; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok;) {
+    if (o.shard_count) {
+      keying->take(pkt);
+      if (!keying->in_shard()) continue;  // not one of the packets replayed
+    }
     const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
     (dup ? suppressed : passed).write(pkt);
+    ++i;
   }
   bool ok = true;
   for (trace::PcapWriter* w : {&passed, &suppressed}) {
@@ -585,6 +635,11 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   nlohmann::json j;
   j["trace"] = o.trace;
   j["traces"] = o.traces;
+  if (o.shard_count)
+    j["shard"] = {{"index", o.shard_index},
+                  {"count", o.shard_count},
+                  {"hash", "(XXH3-64(key bytes, seed 0x616765626c6f6f6d) * count) >> 64"},
+                  {"packets_outside", run.outside_shard}};
   j["packets"] = run.packets;
   j["keyed"] = run.keyed;
   j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
@@ -695,6 +750,9 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               static_cast<unsigned long long>(run.suppressed),
               static_cast<unsigned long long>(run.packets - run.suppressed),
               static_cast<unsigned long long>(run.packets - run.keyed - run.bpf_unmatched));
+  if (o.shard_count)
+    std::printf("  shard %u of %u (0 to %u): the traces' other %llu packets are other shards' keys\n", o.shard_index,
+                o.shard_count, o.shard_count - 1, static_cast<unsigned long long>(run.outside_shard));
   if (!o.dedup.bpf.empty())
     std::printf("  --bpf '%s': %llu packets did not match and passed untouched\n", o.dedup.bpf.c_str(),
                 static_cast<unsigned long long>(run.bpf_unmatched));
@@ -817,7 +875,7 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
-  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, bpf, run)) return 1;
   if (run.series) {
     // The CSV first: without matplotlib the series is still there to draw.
     run.plot_error = run.series->write_csv(o.plot_csv, o.truth);

@@ -1,5 +1,19 @@
 // What agebloom-replay reads before any filter sees a packet: several
-// captures merged into one stream by timestamp.
+// captures merged into one stream by timestamp, and the key shard a packet
+// belongs to (--shard I/N).
+//
+// The shard is fixed by the key bytes alone, never by the filter's seed: the
+// process that splits a trace into shards and the processes that replay the
+// pieces run apart, each with its own (by default random) seed, and must
+// still agree on where every key goes. A key's shard is
+//
+//     (XXH3-64(key bytes, seed 0x616765626c6f6f6d) * N) >> 64
+//
+// the seed being the ASCII bytes of "agebloom"; the key bytes are those
+// extract_key gives under the run's --key and keying options (so the split
+// and the replay must take the same ones). A packet without a key (unparsed,
+// or not matched by --bpf) belongs to shard 0, so the N shards' packet counts
+// add up to the whole stream's.
 #pragma once
 
 #include <cstddef>
@@ -9,9 +23,34 @@
 #include <utility>
 #include <vector>
 
+#include "agebloom/core/hash.hpp"  // XXH3, inlined, and reduce()
+#include "agebloom/dedup/filter_options.hpp"  // parse_u64
 #include "agebloom/trace/pcap_trace.hpp"
 
 namespace agebloom::tools {
+
+inline constexpr uint64_t kShardSeed = 0x616765626c6f6f6dull;  // "agebloom"
+
+// The shard of a key among `count` (count >= 1): multiply-shift (core's
+// reduce), as the filters map hashes to positions, so no shard is favoured
+// when count is not a power of two.
+inline uint32_t shard_of(const void* key, size_t length, uint32_t count) noexcept {
+  return static_cast<uint32_t>(reduce(XXH3_64bits_withSeed(key, length, kShardSeed), count));
+}
+
+// --shard I/N: "" and the two numbers, or why the text is not a shard.
+inline std::string parse_shard(const std::string& text, uint32_t& index, uint32_t& count) {
+  const size_t slash = text.find('/');
+  uint64_t i = 0, n = 0;
+  if (slash == std::string::npos || !dedup::parse_u64(text.substr(0, slash), i) ||
+      !dedup::parse_u64(text.substr(slash + 1), n))
+    return "--shard needs I/N, two whole numbers (shard I of N, counted from 0), not '" + text + "'";
+  if (n == 0 || n > UINT32_MAX) return "--shard " + text + ": N must be between 1 and 4294967295";
+  if (i >= n) return "--shard " + text + ": I must be below N (shards are numbered 0 to N-1)";
+  index = static_cast<uint32_t>(i);
+  count = static_cast<uint32_t>(n);
+  return "";
+}
 
 // Captures read as one stream in timestamp order, as mergecap merges them:
 // each step hands out the earliest of the captures' next packets, the

@@ -1,6 +1,7 @@
 // Several traces on one agebloom-replay command line: one stream merged by
 // timestamp (tools/replay_input.hpp), directly and as a user runs it; traces
-// of different link types refused (exit 2), an unreadable one exit 1.
+// of different link types refused (exit 2), an unreadable one exit 1. And
+// --shard I/N: the N shards partition the keys, whatever the seed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -185,5 +186,90 @@ TEST(ReplayMerge, MixedLinkTypesAndUnreadableTraces) {
   r = run(web + " " + (d / "missing.pcap").string() + " --seed 1");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("missing.pcap"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
+// The shard hash is the documented one, pinned: a change would send keys to
+// other shards than pieces split by an earlier build.
+TEST(ReplayShard, TheHashIsFixed) {
+  using agebloom::tools::shard_of;
+  EXPECT_EQ(shard_of("agebloom", 8, 1000), 35u);
+  EXPECT_EQ(shard_of("10.0.0.1", 8, 1000), 897u);
+  EXPECT_EQ(shard_of("10.0.0.1", 8, 7), 6u);
+  EXPECT_EQ(shard_of("", 0, 1000), 802u);
+  EXPECT_EQ(shard_of("anything", 8, 1), 0u);
+  uint32_t i = 9, n = 9;
+  EXPECT_EQ(agebloom::tools::parse_shard("2/5", i, n), "");
+  EXPECT_EQ(i, 2u);
+  EXPECT_EQ(n, 5u);
+  for (const char* bad : {"1/0", "0/0", "4/4", "5/4", "x", "3", "-1/2", "1/", "/2", "1/2/3", " 1/2", "1/99999999999"})
+    EXPECT_NE(agebloom::tools::parse_shard(bad, i, n), "") << bad;
+}
+
+// Over both captures merged, for each key mode and several N: the shards'
+// packets, keys and ground truth add up to the whole replay's, exactly,
+// with a time window (a key's history is its own packets'), and live FNR 0
+// in every shard. The shards do not depend on the filter's seed.
+TEST(ReplayShard, ShardsPartitionTheKeys) {
+  const std::string both = trace("pcapplusplus_example.pcap") + " " + trace("pcapplusplus_4KHttpRequests.pcap");
+  for (const char* key : {"src-ip", "flow", "click"}) {
+    const std::string opts = std::string(" --key ") + key + " --ttl 10s --truth --json --filter guarded-epoch --capacity 5000";
+    const auto whole = json_of(run(both + opts + " --seed 1"));
+    for (uint32_t n : {1u, 3u, 4u}) {
+      uint64_t packets = 0, keyed = 0, unparsed = 0, dups = 0, firsts = 0, expired = 0, keys = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        const std::string shard = " --shard " + std::to_string(i) + "/" + std::to_string(n);
+        const auto j = json_of(run(both + opts + shard + " --seed " + std::to_string(10 + i)));
+        EXPECT_EQ(j["shard"]["index"], i);
+        EXPECT_EQ(j["shard"]["count"], n);
+        EXPECT_EQ(j["shard"]["packets_outside"].get<uint64_t>() + j["packets"].get<uint64_t>(),
+                  whole["packets"].get<uint64_t>());
+        EXPECT_EQ(j["live_fnr"], 0.0) << key << shard;
+        // Packets without a key are shard 0's.
+        if (i > 0) EXPECT_EQ(j["unparsed"], 0) << key << shard;
+        // Another seed, the same shard.
+        const auto again = json_of(run(both + opts + shard + " --seed 99"));
+        EXPECT_EQ(again["packets"], j["packets"]) << key << shard;
+        packets += j["packets"].get<uint64_t>();
+        keyed += j["keyed"].get<uint64_t>();
+        unparsed += j["unparsed"].get<uint64_t>();
+        dups += j["truth_duplicates"].get<uint64_t>();
+        firsts += j["first_occurrences"].get<uint64_t>();
+        expired += j["expired_occurrences"].get<uint64_t>();
+        keys += j["distinct_keys"].get<uint64_t>();
+      }
+      EXPECT_EQ(packets, whole["packets"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(keyed, whole["keyed"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(unparsed, whole["unparsed"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(dups, whole["truth_duplicates"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(firsts, whole["first_occurrences"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(expired, whole["expired_occurrences"].get<uint64_t>()) << key << " " << n;
+      EXPECT_EQ(keys, whole["distinct_keys"].get<uint64_t>()) << key << " " << n;
+    }
+  }
+}
+
+// The outputs cover the shard's packets only: one verdict bit each, and
+// --write's passed packets.
+TEST(ReplayShard, OutputsHoldTheShardsPackets) {
+  const fs::path d = temp_dir();
+  const std::string web = trace("pcapplusplus_example.pcap");
+  const Outcome r = run(web + " --key flow --ttl 1s --seed 2 --json --shard 1/3 --verdicts " + (d / "v.bin").string() +
+                        " --write " + (d / "passed.pcap").string() + " --write-suppressed " +
+                        (d / "dropped.pcap").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = json_of(r);
+  EXPECT_EQ(fs::file_size(d / "v.bin"), (j["packets"].get<uint64_t>() + 7) / 8);
+  EXPECT_EQ(read_alone((d / "passed.pcap").string()).size(), j["passed"].get<uint64_t>());
+  EXPECT_EQ(read_alone((d / "dropped.pcap").string()).size(), j["suppressed"].get<uint64_t>());
+  // The text report names the shard.
+  const Outcome text = run(web + " --key flow --ttl 1s --seed 2 --shard 1/3");
+  EXPECT_NE(text.out.find("shard 1 of 3"), std::string::npos) << text.out;
+  // Bad shards: exit 2, naming the problem.
+  for (const char* bad : {"1/0", "3/3", "two/3"}) {
+    const Outcome b = run(web + " --shard " + bad);
+    EXPECT_EQ(b.code, 2) << bad << "\n" << b.out;
+    EXPECT_NE(b.out.find("--shard"), std::string::npos) << b.out;
+  }
   fs::remove_all(d);
 }
