@@ -6,6 +6,8 @@
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
 //                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png] [--shard I/N]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
+//   agebloom-replay TRACE... --split N --split-prefix PREFIX [--key and the keying options] [--json]
+//   agebloom-replay [TRACE...] --check [options]
 //   agebloom-replay --list-filters
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end (or an output
@@ -13,7 +15,9 @@
 // written among them: checked before the trace is read).
 //
 // Several traces are one stream, merged by timestamp; --shard keeps the
-// packets whose key falls in one shard (tools/replay_input.hpp).
+// packets whose key falls in one shard, --split writes every shard's
+// packets to a file of its own in one pass (tools/replay_input.hpp).
+// agebloom-cluster runs the split and the shards' replays on a Dask cluster.
 //
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
@@ -60,6 +64,10 @@ namespace pk = agebloom::packet;
 
 enum class Backend { cpu, gpu, automatic };
 
+// --split writes every piece at once, one open file each: well below the
+// usual limit of 1024 descriptors.
+constexpr uint64_t kMaxPieces = 512;
+
 struct Options {
   dedup::FilterOptions dedup;  // --key, --filter, --window/--ttl, --fpr, --policy, --seed, ...
   std::vector<std::string> traces;
@@ -71,6 +79,10 @@ struct Options {
   std::string plot, plot_csv;  // --plot FILE.png, and the FILE.csv it is drawn from
   Backend backend = Backend::cpu;
   uint32_t shard_index = 0, shard_count = 0;  // --shard I/N; count 0: every packet
+  uint32_t split_count = 0;  // --split N; 0: replay
+  std::string split_prefix;  // --split-prefix: the pieces are PREFIX0.pcap ... PREFIX<N-1>.pcap
+  bool check = false;        // --check: the options and the plan only
+  std::string piece(uint32_t i) const { return split_prefix + std::to_string(i) + ".pcap"; }
   // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
   bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
 };
@@ -78,6 +90,8 @@ struct Options {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: agebloom-replay TRACE... [options]\n"
+               "       agebloom-replay TRACE... --split N --split-prefix PREFIX [--key MODE and keying options]\n"
+               "       agebloom-replay [TRACE...] --check [options]\n"
                "       agebloom-replay --list-filters\n"
                "Several traces are replayed as one stream merged by timestamp (as mergecap merges\n"
                "them; on equal stamps the earlier trace first); they must share one link type.\n"
@@ -108,6 +122,14 @@ void usage(FILE* out) {
                "                                  the same --key and keying options see every key once;\n"
                "                                  packets with no key belong to shard 0. The report counts\n"
                "                                  the shard's packets only and gives the shard\n"
+               "  --split N --split-prefix PREFIX replay nothing: write each packet of the traces to its\n"
+               "                                  shard's file, PREFIX0.pcap to PREFIX<N-1>.pcap (all N, empty\n"
+               "                                  or not; the trace's link type, nanosecond stamps), in one\n"
+               "                                  pass; --shard I/N over PREFIX<I>.pcap then drops nothing.\n"
+               "                                  The options that size or decide are taken and ignored, so\n"
+               "                                  one command line serves both\n"
+               "  --check                         check the options and plan the filter, read no trace\n"
+               "                                  (TRACE may be left out): exit 0, or 2 with the message\n"
                "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
@@ -143,7 +165,10 @@ void check_writable(const char* option, const std::string& path) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot, kShard };
+  enum {
+    kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot, kShard, kSplit,
+    kSplitPrefix, kCheck
+  };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
@@ -153,6 +178,9 @@ Options parse(int argc, char** argv) {
                                {"no-progress", no_argument, nullptr, kNoProgress},
                                {"plot", required_argument, nullptr, kPlot},
                                {"shard", required_argument, nullptr, kShard},
+                               {"split", required_argument, nullptr, kSplit},
+                               {"split-prefix", required_argument, nullptr, kSplitPrefix},
+                               {"check", no_argument, nullptr, kCheck},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -177,6 +205,18 @@ Options parse(int argc, char** argv) {
         case kShard:
           if (std::string e = tools::parse_shard(arg, o.shard_index, o.shard_count); !e.empty()) bad(e);
           break;
+        case kSplit: {
+          uint64_t n = 0;
+          if (!dedup::parse_u64(arg, n) || n == 0 || n > kMaxPieces)
+            bad("--split needs a number of shards from 1 to " + std::to_string(kMaxPieces) + ", not '" + arg + "'");
+          o.split_count = static_cast<uint32_t>(n);
+          break;
+        }
+        case kSplitPrefix:
+          if (arg.empty()) bad("--split-prefix needs a path prefix");
+          o.split_prefix = arg;
+          break;
+        case kCheck: o.check = true; break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
@@ -206,6 +246,17 @@ Options parse(int argc, char** argv) {
     std::exit(0);
   }
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
+  if (o.split_count) {
+    if (o.split_prefix.empty()) bad("--split needs --split-prefix, where the pieces go");
+    for (auto [given, name] : {std::pair{o.truth, "--truth"}, std::pair{!o.verdicts.empty(), "--verdicts"},
+                               std::pair{!o.write_passed.empty(), "--write"},
+                               std::pair{!o.write_suppressed.empty(), "--write-suppressed"},
+                               std::pair{!o.plot.empty(), "--plot"}, std::pair{o.shard_count != 0, "--shard"}})
+      if (given) bad(std::string("--split writes pieces and replays nothing: ") + name + " does not apply");
+  } else if (!o.split_prefix.empty()) {
+    bad("--split-prefix goes with --split N");
+  }
+  if (o.check && optind == argc) return o;
   if (optind == argc) bad("no TRACE given");
   for (int i = optind; i < argc; ++i) {
     o.traces.emplace_back(argv[i]);
@@ -226,6 +277,10 @@ Options parse(int argc, char** argv) {
   }
   for (const auto& [option, path] : outputs)
     if (!path->empty()) check_writable(option, *path);
+  for (uint32_t i = 0; i < o.split_count; ++i)
+    for (const std::string& t : o.traces)
+      if (o.piece(i) == t) bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
+  if (o.split_count) check_writable("--split-prefix", o.piece(0));
   if (!o.plot.empty() && o.backend == Backend::gpu)
     bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
@@ -442,10 +497,11 @@ struct Keying {
     result = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, options, key) : pk::Result{};
   }
   bool keyed() const noexcept { return selected && result.ok(); }
-  bool in_shard() const noexcept {
-    if (o.shard_count == 0) return true;
-    return (keyed() ? tools::shard_of(key.bytes, key.length, o.shard_count) : 0) == o.shard_index;
+  // The packet's shard among `count`: its key's, or 0 for a packet with no key.
+  uint32_t shard(uint32_t count) const noexcept {
+    return keyed() ? tools::shard_of(key.bytes, key.length, count) : 0;
   }
+  bool in_shard() const noexcept { return o.shard_count == 0 || shard(o.shard_count) == o.shard_index; }
 };
 
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
@@ -834,13 +890,102 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
   }
 }
 
+// --split N: one pass over the traces, each packet written to its shard's
+// piece, so that N replays (--shard I/N over piece I of every trace) each
+// read only their own keys. Returns the exit code.
+int split(const Options& o) {
+  std::vector<tools::TraceOffset> offsets;
+  tools::MergedTraces input;
+  if (std::string e = open_traces(o, input, &offsets); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+    return 1;
+  }
+  pk::BpfFilter bpf;
+  if (!o.dedup.bpf.empty())
+    if (std::string e = bpf.compile(o.dedup.bpf, input.linktype()); !e.empty()) bad(e);
+  std::vector<trace::PcapWriter> pieces(o.split_count);
+  std::vector<uint64_t> counts(o.split_count, 0);
+  for (uint32_t i = 0; i < o.split_count; ++i)
+    if (std::string e = pieces[i].open(o.piece(i), input.linktype()); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: --split: %s\n", e.c_str());
+      return 1;
+    }
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offsets);
+  auto keying = std::make_unique<Keying>(o, bpf);
+  const auto start = std::chrono::steady_clock::now();
+  trace::Packet pkt;
+  uint64_t packets = 0;
+  trace::PcapReader::Status st;
+  while ((st = input.next(pkt)) == trace::PcapReader::Status::ok) {
+    keying->take(pkt);
+    const uint32_t s = keying->shard(o.split_count);
+    pieces[s].write(pkt);
+    ++counts[s];
+    progress.tick(++packets);
+  }
+  progress.finish(packets);
+  int rc = 0;
+  for (trace::PcapWriter& w : pieces)
+    if (std::string e = w.close(); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: --split: %s\n", e.c_str());
+      rc = 1;
+    }
+  if (st == trace::PcapReader::Status::error) {
+    std::fprintf(stderr, "agebloom-replay: --split: read error after %llu packets: %s\n",
+                 static_cast<unsigned long long>(packets), input.error().c_str());
+    rc = 1;
+  }
+  if (input.bad_timestamps())
+    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
+                 o.trace.c_str(), static_cast<unsigned long long>(input.bad_timestamps()));
+  if (rc != 0) return rc;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const char* dlt_name = pcap_datalink_val_to_name(static_cast<int>(input.linktype()));
+  if (o.json) {
+    nlohmann::json j;
+    j["traces"] = o.traces;
+    j["split"] = o.split_count;
+    j["key"] = dedup::key_mode_name(o.dedup.mode);
+    j["linktype"] = input.linktype();
+    j["linktype_name"] = dlt_name ? dlt_name : "";
+    j["packets"] = packets;
+    j["bad_timestamps"] = input.bad_timestamps();
+    j["seconds"] = seconds;
+    j["packets_per_second"] = seconds > 0 ? packets / seconds : 0.0;
+    j["pieces"] = nlohmann::json::array();
+    for (uint32_t i = 0; i < o.split_count; ++i)
+      j["pieces"].push_back({{"shard", i}, {"file", o.piece(i)}, {"packets", counts[i]}});
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s: %llu packets split by %s key into %u pieces in %.4g s (%.0f packets/s): %s0.pcap to %s%u.pcap\n",
+                o.trace.c_str(), static_cast<unsigned long long>(packets), dedup::key_mode_name(o.dedup.mode),
+                o.split_count, seconds, seconds > 0 ? packets / seconds : 0.0, o.split_prefix.c_str(),
+                o.split_prefix.c_str(), o.split_count - 1);
+    std::string line;
+    for (uint32_t i = 0; i < o.split_count; ++i)
+      line += (i ? ", " : "") + std::to_string(i) + ": " + std::to_string(counts[i]);
+    std::printf("  packets per shard: %s\n", line.c_str());
+  }
+  if (std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.split_count && !o.check) return split(o);
 
   auto planned = dedup::DedupFilter::plan(o.dedup.spec);
   if (auto* err = std::get_if<std::string>(&planned)) bad("filter: " + *err);
+  if (o.check) {  // the plan is checked; the filter is not made (it may be large)
+    if (o.dedup.decide == dedup::Decide::penalties)
+      if (std::string err = std::get<dedup::DedupFilter>(planned).enable_posteriors(); !err.empty()) bad(err);
+    return 0;
+  }
   OwnedFilter owned(std::move(std::get<dedup::DedupFilter>(planned)));
   if (o.dedup.decide == dedup::Decide::penalties)
     if (std::string err = owned.filter.enable_posteriors(); !err.empty()) bad(err);

@@ -1,7 +1,8 @@
 // Several traces on one agebloom-replay command line: one stream merged by
 // timestamp (tools/replay_input.hpp), directly and as a user runs it; traces
 // of different link types refused (exit 2), an unreadable one exit 1. And
-// --shard I/N: the N shards partition the keys, whatever the seed.
+// --shard I/N: the N shards partition the keys, whatever the seed; --split N
+// writes each shard's packets to its own piece; --check reads no trace.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ Outcome run(const std::string& args) { return agebloom::testing::shell(std::stri
 std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
 
 fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("agebloom-merge-test-" + std::to_string(getpid()));
+  fs::path d = fs::temp_directory_path() / ("agebloom-shard-test-" + std::to_string(getpid()));
   fs::create_directories(d);
   return d;
 }
@@ -271,5 +272,88 @@ TEST(ReplayShard, OutputsHoldTheShardsPackets) {
     EXPECT_EQ(b.code, 2) << bad << "\n" << b.out;
     EXPECT_NE(b.out.find("--shard"), std::string::npos) << b.out;
   }
+  fs::remove_all(d);
+}
+
+// --split N writes each packet once, to its shard's piece; replaying piece I
+// of every trace with --shard I/N drops nothing and decides exactly what
+// --shard I/N over the whole traces decides (same packets, same order, same
+// seed). Keyless packets are piece 0's.
+TEST(ReplaySplit, PiecesReplayAsTheirShards) {
+  const fs::path d = temp_dir();
+  const std::string web = trace("pcapplusplus_example.pcap"), ads = trace("pcapplusplus_4KHttpRequests.pcap");
+  const uint32_t n = 3;
+  for (const char* key : {"flow", "click"}) {
+    uint64_t pieces_total = 0;
+    for (const auto& [t, name] : {std::pair{web, "web"}, std::pair{ads, "ads"}}) {
+      const std::string prefix = (d / (std::string(name) + "-" + key + "-")).string();
+      const Outcome r = run(t + " --key " + key + " --split 3 --split-prefix " + prefix + " --json --ttl 10s --fpr 0.001");
+      ASSERT_EQ(r.code, 0) << r.out;
+      const auto j = json_of(r);
+      EXPECT_EQ(j["linktype_name"], "EN10MB");
+      uint64_t sum = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        const auto& piece = j["pieces"][i];
+        EXPECT_EQ(piece["file"], prefix + std::to_string(i) + ".pcap");
+        EXPECT_EQ(read_alone(piece["file"]).size(), piece["packets"].get<uint64_t>());
+        sum += piece["packets"].get<uint64_t>();
+      }
+      EXPECT_EQ(sum, j["packets"].get<uint64_t>());
+      EXPECT_EQ(sum, read_alone(t).size());
+      pieces_total += sum;
+    }
+    const std::string opts = std::string(" --key ") + key + " --ttl 10s --truth --json --seed 4";
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::string shard = " --shard " + std::to_string(i) + "/3";
+      const std::string piece = std::string("-") + key + "-" + std::to_string(i) + ".pcap";
+      const auto from_pieces =
+          json_of(run((d / ("web" + piece)).string() + " " + (d / ("ads" + piece)).string() + opts + shard));
+      const auto from_whole = json_of(run(web + " " + ads + opts + shard));
+      EXPECT_EQ(from_pieces["shard"]["packets_outside"], 0) << key << shard;
+      for (const char* field : {"packets", "keyed", "unparsed", "suppressed", "truth_duplicates", "first_occurrences",
+                                "expired_occurrences", "false_positives"})
+        EXPECT_EQ(from_pieces[field], from_whole[field]) << key << shard << " " << field;
+      if (i > 0) EXPECT_EQ(from_pieces["unparsed"], 0) << key << shard;
+    }
+    EXPECT_EQ(pieces_total, read_alone(web).size() + read_alone(ads).size());
+  }
+  fs::remove_all(d);
+}
+
+// --split and --check refuse what does not apply, before reading a trace;
+// --check plans the filter without a trace, and reads none given.
+TEST(ReplaySplit, BadSplitsAndCheck) {
+  const fs::path d = temp_dir();
+  const std::string web = trace("pcapplusplus_example.pcap");
+  const std::string prefix = (d / "p-").string();
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {Case{web + " --split 0 --split-prefix " + prefix, "--split needs a number"},
+                        Case{web + " --split 513 --split-prefix " + prefix, "--split needs a number"},
+                        Case{web + " --split 2", "needs --split-prefix"},
+                        Case{web + " --split-prefix " + prefix, "goes with --split"},
+                        Case{web + " --split 2 --split-prefix " + prefix + " --truth", "--truth does not apply"},
+                        Case{web + " --split 2 --split-prefix " + prefix + " --shard 0/2", "--shard does not apply"},
+                        Case{web + " --split 2 --split-prefix /nonexistent/p-", "cannot write into /nonexistent"},
+                        Case{"--check --fpr 2", "--fpr"},
+                        Case{"--check --ttl 1s --window 5", "exclude"}}) {
+    const Outcome r = run(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
+  }
+  // A piece that would overwrite a trace.
+  fs::copy_file(web, d / "p-1.pcap");
+  const Outcome over = run((d / "p-1.pcap").string() + " --split 2 --split-prefix " + prefix);
+  EXPECT_EQ(over.code, 2) << over.out;
+  EXPECT_NE(over.out.find("would overwrite"), std::string::npos) << over.out;
+  EXPECT_EQ(run("--check --key flow --ttl 10s --fpr 0.001").code, 0);
+  EXPECT_EQ(run((d / "missing.pcap").string() + " --check --key flow").code, 0);
+  EXPECT_EQ(run("--check --key flow --split 4 --split-prefix " + prefix).code, 0);
+  EXPECT_FALSE(fs::exists(d / "p-0.pcap"));  // --check writes nothing
+  // An unreadable trace: exit 1, naming it.
+  const Outcome missing = run((d / "missing.pcap").string() + " --split 2 --split-prefix " + prefix);
+  EXPECT_EQ(missing.code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("missing.pcap"), std::string::npos) << missing.out;
   fs::remove_all(d);
 }
