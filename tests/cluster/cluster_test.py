@@ -6,6 +6,8 @@
   keeps its own window (the sum of --shard I/N replays), live FNR 0;
 * nothing is left in the work folder; the progress bar is drawn on a
   terminal only, never into --json's output;
+* a cluster of its own (dask-scheduler and dask-worker processes) through
+  --scheduler, and the same scheduler without workers (a bounded wait);
 * bad input: --shards 0, an unreadable trace, a file that is no capture (a
   failed task, named), traces of different link types, options
   agebloom-replay refuses, a scheduler that cannot be reached (a bounded
@@ -212,6 +214,43 @@ class Cluster(unittest.TestCase):
         self.assertIn("cannot reach the Dask scheduler at tcp://127.0.0.1:1", r.stderr)
         self.assertLess(elapsed, 15)
         self.assertEqual([n for n in os.listdir(self.tmp) if n.startswith("agebloom-cluster-")], [])
+
+    def test_a_scheduler_of_its_own(self):
+        # A cluster started apart, as on real machines: `dask scheduler` and
+        # `dask worker` processes, the pieces in a --workdir they all see.
+        if not shutil.which("dask-scheduler") or not shutil.which("dask-worker"):
+            self.skipTest("dask-scheduler or dask-worker not on PATH")
+        folder = tempfile.mkdtemp(dir=self.tmp)
+        address_file = os.path.join(folder, "scheduler.json")
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        started = [subprocess.Popen(["dask-scheduler", "--scheduler-file", address_file, "--port", "0",
+                                     "--no-dashboard"], **quiet)]
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(address_file) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with open(address_file) as f:
+                address = json.load(f)["address"]
+            work = os.path.join(folder, "work")
+            args = [TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "10s", "--truth", "--json", "--seed", "7",
+                    "--scheduler", address, "--workdir", work]
+            # No worker yet: an error after --timeout, not a wait for ever.
+            start = time.monotonic()
+            r = cluster(*args, "--timeout", "2")
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(f"the Dask scheduler at {address} has no worker after 2 s", r.stderr)
+            self.assertLess(time.monotonic() - start, 15)
+            started.append(subprocess.Popen(["dask-worker", "--scheduler-file", address_file, "--nworkers", "2",
+                                             "--nthreads", "1", "--no-dashboard"], **quiet))
+            merged = report(cluster(*args, "--timeout", "60"))
+            one = replay(TRACES[1], "--key", "flow", "--ttl", "10s", "--truth", "--seed", "7")
+            self.assertEqual(merged["truth_duplicates"], one["truth_duplicates"])
+            self.assertEqual(merged["cluster"]["scheduler"], address)
+            self.assertEqual(os.listdir(work), [])
+        finally:
+            for p in reversed(started):
+                p.terminate()
+                p.wait(timeout=30)
 
     def test_failed_shard_is_named(self):
         fail = wrapper(self.tmp, 'case " $* " in *" --shard 1/2 "*) echo "agebloom-replay: boom" >&2; exit 1;; esac')
