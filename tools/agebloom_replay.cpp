@@ -903,13 +903,20 @@ int split(const Options& o) {
   pk::BpfFilter bpf;
   if (!o.dedup.bpf.empty())
     if (std::string e = bpf.compile(o.dedup.bpf, input.linktype()); !e.empty()) bad(e);
+  // stdio's few KiB per write call made the split's writes cost twice the
+  // rest of it; 128 KiB a piece (64 MiB for the most pieces) saves that.
+  // Declared before the writers, which flush into them until they close.
+  constexpr size_t kPieceBuffer = size_t{128} << 10;
+  std::vector<std::unique_ptr<char[]>> buffers(o.split_count);
   std::vector<trace::PcapWriter> pieces(o.split_count);
   std::vector<uint64_t> counts(o.split_count, 0);
-  for (uint32_t i = 0; i < o.split_count; ++i)
-    if (std::string e = pieces[i].open(o.piece(i), input.linktype()); !e.empty()) {
+  for (uint32_t i = 0; i < o.split_count; ++i) {
+    buffers[i] = std::make_unique_for_overwrite<char[]>(kPieceBuffer);
+    if (std::string e = pieces[i].open(o.piece(i), input.linktype(), buffers[i].get(), kPieceBuffer); !e.empty()) {
       std::fprintf(stderr, "agebloom-replay: --split: %s\n", e.c_str());
       return 1;
     }
+  }
   tools::Progress progress(o.progress && isatty(STDERR_FILENO), offsets);
   auto keying = std::make_unique<Keying>(o, bpf);
   const auto start = std::chrono::steady_clock::now();
