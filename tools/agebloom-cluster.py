@@ -104,7 +104,8 @@ def parse(argv):
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="how long to wait for the scheduler and a first worker (default 10)")
     p.add_argument("--replay", default=default_replay(), metavar="PATH",
-                   help="agebloom-replay on the workers (default: the one beside this command)")
+                   help="agebloom-replay on the workers (default: the one beside this command, else "
+                        "PATH's: %(default)s)")
     passed = p.add_argument_group("agebloom-replay options, passed to every task (agebloom-replay --help)")
     for name in PASSED_WITH_VALUE:
         passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), metavar="X")
@@ -292,12 +293,12 @@ def summary(r):
 
 
 def replay(args):
+    check_options(args)
     try:
-        import distributed  # noqa: F401 (here, so that --help works without it)
+        import distributed  # noqa: F401 (here, so that --help and the checks work without it)
     except ImportError:
         raise Failure("needs Dask distributed: apt-get install python3-distributed (Debian), "
                       f"for {sys.executable}")
-    check_options(args)
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)
     run_dir = tempfile.mkdtemp(prefix="agebloom-cluster-", dir=args.workdir)
