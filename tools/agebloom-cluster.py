@@ -115,9 +115,10 @@ def parse(argv):
 
     if not 1 <= args.shards <= 512:
         p.error(f"--shards must be between 1 and 512, not {args.shards}")
-    if args.workers is not None and (args.scheduler or args.workers < 1):
-        p.error("--workers is for the local cluster, at least 1" if not args.scheduler
-                else "--workers is for the local cluster: the scheduler's cluster has its own")
+    if args.workers is not None and args.scheduler:
+        p.error("--workers is for the local cluster: the scheduler's cluster has its own")
+    if args.workers is not None and args.workers < 1:
+        p.error(f"--workers needs at least 1, not {args.workers}")
     if args.scheduler and not args.workdir:
         p.error("--scheduler needs --workdir, a folder that every worker and this machine see at the same path")
     if args.timeout <= 0:
@@ -156,8 +157,8 @@ def check_options(args):
 
 
 # The tasks: each runs agebloom-replay on a worker and returns its report, or
-# raises an error naming what it worked on.
-def run_replay(replay, argv, what):
+# raises its message (gather names the task).
+def run_replay(replay, argv):
     # Dask sets MALLOC_TRIM_THRESHOLD_ for its workers' own heaps; inherited,
     # it made agebloom-replay's planning of tlbf ten times slower (every free
     # of a large buffer given back to the kernel and faulted in again).
@@ -165,16 +166,16 @@ def run_replay(replay, argv, what):
     r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         message = r.stderr.strip() or r.stdout.strip() or "no message"
-        raise RuntimeError(f"{what}: agebloom-replay exited {r.returncode}: {message}")
+        raise RuntimeError(f"agebloom-replay exited {r.returncode}: {message}")
     return json.loads(r.stdout)
 
 
 def split_trace(replay, trace, shards, prefix, options):
-    return run_replay(replay, [trace, "--split", str(shards), "--split-prefix", prefix] + options, f"trace {trace}")
+    return run_replay(replay, [trace, "--split", str(shards), "--split-prefix", prefix] + options)
 
 
 def replay_shard(replay, shard, shards, pieces, options):
-    return run_replay(replay, pieces + ["--shard", f"{shard}/{shards}"] + options, f"shard {shard}/{shards}")
+    return run_replay(replay, pieces + ["--shard", f"{shard}/{shards}"] + options)
 
 
 def connect(args, run_dir):
@@ -188,15 +189,25 @@ def connect(args, run_dir):
         try:
             # A scheduler without workers would take the tasks and never run them.
             client.wait_for_workers(1, timeout=args.timeout)
-        except Exception:
+        except (TimeoutError, OSError):
             client.close()
             raise Failure(f"the Dask scheduler at {args.scheduler} has no worker after {args.timeout:g} s")
         return client, None
     workers = args.workers or len(os.sched_getaffinity(0))
+    # silence_logs reaches the first workers only; a worker the nanny starts
+    # after one died reads its log level from the environment.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
     # Processes, not threads: a task whose worker dies takes only its own
     # process down, and the scheduler reruns it on another.
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.ERROR)
+    try:
+        # No worker extensions: the tasks use none, and Debian's Dask 2022.12
+        # closes the shuffle extension twice in a worker that replaced a dead
+        # one, printing an AssertionError's traceback at every such exit.
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.ERROR,
+                               extensions={})
+    except Exception as e:  # whatever Dask raises, the run cannot go on; say why
+        raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
     return Client(cluster), cluster
 
 
@@ -216,9 +227,8 @@ def gather(futures, names, stage):
             for other in futures:
                 other.cancel()
             if type(e).__name__ == "KilledWorker":
-                raise Failure(f"{stage}: {name_of[f.key]}: every worker that ran it died "
-                              "(distributed.scheduler.allowed-failures)")
-            raise Failure(f"{stage} failed: {e}")
+                e = "every worker that ran it died (distributed.scheduler.allowed-failures)"
+            raise Failure(f"{stage} failed: {name_of[f.key]}: {e}")
     return [f.result() for f in futures]
 
 

@@ -11,7 +11,8 @@
 * bad input: --shards 0, an unreadable trace, a file that is no capture (a
   failed task, named), traces of different link types, options
   agebloom-replay refuses, a scheduler that cannot be reached (a bounded
-  wait), a task that fails in stage 2 (named);
+  wait), a task that fails in stage 2 (named), one that kills every worker
+  that runs it (named);
 * a worker killed in each stage: Dask reruns its task, the result is
   unchanged.
 
@@ -257,6 +258,13 @@ class Cluster(unittest.TestCase):
         r = cluster(TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", fail, *LOCAL)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("stage 2 (replay) failed: shard 1/2: agebloom-replay exited 1: agebloom-replay: boom", r.stderr)
+        # A task that kills every worker that runs it: Dask gives up on it
+        # (allowed-failures), and the error names it.
+        deadly = wrapper(self.tmp, 'case " $* " in *" --shard 1/2 "*) kill -9 $PPID; exit 1;; esac')
+        r = cluster(TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", deadly, *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("stage 2 (replay) failed: shard 1/2: every worker that ran it died", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
 
     def test_killed_worker_changes_nothing(self):
         # The stand-in kills the worker process that ran it (its parent) the
@@ -268,9 +276,11 @@ class Cluster(unittest.TestCase):
   *" {TRACES[0]} --split "*) mkdir {marks}/split 2>/dev/null && {{ kill -9 $PPID; exit 1; }};;
   *" --shard 1/4 "*) mkdir {marks}/replay 2>/dev/null && {{ kill -9 $PPID; exit 1; }};;
 esac""")
-        merged = report(cluster(*TRACES, "--shards", "4", "--key", "flow", "--ttl", "10s", "--truth", "--json",
-                                "--seed", "5", "--replay", kill, *LOCAL))
+        r = cluster(*TRACES, "--shards", "4", "--key", "flow", "--ttl", "10s", "--truth", "--json", "--seed", "5",
+                    "--replay", kill, *LOCAL)
+        merged = report(r)
         self.assertEqual(sorted(os.listdir(marks)), ["replay", "split"])  # both workers were killed
+        self.assertNotIn("Traceback", r.stderr)
         unharmed = self.ttl()
         for k in ("packets", "keyed", "suppressed", "truth_duplicates", "first_positives", "false_positives",
                   "expired_positives", "live_fnr", "fpr"):
