@@ -631,6 +631,26 @@ std::string open_traces(const Options& o, tools::MergedTraces& input, std::vecto
   return "";
 }
 
+// What a replay and a split both read: the traces as one stream, the files
+// the progress line follows, and --bpf compiled for their link type.
+struct Input {
+  std::vector<tools::TraceOffset> offsets;
+  tools::MergedTraces traces;
+  pk::BpfFilter bpf;
+};
+
+// Opens the traces into `in`; false, with the message on stderr, when one
+// cannot be read (exit 1).
+bool open_input(const Options& o, Input& in) {
+  if (std::string e = open_traces(o, in.traces, &in.offsets); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+    return false;
+  }
+  if (!o.dedup.bpf.empty())
+    if (std::string e = in.bpf.compile(o.dedup.bpf, in.traces.linktype()); !e.empty()) bad(e);
+  return true;
+}
+
 // Writes the verdict bits; every write, the flush and the close are checked
 // (a full disk is an error, not a short file).
 bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
@@ -894,17 +914,12 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
 // piece, so that N replays (--shard I/N over piece I of every trace) each
 // read only their own keys. Returns the exit code.
 int split(const Options& o) {
-  std::vector<tools::TraceOffset> offsets;
-  tools::MergedTraces input;
-  if (std::string e = open_traces(o, input, &offsets); !e.empty()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
-    return 1;
-  }
-  pk::BpfFilter bpf;
-  if (!o.dedup.bpf.empty())
-    if (std::string e = bpf.compile(o.dedup.bpf, input.linktype()); !e.empty()) bad(e);
-  // stdio's few KiB per write call made the split's writes cost twice the
-  // rest of it; 128 KiB a piece (64 MiB for the most pieces) saves that.
+  Input in;
+  if (!open_input(o, in)) return 1;
+  tools::MergedTraces& input = in.traces;
+  // With stdio's few KiB per write call, the split spent more time in write
+  // calls than in all the rest; 128 KiB a piece (64 MiB for the most pieces)
+  // saves most of them.
   // Declared before the writers, which flush into them until they close.
   constexpr size_t kPieceBuffer = size_t{128} << 10;
   std::vector<std::unique_ptr<char[]>> buffers(o.split_count);
@@ -917,8 +932,8 @@ int split(const Options& o) {
       return 1;
     }
   }
-  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offsets);
-  auto keying = std::make_unique<Keying>(o, bpf);
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), in.offsets);
+  auto keying = std::make_unique<Keying>(o, in.bpf);
   const auto start = std::chrono::steady_clock::now();
   trace::Packet pkt;
   uint64_t packets = 0;
@@ -1005,17 +1020,10 @@ int main(int argc, char** argv) {
     run.truth.bound = span + slack < span ? Truth::kNever : span + slack;
   }
 
-  std::vector<tools::TraceOffset> offsets;
-  tools::MergedTraces input;
-  if (std::string e = open_traces(o, input, &offsets); !e.empty()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
-    return 1;
-  }
-  pk::BpfFilter bpf;
-  if (!o.dedup.bpf.empty())
-    if (std::string e = bpf.compile(o.dedup.bpf, input.linktype()); !e.empty()) bad(e);
-  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offsets);
-  int rc = replay(o, owned, input, bpf, progress, run);
+  Input in;
+  if (!open_input(o, in)) return 1;
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), in.offsets);
+  int rc = replay(o, owned, in.traces, in.bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).
@@ -1027,7 +1035,7 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
-  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, bpf, run)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, run)) return 1;
   if (run.series) {
     // The CSV first: without matplotlib the series is still there to draw.
     run.plot_error = run.series->write_csv(o.plot_csv, o.truth);
