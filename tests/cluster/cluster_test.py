@@ -32,7 +32,8 @@ import threading
 import time
 import unittest
 
-CLUSTER, REPLAY, ROOT = sys.argv[1:4]
+CLUSTER, REPLAY = sys.argv[1], os.path.abspath(sys.argv[2])
+ROOT = os.path.abspath(sys.argv[3])  # agebloom-cluster hands the workers absolute paths
 TRACES = [os.path.join(ROOT, "data", "traces", n)
           for n in ("pcapplusplus_example.pcap", "pcapplusplus_4KHttpRequests.pcap")]
 # Larger captures in time order, used when the shared data set is beside the
