@@ -12,6 +12,7 @@ packages=(
   libdpdk-dev dpdk-dev
   tcpreplay tcpdump
   python3-matplotlib
+  python3-distributed
 )
 
 missing=()

@@ -2,24 +2,33 @@
 // filter with dedup_fwd's semantics, packet by packet, and reports what it
 // suppressed; --truth adds exact ground truth to measure the filter against.
 //
-//   agebloom-replay TRACE [the dedup options of filter_options.hpp]
+//   agebloom-replay TRACE... [the dedup options of filter_options.hpp]
 //                   [--truth] [--json] [--verdicts FILE] [--backend cpu|gpu|auto] [--no-progress]
-//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png]
+//                   [--write FILE.pcap] [--write-suppressed FILE.pcap] [--plot FILE.png] [--shard I/N]
 //                   [--decide penalties --penalty-fp X --penalty-fn Y [--prior P] [--penalty-param NAME]]
+//   agebloom-replay TRACE... --split N --split-prefix PREFIX [--key and the keying options] [--json]
+//   agebloom-replay [TRACE...] --check [options]
 //   agebloom-replay --list-filters
 //
 // Exit codes: 0 done, 1 the trace could not be read to its end (or an output
 // could not be written), 2 bad options (an output path that cannot be
 // written among them: checked before the trace is read).
 //
+// Several traces are one stream, merged by timestamp; --shard keeps the
+// packets whose key falls in one shard, --split writes every shard's
+// packets to a file of its own in one pass (tools/replay_input.hpp).
+// agebloom-cluster runs the split and the shards' replays on a Dask cluster.
+//
 // main() reads top to bottom: options, the filter, the packets (each keyed
 // packet decided on the CPU at once, or queued for the GPU in chunks), the
 // verdicts file, the pcap outputs (a second pass over the trace, steered by
 // the verdict bits, so both backends write the same files), the report.
 #include <getopt.h>
+#include <pcap/pcap.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -43,6 +52,7 @@
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
 #include "replay_progress.hpp"
@@ -54,29 +64,43 @@ namespace pk = agebloom::packet;
 
 enum class Backend { cpu, gpu, automatic };
 
+// --split writes every piece at once, one open file each: well below the
+// usual limit of 1024 descriptors.
+constexpr uint64_t kMaxPieces = 512;
+
 struct Options {
   dedup::FilterOptions dedup;  // --key, --filter, --window/--ttl, --fpr, --policy, --seed, ...
-  std::string trace;
+  std::vector<std::string> traces;
+  std::string trace;  // the traces as the report names them: "a.pcap" or "a.pcap, b.pcap"
   bool truth = false, json = false;
   bool progress = true;  // --no-progress turns the terminal's progress line off
   std::string verdicts;
   std::string write_passed, write_suppressed;  // --write, --write-suppressed
   std::string plot, plot_csv;  // --plot FILE.png, and the FILE.csv it is drawn from
   Backend backend = Backend::cpu;
+  uint32_t shard_index = 0, shard_count = 0;  // --shard I/N; count 0: every packet
+  uint32_t split_count = 0;  // --split N; 0: replay
+  std::string split_prefix;  // --split-prefix: the pieces are PREFIX0.pcap ... PREFIX<N-1>.pcap
+  bool check = false;        // --check: the options and the plan only
+  std::string piece(uint32_t i) const { return split_prefix + std::to_string(i) + ".pcap"; }
   // The verdict bits are kept: for --verdicts, or to steer the pcap outputs.
   bool keep_verdicts() const { return !verdicts.empty() || !write_passed.empty() || !write_suppressed.empty(); }
 };
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: agebloom-replay TRACE [options]\n"
+               "usage: agebloom-replay TRACE... [options]\n"
+               "       agebloom-replay TRACE... --split N --split-prefix PREFIX [--key MODE and keying options]\n"
+               "       agebloom-replay [TRACE...] --check [options]\n"
                "       agebloom-replay --list-filters\n"
+               "Several traces are replayed as one stream merged by timestamp (as mergecap merges\n"
+               "them; on equal stamps the earlier trace first); they must share one link type.\n"
                "%s"
                "  --truth                         exact ground truth, counts and rates: live repeats\n"
                "                                  passed (live FNR), false positives (FPR), suppressions\n"
                "                                  in the slack (expired keys remembered within the\n"
                "                                  guarantee the report prints)\n"
-               "  --verdicts FILE                 one bit per packet of the trace, in trace order, 1 =\n"
+               "  --verdicts FILE                 one bit per packet replayed, in the order replayed, 1 =\n"
                "                                  suppressed: packet i is bit i %% 8 (least significant\n"
                "                                  first) of byte i / 8; ceil(packets / 8) bytes, the last\n"
                "                                  byte's unused high bits 0. No header.\n"
@@ -91,12 +115,28 @@ void usage(FILE* out) {
                "                                  filter's fill over packet time, in at most 200 bins;\n"
                "                                  the series is written beside it as FILE.csv and drawn\n"
                "                                  with python3-matplotlib (CPU backend)\n"
+               "  --shard I/N                     replay only shard I of N (0 <= I < N) of the keys: a key's\n"
+               "                                  shard is (XXH3-64(key bytes, seed 0x616765626c6f6f6d,\n"
+               "                                  \"agebloom\") * N) >> 64, fixed by the key bytes alone (not\n"
+               "                                  the filter's --seed), so N runs over the same traces with\n"
+               "                                  the same --key and keying options see every key once;\n"
+               "                                  packets with no key belong to shard 0. The report counts\n"
+               "                                  the shard's packets only and gives the shard\n"
+               "  --split N --split-prefix PREFIX replay nothing: write each packet of the traces to its\n"
+               "                                  shard's file, PREFIX0.pcap to PREFIX<N-1>.pcap (all N, empty\n"
+               "                                  or not; the trace's link type, nanosecond stamps), in one\n"
+               "                                  pass; --shard I/N over PREFIX<I>.pcap then drops nothing.\n"
+               "                                  The options that size or decide are taken and ignored, so\n"
+               "                                  one command line serves both\n"
+               "  --check                         check the options and plan the filter, read no trace\n"
+               "                                  (TRACE may be left out): exit 0, or 2 with the message\n"
                "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
                "                                  time left); it is drawn on stderr only when that is a\n"
                "                                  terminal\n"
                "  --help\n"
-               "Exit codes: 0 done, 1 the trace could not be read or an output written, 2 bad options\n"
-               "(an output file that cannot be created is one, found before the trace is read).\n",
+               "Exit codes: 0 done, 1 a trace could not be read or an output written, 2 bad options\n"
+               "(an output file that cannot be created is one, found before the traces are read; traces\n"
+               "of different link types are another).\n",
                dedup::FilterOptions::help().c_str());
 }
 
@@ -125,7 +165,10 @@ void check_writable(const char* option, const std::string& path) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  enum { kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot };
+  enum {
+    kTruth = 1, kJson, kVerdicts, kBackend, kHelp, kWrite, kWriteSuppressed, kNoProgress, kPlot, kShard, kSplit,
+    kSplitPrefix, kCheck
+  };
   std::vector<option> table = {{"truth", no_argument, nullptr, kTruth},
                                {"json", no_argument, nullptr, kJson},
                                {"verdicts", required_argument, nullptr, kVerdicts},
@@ -134,6 +177,10 @@ Options parse(int argc, char** argv) {
                                {"backend", required_argument, nullptr, kBackend},
                                {"no-progress", no_argument, nullptr, kNoProgress},
                                {"plot", required_argument, nullptr, kPlot},
+                               {"shard", required_argument, nullptr, kShard},
+                               {"split", required_argument, nullptr, kSplit},
+                               {"split-prefix", required_argument, nullptr, kSplitPrefix},
+                               {"check", no_argument, nullptr, kCheck},
                                {"help", no_argument, nullptr, kHelp}};
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
@@ -155,6 +202,21 @@ Options parse(int argc, char** argv) {
           o.plot = arg;
           o.plot_csv = tools::plot_csv_path(arg);
           break;
+        case kShard:
+          if (std::string e = tools::parse_shard(arg, o.shard_index, o.shard_count); !e.empty()) bad(e);
+          break;
+        case kSplit: {
+          uint64_t n = 0;
+          if (!dedup::parse_u64(arg, n) || n == 0 || n > kMaxPieces)
+            bad("--split needs a number of shards from 1 to " + std::to_string(kMaxPieces) + ", not '" + arg + "'");
+          o.split_count = static_cast<uint32_t>(n);
+          break;
+        }
+        case kSplitPrefix:
+          if (arg.empty()) bad("--split-prefix needs a path prefix");
+          o.split_prefix = arg;
+          break;
+        case kCheck: o.check = true; break;
         case kVerdicts:
           if (arg.empty()) bad("--verdicts needs a file name");
           o.verdicts = arg;
@@ -184,20 +246,41 @@ Options parse(int argc, char** argv) {
     std::exit(0);
   }
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);
-  if (optind + 1 != argc) bad(optind == argc ? "no TRACE given" : "more than one TRACE given");
-  o.trace = argv[optind];
+  if (o.split_count) {
+    if (o.split_prefix.empty()) bad("--split needs --split-prefix, where the pieces go");
+    for (auto [given, name] : {std::pair{o.truth, "--truth"}, std::pair{!o.verdicts.empty(), "--verdicts"},
+                               std::pair{!o.write_passed.empty(), "--write"},
+                               std::pair{!o.write_suppressed.empty(), "--write-suppressed"},
+                               std::pair{!o.plot.empty(), "--plot"}, std::pair{o.shard_count != 0, "--shard"}})
+      if (given) bad(std::string("--split writes pieces and replays nothing: ") + name + " does not apply");
+  } else if (!o.split_prefix.empty()) {
+    bad("--split-prefix goes with --split N");
+  }
+  if (o.check && optind == argc) return o;
+  if (optind == argc) bad("no TRACE given");
+  for (int i = optind; i < argc; ++i) {
+    o.traces.emplace_back(argv[i]);
+    o.trace += (o.trace.empty() ? "" : ", ") + o.traces.back();
+  }
+  // Standard input is read once: a second '-' would find it at its end.
+  if (std::count(o.traces.begin(), o.traces.end(), "-") > 1) bad("standard input ('-') can be only one TRACE");
   const std::pair<const char*, const std::string*> outputs[] = {
       {"--verdicts", &o.verdicts}, {"--write", &o.write_passed}, {"--write-suppressed", &o.write_suppressed},
       {"--plot", &o.plot}, {"--plot (its CSV)", &o.plot_csv}};
   for (size_t i = 0; i < std::size(outputs); ++i) {
     if (outputs[i].second->empty()) continue;
-    if (*outputs[i].second == o.trace) bad("an output file would overwrite the TRACE '" + o.trace + "'");
+    for (const std::string& t : o.traces)
+      if (*outputs[i].second == t) bad("an output file would overwrite the TRACE '" + t + "'");
     for (size_t k = 0; k < i; ++k)
       if (*outputs[k].second == *outputs[i].second)
         bad(std::string(outputs[k].first) + " and " + outputs[i].first + " name the same file");
   }
   for (const auto& [option, path] : outputs)
     if (!path->empty()) check_writable(option, *path);
+  for (uint32_t i = 0; i < o.split_count; ++i)
+    for (const std::string& t : o.traces)
+      if (o.piece(i) == t) bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
+  if (o.split_count) check_writable("--split-prefix", o.piece(0));
   if (!o.plot.empty() && o.backend == Backend::gpu)
     bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");
   if (!o.dedup.seed_set) o.dedup.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
@@ -305,6 +388,7 @@ std::string guarantee_text(const Options& o, const dedup::DedupFilter& filter) {
 // What the run found, whichever backend decided.
 struct Run {
   uint64_t packets = 0, keyed = 0, suppressed = 0, time_regressions = 0;
+  uint64_t outside_shard = 0;  // --shard: packets read that are other shards' (in no other count)
   uint64_t bpf_unmatched = 0;  // --bpf did not match: passed untouched, neither keyed nor unparsed
   uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
   std::array<uint64_t, pk::kReasonCount> reasons{};
@@ -395,12 +479,39 @@ struct GpuQueue {
   }
 };
 
+// What the replay makes of a packet before any filter sees it: whether
+// --bpf selects it, its key or why it has none, and whether it is this
+// run's shard.
+struct Keying {
+  const Options& o;
+  const pk::BpfFilter& bpf;
+  const pk::KeyOptions options;  // click, packet and VLAN options (pointing into o)
+  bool selected = false;
+  pk::Result result;
+  pk::Key key;
+
+  Keying(const Options& opts, const pk::BpfFilter& filter) : o(opts), bpf(filter), options(opts.dedup.key_options()) {}
+
+  void take(const trace::Packet& pkt) {
+    selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    result = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, options, key) : pk::Result{};
+  }
+  bool keyed() const noexcept { return selected && result.ok(); }
+  // The packet's shard among `count`: its key's, or 0 for a packet with no key.
+  uint32_t shard(uint32_t count) const noexcept {
+    return keyed() ? tools::shard_of(key.bytes, key.length, count) : 0;
+  }
+  bool in_shard() const noexcept { return o.shard_count == 0 || shard(o.shard_count) == o.shard_index; }
+};
+
 // Reads the whole trace: every keyed packet decided on the CPU, or on the
 // GPU when `run.gpu`. Returns 0, or 1 with a message on stderr.
-int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, const pk::BpfFilter& bpf,
+int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, const pk::BpfFilter& bpf,
            tools::Progress& progress, Run& run) {
-  const pk::KeyOptions keying = o.dedup.key_options();  // click, packet and VLAN options
-  const pk::ClickOptions& click = keying.click;
+  // Big (it holds a key), so made once and refilled per packet.
+  auto keying = std::make_unique<Keying>(o, bpf);
+  const pk::ClickOptions& click = keying->options.click;
+  const pk::Key& key = keying->key;
   const Hasher hasher(o.dedup.seed);
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
@@ -429,20 +540,24 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
 
   GpuQueue queue;
   std::string gpu_error;
-  pk::Key key;
   trace::Packet pkt;
   uint64_t now = 0;
   const auto start = std::chrono::steady_clock::now();
   trace::PcapReader::Status st;
   while ((st = reader.next(pkt)) == trace::PcapReader::Status::ok) {
+    keying->take(pkt);
+    // Another shard's packet is not this run's at all: no count, no verdict bit.
+    if (!keying->in_shard()) {
+      ++run.outside_shard;
+      progress.tick(run.packets + run.outside_shard);
+      continue;
+    }
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
     if (run.series) bin = &run.series->enter(pkt.timestamp_ns, fill);
-    const bool selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
+    const bool selected = keying->selected;
     run.bpf_unmatched += !selected;
-    const pk::Result r = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, keying, key)
-                                  : pk::Result{};
-    if (selected) ++run.reasons[static_cast<size_t>(r.reason)];
-    if (selected && r.ok()) {
+    if (selected) ++run.reasons[static_cast<size_t>(keying->result.reason)];
+    if (keying->keyed()) {
       ++run.keyed;
       // Captures can step back in time (merged files); replay holds the clock
       // at the latest stamp rather than failing, and counts each step back.
@@ -469,11 +584,11 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
       }
     }
     ++run.packets;
-    progress.tick(run.packets);
+    progress.tick(run.packets + run.outside_shard);
   }
   if (run.gpu && gpu_error.empty()) gpu_error = queue.flush(o, owned, run, apply);
   if (run.series) run.series->finish(fill());
-  progress.finish(run.packets);
+  progress.finish(run.packets + run.outside_shard);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
     std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
@@ -490,6 +605,50 @@ int replay(const Options& o, OwnedFilter& owned, trace::PcapReader& reader, cons
     return 1;
   }
   return 0;
+}
+
+// Opens every trace into one merged stream, `offsets` (when given) following
+// each file for the progress line. Returns "" or why a trace cannot be read
+// (exit 1); traces of different link types are bad options (exit 2): their
+// frames cannot be keyed or written as one capture.
+std::string open_traces(const Options& o, tools::MergedTraces& input, std::vector<tools::TraceOffset>* offsets) {
+  for (const std::string& path : o.traces) {
+    if (offsets) offsets->emplace_back(path);  // before the open: it finds the descriptor the open takes
+    auto opened = trace::PcapReader::open(path);
+    if (!opened.ok()) return opened.error;
+    if (offsets) offsets->back().locate();
+    if (input.size() && opened.reader.linktype() != input.linktype()) {
+      auto name = [](uint32_t dlt) {
+        const char* n = pcap_datalink_val_to_name(static_cast<int>(dlt));
+        return std::to_string(dlt) + (n ? std::string(" (") + n + ")" : std::string());
+      };
+      bad("traces of different link types cannot be replayed as one stream: " + input.path(0) + " has link type " +
+          name(input.linktype()) + ", " + path + " has " + name(opened.reader.linktype()) +
+          "; replay them separately");
+    }
+    input.add(path, std::move(opened.reader));
+  }
+  return "";
+}
+
+// What a replay and a split both read: the traces as one stream, the files
+// the progress line follows, and --bpf compiled for their link type.
+struct Input {
+  std::vector<tools::TraceOffset> offsets;
+  tools::MergedTraces traces;
+  pk::BpfFilter bpf;
+};
+
+// Opens the traces into `in`; false, with the message on stderr, when one
+// cannot be read (exit 1).
+bool open_input(const Options& o, Input& in) {
+  if (std::string e = open_traces(o, in.traces, &in.offsets); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
+    return false;
+  }
+  if (!o.dedup.bpf.empty())
+    if (std::string e = in.bpf.compile(o.dedup.bpf, in.traces.linktype()); !e.empty()) bad(e);
+  return true;
 }
 
 // Writes the verdict bits; every write, the flush and the close are checked
@@ -509,27 +668,33 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
   return false;
 }
 
-// --write / --write-suppressed: reads the trace again and sends each of the
+// --write / --write-suppressed: reads the traces again and sends each of the
 // `packets` the replay decided to the file its verdict bit picks. Returns
 // false with a message on stderr.
-bool write_pcaps(const Options& o, const Run& run) {
-  auto opened = trace::PcapReader::open(o.trace);
-  if (!opened.ok()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
+bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const Run& run) {
+  tools::MergedTraces input;
+  if (std::string e = open_traces(o, input, nullptr); !e.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
     return false;
   }
   trace::PcapWriter passed, suppressed;
   for (auto [writer, path] : {std::pair{&passed, &o.write_passed}, std::pair{&suppressed, &o.write_suppressed}}) {
     if (path->empty()) continue;
-    if (std::string e = writer->open(*path, opened.reader.linktype()); !e.empty()) {
+    if (std::string e = writer->open(*path, input.linktype()); !e.empty()) {
       std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
       return false;
     }
   }
   trace::Packet pkt;
-  for (uint64_t i = 0; i < run.packets && opened.reader.next(pkt) == trace::PcapReader::Status::ok; ++i) {
+  auto keying = std::make_unique<Keying>(o, bpf);
+  for (uint64_t i = 0; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok;) {
+    if (o.shard_count) {
+      keying->take(pkt);
+      if (!keying->in_shard()) continue;  // not one of the packets replayed
+    }
     const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
     (dup ? suppressed : passed).write(pkt);
+    ++i;
   }
   bool ok = true;
   for (trace::PcapWriter* w : {&passed, &suppressed}) {
@@ -545,6 +710,12 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
   const dedup::DedupFilter& filter = owned.filter;
   nlohmann::json j;
   j["trace"] = o.trace;
+  j["traces"] = o.traces;
+  if (o.shard_count)
+    j["shard"] = {{"index", o.shard_index},
+                  {"count", o.shard_count},
+                  {"hash", "(XXH3-64(key bytes, seed 0x616765626c6f6f6d) * count) >> 64"},
+                  {"packets_outside", run.outside_shard}};
   j["packets"] = run.packets;
   j["keyed"] = run.keyed;
   j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
@@ -640,7 +811,9 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
 std::string plot_title(const Options& o, const dedup::DedupFilter& filter) {
   char seed[24];
   std::snprintf(seed, sizeof seed, "%llx", static_cast<unsigned long long>(o.dedup.seed));
-  return o.trace.substr(o.trace.rfind('/') + 1) + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
+  std::string names;
+  for (const std::string& t : o.traces) names += (names.empty() ? "" : ", ") + t.substr(t.rfind('/') + 1);
+  return names + ": --key " + dedup::key_mode_name(o.dedup.mode) + ", " +
          filter.name() + ", window " + window_text(o.dedup.spec.window) +
          ", " + dedup::policy_name(o.dedup.policy) + ", seed " + seed;
 }
@@ -653,6 +826,9 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
               static_cast<unsigned long long>(run.suppressed),
               static_cast<unsigned long long>(run.packets - run.suppressed),
               static_cast<unsigned long long>(run.packets - run.keyed - run.bpf_unmatched));
+  if (o.shard_count)
+    std::printf("  shard %u of %u (0 to %u): the traces' other %llu packets are other shards' keys\n", o.shard_index,
+                o.shard_count, o.shard_count - 1, static_cast<unsigned long long>(run.outside_shard));
   if (!o.dedup.bpf.empty())
     std::printf("  --bpf '%s': %llu packets did not match and passed untouched\n", o.dedup.bpf.c_str(),
                 static_cast<unsigned long long>(run.bpf_unmatched));
@@ -734,13 +910,104 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
   }
 }
 
+// --split N: one pass over the traces, each packet written to its shard's
+// piece, so that N replays (--shard I/N over piece I of every trace) each
+// read only their own keys. Returns the exit code.
+int split(const Options& o) {
+  Input in;
+  if (!open_input(o, in)) return 1;
+  tools::MergedTraces& input = in.traces;
+  // With stdio's few KiB per write call, the split spent more time in write
+  // calls than in all the rest; 128 KiB a piece (64 MiB for the most pieces)
+  // saves most of them.
+  // Declared before the writers, which flush into them until they close.
+  constexpr size_t kPieceBuffer = size_t{128} << 10;
+  std::vector<std::unique_ptr<char[]>> buffers(o.split_count);
+  std::vector<trace::PcapWriter> pieces(o.split_count);
+  std::vector<uint64_t> counts(o.split_count, 0);
+  for (uint32_t i = 0; i < o.split_count; ++i) {
+    buffers[i] = std::make_unique_for_overwrite<char[]>(kPieceBuffer);
+    if (std::string e = pieces[i].open(o.piece(i), input.linktype(), buffers[i].get(), kPieceBuffer); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: --split: %s\n", e.c_str());
+      return 1;
+    }
+  }
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), in.offsets);
+  auto keying = std::make_unique<Keying>(o, in.bpf);
+  const auto start = std::chrono::steady_clock::now();
+  trace::Packet pkt;
+  uint64_t packets = 0;
+  trace::PcapReader::Status st;
+  while ((st = input.next(pkt)) == trace::PcapReader::Status::ok) {
+    keying->take(pkt);
+    const uint32_t s = keying->shard(o.split_count);
+    pieces[s].write(pkt);
+    ++counts[s];
+    progress.tick(++packets);
+  }
+  progress.finish(packets);
+  int rc = 0;
+  for (trace::PcapWriter& w : pieces)
+    if (std::string e = w.close(); !e.empty()) {
+      std::fprintf(stderr, "agebloom-replay: --split: %s\n", e.c_str());
+      rc = 1;
+    }
+  if (st == trace::PcapReader::Status::error) {
+    std::fprintf(stderr, "agebloom-replay: --split: read error after %llu packets: %s\n",
+                 static_cast<unsigned long long>(packets), input.error().c_str());
+    rc = 1;
+  }
+  if (input.bad_timestamps())
+    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
+                 o.trace.c_str(), static_cast<unsigned long long>(input.bad_timestamps()));
+  if (rc != 0) return rc;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const char* dlt_name = pcap_datalink_val_to_name(static_cast<int>(input.linktype()));
+  if (o.json) {
+    nlohmann::json j;
+    j["traces"] = o.traces;
+    j["split"] = o.split_count;
+    j["key"] = dedup::key_mode_name(o.dedup.mode);
+    j["linktype"] = input.linktype();
+    j["linktype_name"] = dlt_name ? dlt_name : "";
+    j["packets"] = packets;
+    j["bad_timestamps"] = input.bad_timestamps();
+    j["seconds"] = seconds;
+    j["packets_per_second"] = seconds > 0 ? packets / seconds : 0.0;
+    j["pieces"] = nlohmann::json::array();
+    for (uint32_t i = 0; i < o.split_count; ++i)
+      j["pieces"].push_back({{"shard", i}, {"file", o.piece(i)}, {"packets", counts[i]}});
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s: %llu packets split by %s key into %u pieces in %.4g s (%.0f packets/s): %s0.pcap to %s%u.pcap\n",
+                o.trace.c_str(), static_cast<unsigned long long>(packets), dedup::key_mode_name(o.dedup.mode),
+                o.split_count, seconds, seconds > 0 ? packets / seconds : 0.0, o.split_prefix.c_str(),
+                o.split_prefix.c_str(), o.split_count - 1);
+    std::string line;
+    for (uint32_t i = 0; i < o.split_count; ++i)
+      line += (i ? ", " : "") + std::to_string(i) + ": " + std::to_string(counts[i]);
+    std::printf("  packets per shard: %s\n", line.c_str());
+  }
+  if (std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.split_count && !o.check) return split(o);
 
   auto planned = dedup::DedupFilter::plan(o.dedup.spec);
   if (auto* err = std::get_if<std::string>(&planned)) bad("filter: " + *err);
+  if (o.check) {  // the plan is checked; the filter is not made (it may be large)
+    if (o.dedup.decide == dedup::Decide::penalties)
+      if (std::string err = std::get<dedup::DedupFilter>(planned).enable_posteriors(); !err.empty()) bad(err);
+    return 0;
+  }
   OwnedFilter owned(std::move(std::get<dedup::DedupFilter>(planned)));
   if (o.dedup.decide == dedup::Decide::penalties)
     if (std::string err = owned.filter.enable_posteriors(); !err.empty()) bad(err);
@@ -753,18 +1020,10 @@ int main(int argc, char** argv) {
     run.truth.bound = span + slack < span ? Truth::kNever : span + slack;
   }
 
-  tools::TraceOffset offset(o.trace);
-  auto opened = trace::PcapReader::open(o.trace);
-  if (!opened.ok()) {
-    std::fprintf(stderr, "agebloom-replay: %s\n", opened.error.c_str());
-    return 1;
-  }
-  offset.locate();
-  pk::BpfFilter bpf;
-  if (!o.dedup.bpf.empty())
-    if (std::string e = bpf.compile(o.dedup.bpf, opened.reader.linktype()); !e.empty()) bad(e);
-  tools::Progress progress(o.progress && isatty(STDERR_FILENO), offset);
-  int rc = replay(o, owned, opened.reader, bpf, progress, run);
+  Input in;
+  if (!open_input(o, in)) return 1;
+  tools::Progress progress(o.progress && isatty(STDERR_FILENO), in.offsets);
+  int rc = replay(o, owned, in.traces, in.bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).
@@ -776,7 +1035,7 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
-  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, run)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, run)) return 1;
   if (run.series) {
     // The CSV first: without matplotlib the series is still there to draw.
     run.plot_error = run.series->write_csv(o.plot_csv, o.truth);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace agebloom::tools {
 
@@ -118,7 +119,9 @@ class Progress {
   static constexpr uint64_t kEvery = 1024;
   static constexpr std::chrono::milliseconds kRedraw{200};  // five redraws a second at most
 
-  Progress(bool on, const TraceOffset& offset) : on_(on), offset_(offset) {}
+  // `files`: the traces being read (several are merged into one stream), in
+  // the vector the caller keeps while this draws.
+  Progress(bool on, const std::vector<TraceOffset>& files) : on_(on), files_(files) {}
 
   // Once per packet, with the packets read so far.
   void tick(uint64_t packets) {
@@ -141,16 +144,24 @@ class Progress {
  private:
   void draw(uint64_t packets, std::chrono::steady_clock::time_point now, bool done) {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const bool sized = offset_.known();
+    // The share of all the files together; a file of unknown size (a pipe)
+    // leaves the whole share unknown.
+    uint64_t offset = 0, size = 0;
+    bool sized = !files_.empty();
+    for (const TraceOffset& f : files_) {
+      sized = sized && f.known();
+      if (!sized) break;
+      offset += f.offset();
+      size += f.size();
+    }
     // "\033[K" erases what a longer earlier line left to the right.
     std::fprintf(stderr, "\r%s\033[K",
-                 progress_line(packets, elapsed, sized ? offset_.offset() : 0, sized ? offset_.size() : 0, done)
-                     .c_str());
+                 progress_line(packets, elapsed, sized ? offset : 0, sized ? size : 0, done).c_str());
     std::fflush(stderr);
   }
 
   bool on_;
-  const TraceOffset& offset_;
+  const std::vector<TraceOffset>& files_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_ = start_;
 };

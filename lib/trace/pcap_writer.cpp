@@ -36,6 +36,10 @@ PcapWriter& PcapWriter::operator=(PcapWriter&& other) noexcept {
 PcapWriter::~PcapWriter() { (void)close(); }
 
 std::string PcapWriter::open(const std::string& path, uint32_t linktype) {
+  return open(path, linktype, nullptr, 0);
+}
+
+std::string PcapWriter::open(const std::string& path, uint32_t linktype, char* buffer, size_t size) {
   (void)close();
   path_ = path;
   packets_ = 0;
@@ -48,6 +52,9 @@ std::string PcapWriter::open(const std::string& path, uint32_t linktype) {
     dead_ = nullptr;
     return "cannot open " + path + ": " + why;
   }
+  // Before any I/O, as setvbuf requires. (glibc ignores a size without a
+  // buffer, so the caller's buffer is the only way to a bigger one.)
+  if (buffer != nullptr && size > 0) std::setvbuf(f, buffer, _IOFBF, size);
   dumper_ = pcap_dump_fopen(dead_, f);
   if (dumper_ == nullptr) {
     const std::string why = pcap_geterr(dead_);

@@ -33,9 +33,16 @@ echo "pkg-config --cflags --libs agebloom: $(pkg-config --cflags --libs agebloom
 for f in "$libdir/libagebloom.a" "$libdir/libagebloom.so" "$libdir/libagebloom.so.1" \
          "$(pkg-config --variable=includedir agebloom)/agebloom/agebloom.h" \
          "$(pkg-config --variable=includedir agebloom)/agebloom/agebloom.hpp" \
-         "$tmp/root$prefix/bin/agebloom-replay" "$tmp/root$prefix/bin/agebloom-plan"; do
+         "$tmp/root$prefix/bin/agebloom-replay" "$tmp/root$prefix/bin/agebloom-plan" \
+         "$tmp/root$prefix/bin/agebloom-cluster"; do
   [[ -e "$f" ]] || { echo "install: missing $f"; exit 1; }
 done
+# agebloom-cluster runs the agebloom-replay installed beside it: that one's
+# --check refuses the FPR (exit 2) before any cluster would start.
+refusal=$("$tmp/root$prefix/bin/agebloom-cluster" replay "$src/data/traces/pcapplusplus_example.pcap" \
+          --shards 1 --key flow --ttl 1s --fpr 2 2>&1 || true)
+[[ "$refusal" == *"--fpr must"* ]] ||
+  { echo "install: agebloom-cluster does not run the agebloom-replay beside it: $refusal"; exit 1; }
 if pkg-config --exists libdpdk && [[ ! -x "$tmp/root$prefix/bin/dedup_fwd" ]]; then
   echo "install: libdpdk is here but dedup_fwd was not installed"; exit 1
 fi

@@ -11,6 +11,7 @@
 // close(), so a full disk is an error, never a short capture.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -40,6 +41,11 @@ class PcapWriter {
 
   // Creates (truncates) `path` for frames of `linktype`. Returns "" or why not.
   std::string open(const std::string& path, uint32_t linktype);
+  // The same, writing through `buffer` (`size` bytes, which the caller keeps
+  // until close() or the writer's end) rather than stdio's own few KiB: a
+  // write call per `size` bytes, not per few frames, for a program that
+  // writes much (agebloom-replay --split).
+  std::string open(const std::string& path, uint32_t linktype, char* buffer, size_t size);
   // Appends one record: the packet's stamp, lengths and bytes.
   void write(const Packet& pkt) noexcept;
   // Flushes and closes; "" or the write error, naming the file.

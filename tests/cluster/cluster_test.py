@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+"""agebloom-cluster as a user runs it, on a local Dask cluster of 2 workers.
+
+* with a time window the merged ground truth equals one agebloom-replay's
+  over the same traces, exactly, live FNR 0; with a count window each shard
+  keeps its own window (the sum of --shard I/N replays), live FNR 0;
+* nothing is left in the work folder; the progress bar is drawn on a
+  terminal only, never into --json's output;
+* a cluster of its own (dask-scheduler and dask-worker processes) through
+  --scheduler, and the same scheduler without workers (a bounded wait);
+* bad input: --shards 0, an unreadable trace, a file that is no capture (a
+  failed task, named), traces of different link types, options
+  agebloom-replay refuses, a scheduler that cannot be reached (a bounded
+  wait), a task that fails in stage 2 (named), one that kills every worker
+  that runs it (named);
+* a worker killed in each stage: Dask reruns its task, the result is
+  unchanged.
+
+Usage: cluster_test.py AGEBLOOM_CLUSTER AGEBLOOM_REPLAY SOURCE_ROOT. Exits 77
+(skipped) without python3-distributed.
+"""
+import json
+import os
+import pty
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+CLUSTER, REPLAY = sys.argv[1], os.path.abspath(sys.argv[2])
+ROOT = os.path.abspath(sys.argv[3])  # agebloom-cluster hands the workers absolute paths
+TRACES = [os.path.join(ROOT, "data", "traces", n)
+          for n in ("pcapplusplus_example.pcap", "pcapplusplus_4KHttpRequests.pcap")]
+# Larger captures in time order, used when the shared data set is beside the
+# checkout; the tests hold without them.
+SHARED = os.path.join(ROOT, "..", "shared", "data", "pcap")
+for name in ("ddos/amp.UDP.isakmp.pcap", "malware_c2/slips_test-cc-capture-1.pcap"):
+    if os.path.exists(os.path.join(SHARED, name)):
+        TRACES.append(os.path.abspath(os.path.join(SHARED, name)))
+
+LOCAL = ["--workers", "2"]
+
+
+def cluster(*args, **kw):
+    return subprocess.run([CLUSTER, "replay", *args], capture_output=True, text=True, timeout=240, **kw)
+
+
+def replay(*args):
+    r = subprocess.run([REPLAY, *args, "--json", "--no-progress"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def report(r):
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    return json.loads(r.stdout)
+
+
+def write_raw_ip_capture(path):
+    """One IPv4 packet in a pcap of link type RAW (101): not Ethernet."""
+    ip = bytes([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2])
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
+        f.write(struct.pack("<IIII", 1, 0, len(ip), len(ip)) + ip)
+
+
+def wrapper(folder, body):
+    """A stand-in for agebloom-replay (--replay) that runs `body` (sh), then the real one."""
+    path = os.path.join(folder, "replay-wrapper")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\n{body}\nexec {REPLAY} \"$@\"\n")
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
+class Cluster(unittest.TestCase):
+    tmp = None
+    ttl_run = None  # the time-window run, shared with the killed-worker test
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="agebloom-cluster-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def ttl(self):
+        if Cluster.ttl_run is None:
+            work = os.path.join(self.tmp, "work")
+            os.makedirs(work)
+            Cluster.ttl_run = report(cluster(*TRACES, "--shards", "4", "--key", "flow", "--ttl", "10s", "--truth",
+                                             "--json", "--seed", "5", "--workdir", work, *LOCAL))
+            # Nothing left behind on success.
+            self.assertEqual(os.listdir(work), [])
+        return Cluster.ttl_run
+
+    def test_time_window_truth_equals_one_machine(self):
+        one = replay(*TRACES, "--key", "flow", "--ttl", "10s", "--truth", "--seed", "5")
+        merged = self.ttl()
+        for k in ("packets", "keyed", "unparsed", "truth_duplicates", "first_occurrences", "expired_occurrences",
+                  "distinct_keys", "time_regressions"):
+            self.assertEqual(merged[k], one[k], k)
+        self.assertEqual(merged["live_fnr"], 0.0)
+        self.assertEqual(merged["window_scope"], "time window")
+        self.assertEqual(len(merged["per_shard"]), 4)
+        self.assertEqual(sum(s["packets"] for s in merged["per_shard"]), one["packets"])
+        self.assertEqual(merged["cluster"]["workers"], 2)
+        self.assertEqual(merged["split"]["tasks"], len(TRACES))
+        # The rates come from the summed counts.
+        self.assertEqual(merged["fpr"], merged["first_positives"] / merged["first_occurrences"])
+        # Another key mode, in text: one summary line.
+        r = cluster(*TRACES[:2], "--shards", "3", "--key", "src-ip", "--ttl", "100ms", "--truth", "--seed", "2",
+                    *LOCAL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stdout)
+        one = replay(*TRACES[:2], "--key", "src-ip", "--ttl", "100ms", "--truth", "--seed", "2")
+        self.assertIn(f"{one['truth_duplicates']} repeats within the window, live FNR 0,", lines[0])
+        self.assertIn(f"{one['packets']} packets from 2 traces in 3 shards on 2 workers", lines[0])
+
+    def test_count_window_is_per_shard(self):
+        merged = report(cluster(*TRACES[:2], "--shards", "3", "--key", "src-ip", "--window", "100", "--truth",
+                                "--json", "--seed", "3", *LOCAL))
+        self.assertEqual(merged["window_scope"], "per-shard count window")
+        self.assertIn("per-shard count window", merged["guarantee"])
+        self.assertEqual(merged["live_fnr"], 0.0)
+        # Each shard counts its own insertions: the sum of the --shard I/N
+        # replays over the whole traces, not one machine's count window.
+        shards = [replay(*TRACES[:2], "--key", "src-ip", "--window", "100", "--truth", "--seed", "3", "--shard",
+                         f"{i}/3") for i in range(3)]
+        for k in ("packets", "truth_duplicates", "expired_occurrences", "suppressed"):
+            self.assertEqual(merged[k], sum(s[k] for s in shards), k)
+
+    def test_progress_on_a_terminal_only(self):
+        master, slave = pty.openpty()
+        drawn = []
+        reader = threading.Thread(target=lambda: drawn.append(self._drain(master)))
+        reader.start()
+        r = subprocess.run([CLUSTER, "replay", TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s",
+                            "--json", *LOCAL], stdout=subprocess.PIPE, stderr=slave, text=True, timeout=240)
+        os.close(slave)
+        reader.join()
+        os.close(master)
+        self.assertEqual(r.returncode, 0)
+        json.loads(r.stdout)  # the report alone on stdout
+        self.assertIn("% Completed", drawn[0])
+        self.assertIn("stage 2 (replay)", drawn[0])
+        piped = cluster(TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s", "--json", *LOCAL)
+        self.assertEqual(piped.returncode, 0)
+        self.assertNotIn("Completed", piped.stderr)
+
+    @staticmethod
+    def _drain(fd):
+        out = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out.decode(errors="replace")
+
+    def test_bad_options_exit_two_before_any_cluster(self):
+        for args, says in ((["--shards", "0"], "--shards must be between 1 and 512"),
+                           (["--shards", "2", "--fpr", "2"], "--fpr"),
+                           (["--shards", "2", "--filter", "bogus"], "unknown filter"),
+                           (["--shards", "2", "--scheduler", "tcp://127.0.0.1:1"], "needs --workdir"),
+                           (["--shards", "2", "--verdicts", "x"], "unrecognized arguments")):
+            start = time.monotonic()
+            r = cluster(TRACES[0], "--key", "flow", "--ttl", "1s", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(says, r.stderr)
+            self.assertLess(time.monotonic() - start, 5, args)  # refused before a cluster starts
+        # --window and --ttl exclude each other; one is needed.
+        self.assertEqual(cluster(TRACES[0], "--key", "flow", "--shards", "2").returncode, 2)
+
+    def test_unreadable_traces(self):
+        missing = os.path.join(self.tmp, "missing.pcap")
+        r = cluster(TRACES[0], missing, "--shards", "2", "--key", "flow", "--ttl", "1s", *LOCAL)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"trace {missing}: cannot read it", r.stderr)
+        # Readable but no capture: its split task fails, and the error says which.
+        text = os.path.join(self.tmp, "text.pcap")
+        with open(text, "w") as f:
+            f.write("not a capture\n")
+        work = os.path.join(self.tmp, "work-bad")
+        os.makedirs(work)
+        r = cluster(TRACES[0], text, "--shards", "2", "--key", "flow", "--ttl", "1s", "--workdir", work, *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"stage 1 (split) failed: trace {text}: agebloom-replay exited 1:", r.stderr)
+        self.assertIn("cannot open capture", r.stderr)
+        self.assertEqual(os.listdir(work), [])
+
+    def test_mixed_link_types(self):
+        raw = os.path.join(self.tmp, "raw.pcap")
+        write_raw_ip_capture(raw)
+        r = cluster(TRACES[0], raw, "--shards", "2", "--key", "src-ip", "--ttl", "1s", *LOCAL)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("different link types", r.stderr)
+        self.assertIn(f"{raw} is RAW", r.stderr)
+
+    def test_unreachable_scheduler_fails_in_bounded_time(self):
+        start = time.monotonic()
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--scheduler", "tcp://127.0.0.1:1",
+                    "--workdir", self.tmp, "--timeout", "2")
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot reach the Dask scheduler at tcp://127.0.0.1:1", r.stderr)
+        self.assertLess(elapsed, 15)
+        self.assertEqual([n for n in os.listdir(self.tmp) if n.startswith("agebloom-cluster-")], [])
+
+    def test_a_scheduler_of_its_own(self):
+        # A cluster started apart, as on real machines: `dask scheduler` and
+        # `dask worker` processes, the pieces in a --workdir they all see.
+        if not shutil.which("dask-scheduler") or not shutil.which("dask-worker"):
+            self.skipTest("dask-scheduler or dask-worker not on PATH")
+        folder = tempfile.mkdtemp(dir=self.tmp)
+        address_file = os.path.join(folder, "scheduler.json")
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        started = [subprocess.Popen(["dask-scheduler", "--scheduler-file", address_file, "--port", "0",
+                                     "--no-dashboard"], **quiet)]
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(address_file) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with open(address_file) as f:
+                address = json.load(f)["address"]
+            work = os.path.join(folder, "work")
+            args = [TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "10s", "--truth", "--json", "--seed", "7",
+                    "--scheduler", address, "--workdir", work]
+            # No worker yet: an error after --timeout, not a wait for ever.
+            start = time.monotonic()
+            r = cluster(*args, "--timeout", "2")
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(f"the Dask scheduler at {address} has no worker after 2 s", r.stderr)
+            self.assertLess(time.monotonic() - start, 15)
+            started.append(subprocess.Popen(["dask-worker", "--scheduler-file", address_file, "--nworkers", "2",
+                                             "--nthreads", "1", "--no-dashboard"], **quiet))
+            merged = report(cluster(*args, "--timeout", "60"))
+            one = replay(TRACES[1], "--key", "flow", "--ttl", "10s", "--truth", "--seed", "7")
+            self.assertEqual(merged["truth_duplicates"], one["truth_duplicates"])
+            self.assertEqual(merged["cluster"]["scheduler"], address)
+            self.assertEqual(os.listdir(work), [])
+        finally:
+            for p in reversed(started):
+                p.terminate()
+                p.wait(timeout=30)
+
+    def test_failed_shard_is_named(self):
+        fail = wrapper(self.tmp, 'case " $* " in *" --shard 1/2 "*) echo "agebloom-replay: boom" >&2; exit 1;; esac')
+        r = cluster(TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", fail, *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("stage 2 (replay) failed: shard 1/2: agebloom-replay exited 1: agebloom-replay: boom", r.stderr)
+        # A task that kills every worker that runs it: Dask gives up on it
+        # (allowed-failures), and the error names it.
+        deadly = wrapper(self.tmp, 'case " $* " in *" --shard 1/2 "*) kill -9 $PPID; exit 1;; esac')
+        r = cluster(TRACES[1], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", deadly, *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("stage 2 (replay) failed: shard 1/2: every worker that ran it died", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_killed_worker_changes_nothing(self):
+        # The stand-in kills the worker process that ran it (its parent) the
+        # first time it splits the first trace and the first time it replays
+        # shard 1; the markers (mkdir is atomic) make each happen once.
+        marks = os.path.join(self.tmp, "marks")
+        os.makedirs(marks)
+        kill = wrapper(self.tmp, f"""case " $* " in
+  *" {TRACES[0]} --split "*) mkdir {marks}/split 2>/dev/null && {{ kill -9 $PPID; exit 1; }};;
+  *" --shard 1/4 "*) mkdir {marks}/replay 2>/dev/null && {{ kill -9 $PPID; exit 1; }};;
+esac""")
+        r = cluster(*TRACES, "--shards", "4", "--key", "flow", "--ttl", "10s", "--truth", "--json", "--seed", "5",
+                    "--replay", kill, *LOCAL)
+        merged = report(r)
+        self.assertEqual(sorted(os.listdir(marks)), ["replay", "split"])  # both workers were killed
+        self.assertNotIn("Traceback", r.stderr)
+        unharmed = self.ttl()
+        for k in ("packets", "keyed", "suppressed", "truth_duplicates", "first_positives", "false_positives",
+                  "expired_positives", "live_fnr", "fpr"):
+            self.assertEqual(merged[k], unharmed[k], k)
+        self.assertEqual([s["suppressed"] for s in merged["per_shard"]],
+                         [s["suppressed"] for s in unharmed["per_shard"]])
+
+
+if __name__ == "__main__":
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("SKIP: python3-distributed is not installed (scripts/setup.sh installs it)")
+        sys.exit(77)
+    unittest.main(argv=[sys.argv[0], "-v"])

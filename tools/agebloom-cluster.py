@@ -1,0 +1,374 @@
+#!@PYTHON@
+"""agebloom-cluster: agebloom-replay over a Dask cluster, sharded by key.
+
+    agebloom-cluster replay TRACE... --shards N --key MODE (--ttl D | --window N)
+        [agebloom-replay's filter and keying options] [--truth] [--json]
+        [--scheduler tcp://HOST:8786 --workdir DIR] [--workers K] [--replay PATH]
+
+Dedup is per key, so a replay shards by key: every packet of a key goes to the
+same shard, and a shard's verdicts involve only its own keys. Stage 1 (map):
+one task per trace runs `agebloom-replay TRACE --split N`, writing the trace's
+packets into N pieces by key. Stage 2 (reduce): one task per shard replays its
+pieces of every trace, merged by time, with `agebloom-replay --shard I/N`. The
+shards' reports are merged into one. With a time window the ground truth is
+exactly one machine's; with a count window each shard keeps its own window of
+N insertions (a per-shard count window). docs/SCALING.md has the details.
+
+Without --scheduler a local cluster runs on this machine (one worker process
+per core). With one, the workers must see the traces and the --workdir at
+the same paths as this machine, and run the same agebloom-replay.
+
+Exit codes: 0 done, 1 a task failed or the cluster could not be used,
+2 bad options (those agebloom-replay refuses included, checked before any
+cluster starts; traces of different link types are one).
+"""
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# agebloom-replay's options that this command passes through to it, with
+# whether each takes a value. Its outputs (--verdicts, --write, --plot) are
+# per process and have no merged form, so they are not among them.
+PASSED_WITH_VALUE = ["--filter", "--fpr", "--capacity", "--mem", "--policy", "--seed", "--on-flood",
+                     "--max-npws", "--max-bits-per-item", "--max-accesses", "--block-bits",
+                     "--click-param", "--click-ports", "--packet-bytes", "--bpf",
+                     "--decide", "--penalty-fp", "--penalty-fn", "--prior", "--penalty-param", "--backend"]
+PASSED_FLAGS = ["--click-host", "--vlan-in-key", "--ignore-vlan", "--ignore-l2"]
+
+# Counts that add up over shards (the keys of different shards are disjoint,
+# so distinct keys add up too).
+COUNTS = ["packets", "keyed", "unparsed", "suppressed", "passed", "time_regressions"]
+TRUTH_COUNTS = ["truth_duplicates", "live_misses", "first_occurrences", "first_positives",
+                "expired_occurrences", "expired_positives", "uninserted_occurrences", "uninserted_positives",
+                "slack_suppressed", "stale_positives", "false_positives", "distinct_keys"]
+# Each rate, from the counts above it is a share of: recomputed from the sums,
+# never averaged over shards.
+TRUTH_RATES = {"live_fnr": ("live_misses", "truth_duplicates"),
+               "fpr": ("first_positives", "first_occurrences"),
+               "expired_positive_rate": ("expired_positives", "expired_occurrences"),
+               "uninserted_positive_rate": ("uninserted_positives", "uninserted_occurrences")}
+PENALTY_SUMS = ["expected_penalty", "standard_suppressed", "fn_from_param", "realised_penalty",
+                "realised_penalty_standard"]
+
+
+class Failure(Exception):
+    """A run that cannot go on: the message, and the exit code."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
+
+
+def default_replay():
+    """The agebloom-replay installed (or built) beside this script, else PATH's."""
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agebloom-replay")
+    return beside if os.access(beside, os.X_OK) else "agebloom-replay"
+
+
+def parse(argv):
+    top = argparse.ArgumentParser(prog="agebloom-cluster",
+                                  description="agebloom-replay sharded by key over a Dask cluster.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="replay")
+    p = commands.add_parser(
+        "replay", help="replay traces sharded by key",
+        description="Replays TRACEs as one stream merged by time, split into N shards by key: stage 1 splits "
+                    "each trace (one task per trace), stage 2 replays each shard (one task per shard). With "
+                    "--ttl the merged ground truth equals one agebloom-replay's; with --window each shard "
+                    "keeps its own window of N insertions (per-shard count window).",
+        epilog="Exit codes: 0 done, 1 a task failed or the cluster could not be used, 2 bad options.")
+    p.add_argument("traces", nargs="+", metavar="TRACE", help="pcap or pcapng files, one link type")
+    p.add_argument("--shards", type=int, required=True, metavar="N",
+                   help="key shards, one replay task each (1 to 512)")
+    p.add_argument("--key", required=True, metavar="MODE", help="as agebloom-replay --key")
+    window = p.add_mutually_exclusive_group(required=True)
+    window.add_argument("--ttl", metavar="D", help="time window, as agebloom-replay --ttl")
+    window.add_argument("--window", metavar="N", help="count window of N insertions, per shard")
+    p.add_argument("--truth", action="store_true", help="exact ground truth over all shards")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a running Dask scheduler (tcp://HOST:8786); default: a local cluster")
+    p.add_argument("--workdir", metavar="DIR",
+                   help="where the pieces go, in a folder removed at the end (default: the temporary folder; "
+                        "with --scheduler required, a folder every worker sees at the same path)")
+    p.add_argument("--workers", type=int, metavar="K",
+                   help="local cluster only: worker processes (default: one per core)")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to wait for the scheduler and a first worker (default 10)")
+    p.add_argument("--replay", default=default_replay(), metavar="PATH",
+                   help="agebloom-replay on the workers (default: the one beside this command, else "
+                        "PATH's: %(default)s)")
+    passed = p.add_argument_group("agebloom-replay options, passed to every task (agebloom-replay --help)")
+    for name in PASSED_WITH_VALUE:
+        passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), metavar="X")
+    for name in PASSED_FLAGS:
+        passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), action="store_true")
+    args = top.parse_args(argv)
+
+    if not 1 <= args.shards <= 512:
+        p.error(f"--shards must be between 1 and 512, not {args.shards}")
+    if args.workers is not None and args.scheduler:
+        p.error("--workers is for the local cluster: the scheduler's cluster has its own")
+    if args.workers is not None and args.workers < 1:
+        p.error(f"--workers needs at least 1, not {args.workers}")
+    if args.scheduler and not args.workdir:
+        p.error("--scheduler needs --workdir, a folder that every worker and this machine see at the same path")
+    if args.timeout <= 0:
+        p.error("--timeout must be positive")
+    # One seed for every shard, drawn here unless given, so that the report's
+    # --seed repeats the whole run.
+    if args.pass_seed is None:
+        args.pass_seed = format(secrets.randbits(64), "x")
+    args.options = ["--key", args.key] + (["--ttl", args.ttl] if args.ttl else ["--window", args.window])
+    for name in PASSED_WITH_VALUE + PASSED_FLAGS:
+        value = getattr(args, "pass_" + name[2:].replace("-", "_"))
+        if value is True:
+            args.options.append(name)
+        elif value not in (None, False):
+            args.options += [name, value]
+    # Workers may run elsewhere: every path they are given is absolute.
+    args.traces = [os.path.abspath(t) for t in args.traces]
+    if args.workdir:
+        args.workdir = os.path.abspath(args.workdir)
+    return args
+
+
+def check_options(args):
+    """agebloom-replay's own checks of the options, before any cluster starts."""
+    try:
+        r = subprocess.run([args.replay, "--check", "--split", str(args.shards), "--split-prefix", "unused"]
+                           + args.options, capture_output=True, text=True)
+    except OSError as e:
+        raise Failure(f"cannot run {args.replay}: {e.strerror} (--replay names agebloom-replay)", 2)
+    if r.returncode != 0:
+        raise Failure(r.stderr.strip().splitlines()[0] if r.stderr.strip() else f"{args.replay} --check failed", 2)
+    if not args.scheduler:
+        for t in args.traces:
+            if not os.access(t, os.R_OK):
+                raise Failure(f"trace {t}: cannot read it")
+
+
+# The tasks: each runs agebloom-replay on a worker and returns its report, or
+# raises its message (gather names the task).
+def run_replay(replay, argv):
+    # Dask sets MALLOC_TRIM_THRESHOLD_ for its workers' own heaps; inherited,
+    # it made agebloom-replay's planning of tlbf ten times slower (every free
+    # of a large buffer given back to the kernel and faulted in again).
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        message = r.stderr.strip() or r.stdout.strip() or "no message"
+        raise RuntimeError(f"agebloom-replay exited {r.returncode}: {message}")
+    return json.loads(r.stdout)
+
+
+def split_trace(replay, trace, shards, prefix, options):
+    return run_replay(replay, [trace, "--split", str(shards), "--split-prefix", prefix] + options)
+
+
+def replay_shard(replay, shard, shards, pieces, options):
+    return run_replay(replay, pieces + ["--shard", f"{shard}/{shards}"] + options)
+
+
+def connect(args, run_dir):
+    """A client of the --scheduler's cluster, or of a local one (also returned, to close)."""
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        try:
+            client = Client(args.scheduler, timeout=args.timeout)
+        except (OSError, ValueError, TimeoutError) as e:
+            raise Failure(f"cannot reach the Dask scheduler at {args.scheduler}: {e}")
+        try:
+            # A scheduler without workers would take the tasks and never run them.
+            client.wait_for_workers(1, timeout=args.timeout)
+        except (TimeoutError, OSError):
+            client.close()
+            raise Failure(f"the Dask scheduler at {args.scheduler} has no worker after {args.timeout:g} s")
+        return client, None
+    workers = args.workers or len(os.sched_getaffinity(0))
+    # silence_logs reaches the first workers only; a worker the nanny starts
+    # after one died reads its log level from the environment.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    # Processes, not threads: a task whose worker dies takes only its own
+    # process down, and the scheduler reruns it on another.
+    try:
+        # No worker extensions: the tasks use none, and Debian's Dask 2022.12
+        # closes the shuffle extension twice in a worker that replaced a dead
+        # one, printing an AssertionError's traceback at every such exit.
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.ERROR,
+                               extensions={})
+    except Exception as e:  # whatever Dask raises, the run cannot go on; say why
+        raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
+    return Client(cluster), cluster
+
+
+def gather(futures, names, stage):
+    """The tasks' results in order; the first failure, named, ends the run."""
+    from distributed import as_completed, progress
+    if sys.stderr.isatty():
+        # Dask's bar draws on stdout, which --json keeps for the report.
+        print(f"{stage}:", file=sys.stderr)
+        with contextlib.redirect_stdout(sys.stderr):
+            progress(futures)
+        print(file=sys.stderr)
+    name_of = {f.key: n for f, n in zip(futures, names)}
+    for f in as_completed(futures):
+        if f.status == "error":
+            e = f.exception()
+            for other in futures:
+                other.cancel()
+            if type(e).__name__ == "KilledWorker":
+                e = "every worker that ran it died (distributed.scheduler.allowed-failures)"
+            raise Failure(f"{stage} failed: {name_of[f.key]}: {e}")
+    return [f.result() for f in futures]
+
+
+def merge(args, splits, shards, split_seconds, replay_seconds):
+    """One report from the shards' reports: counts summed, rates recomputed."""
+    first = shards[0]
+    out = {"traces": args.traces, "shards": args.shards, "key": first["key"], "policy": first["policy"],
+           "seed": first["seed"]}
+    for k in COUNTS:
+        out[k] = sum(s[k] for s in shards)
+    out["bad_timestamps"] = sum(s["bad_timestamps"] for s in splits)
+    reasons = {}
+    for s in shards:
+        for reason, n in s["unparsed_reasons"].items():
+            reasons[reason] = reasons.get(reason, 0) + n
+    out["unparsed_reasons"] = reasons
+    f = first["filter"]
+    out["filter"] = {k: f[k] for k in ("name", "parameters", "window", "window_kind", "slack", "model_fpr",
+                                       "bits_per_item")}
+    out["filter"]["bytes_per_shard"] = f["bytes"]
+    out["filter"]["bytes"] = sum(s["filter"]["bytes"] for s in shards)
+    count_window = f["window_kind"] == "count"
+    out["window_scope"] = "per-shard count window" if count_window else "time window"
+    out["guarantee"] = first["guarantee"] + (" (in each shard: a per-shard count window of its own insertions)"
+                                             if count_window else "")
+    if args.truth:
+        for k in TRUTH_COUNTS:
+            out[k] = sum(s[k] for s in shards)
+        for rate, (num, den) in TRUTH_RATES.items():
+            out[rate] = out[num] / out[den] if out[den] else 0.0
+        out["oldest_remembered"] = max(s["oldest_remembered"] for s in shards)
+    if "penalties" in first:
+        pen = {k: sum(s["penalties"].get(k, 0) for s in shards) for k in PENALTY_SUMS if k in first["penalties"]}
+        if pen.get("realised_penalty"):
+            pen["penalty_ratio_standard_to_inferential"] = pen["realised_penalty_standard"] / pen["realised_penalty"]
+        out["penalties"] = pen
+    out["per_shard"] = []
+    for i, s in enumerate(shards):
+        row = {"shard": i, "packets": s["packets"], "keyed": s["keyed"], "suppressed": s["suppressed"],
+               "seconds": s["seconds"], "packets_per_second": s["packets_per_second"], "backend": s["backend"],
+               "filter_bytes": s["filter"]["bytes"]}
+        if args.truth:
+            for k in ("truth_duplicates", "live_fnr", "fpr", "false_positives", "distinct_keys"):
+                row[k] = s[k]
+        out["per_shard"].append(row)
+    out["split"] = {"seconds": split_seconds, "tasks": len(splits),
+                    "task_seconds": sum(s["seconds"] for s in splits),
+                    "packets_per_second": out["packets"] / split_seconds if split_seconds > 0 else 0.0,
+                    "per_trace": [{"trace": s["traces"][0], "packets": s["packets"], "seconds": s["seconds"]}
+                                  for s in splits]}
+    out["replay"] = {"seconds": replay_seconds, "tasks": len(shards),
+                     "task_seconds": sum(s["seconds"] for s in shards),
+                     "packets_per_second": out["packets"] / replay_seconds if replay_seconds > 0 else 0.0}
+    total = split_seconds + replay_seconds
+    out["seconds"] = total
+    out["packets_per_second"] = out["packets"] / total if total > 0 else 0.0
+    return out
+
+
+def summary(r):
+    """The report in one line."""
+    line = (f"agebloom-cluster: {r['packets']} packets from {len(r['traces'])} traces in {r['shards']} shards "
+            f"on {r['cluster']['workers']} workers: {r['keyed']} keyed by {r['key']}, {r['suppressed']} suppressed, "
+            f"{r['passed']} passed; {r['filter']['name']} of {r['filter']['bytes_per_shard']} bytes per shard")
+    if "live_fnr" in r:
+        line += (f"; truth: {r['truth_duplicates']} repeats within the window, live FNR {r['live_fnr']:.4g}, "
+                 f"FPR {r['fpr']:.4g} ({r['first_positives']} of {r['first_occurrences']} first sightings), "
+                 f"{r['expired_positives']} expired positives of {r['expired_occurrences']}")
+    line += (f"; split {r['split']['seconds']:.3g} s, replay {r['replay']['seconds']:.3g} s "
+             f"({r['packets_per_second']:.0f} packets/s); --seed {r['seed']} repeats it")
+    return line
+
+
+def replay(args):
+    check_options(args)
+    try:
+        import distributed  # noqa: F401 (here, so that --help and the checks work without it)
+    except ImportError:
+        raise Failure("needs Dask distributed: apt-get install python3-distributed (Debian), "
+                      f"for {sys.executable}")
+    if args.workdir:
+        os.makedirs(args.workdir, exist_ok=True)
+    run_dir = tempfile.mkdtemp(prefix="agebloom-cluster-", dir=args.workdir)
+    client = cluster = None
+    try:
+        started = time.monotonic()
+        client, cluster = connect(args, run_dir)
+        workers = len(client.scheduler_info()["workers"])
+        cluster_seconds = time.monotonic() - started
+
+        start = time.monotonic()
+        prefixes = [os.path.join(run_dir, f"t{j}-") for j in range(len(args.traces))]
+        splits = gather([client.submit(split_trace, args.replay, t, args.shards, prefix, args.options, pure=False)
+                         for t, prefix in zip(args.traces, prefixes)],
+                        [f"trace {t}" for t in args.traces], "stage 1 (split)")
+        split_seconds = time.monotonic() - start
+        kinds = {(s["linktype"], s["linktype_name"]) for s in splits}
+        if len(kinds) > 1:
+            which = ", ".join(f"{s['traces'][0]} is {s['linktype_name'] or s['linktype']}" for s in splits)
+            raise Failure(f"traces of different link types cannot be replayed as one stream: {which}", 2)
+
+        start = time.monotonic()
+        truth = ["--truth"] if args.truth else []
+        shards = gather([client.submit(replay_shard, args.replay, i, args.shards,
+                                       [p + f"{i}.pcap" for p in prefixes], args.options + truth, pure=False)
+                         for i in range(args.shards)],
+                        [f"shard {i}/{args.shards}" for i in range(args.shards)], "stage 2 (replay)")
+        replay_seconds = time.monotonic() - start
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+    # A piece holds only its shard's keys, so a replay that drops packets was
+    # split under other keying options: a bug, not a result.
+    for i, s in enumerate(shards):
+        if s["shard"]["packets_outside"]:
+            raise Failure(f"shard {i}: {s['shard']['packets_outside']} packets of its pieces are other shards'")
+    report = merge(args, splits, shards, split_seconds, replay_seconds)
+    report["cluster"] = {"scheduler": args.scheduler or "local", "workers": workers,
+                         "start_seconds": cluster_seconds}
+    if report["time_regressions"]:
+        print(f"agebloom-cluster: warning: {report['time_regressions']} packets stepped back in time; each shard "
+              "held its own clock, so its truth may differ from one machine's", file=sys.stderr)
+    print(json.dumps(report) if args.json else summary(report))
+
+
+def main(argv):
+    args = parse(argv)
+    try:
+        replay(args)
+    except Failure as e:
+        print(f"agebloom-cluster: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
