@@ -270,6 +270,7 @@ int main(int argc, char** argv) {
   plan_ports(app);
   setup_workers(app);
   if (!restore_snapshot()) {
+    close_telemetry();
     free_workers(app);
     rte_eal_cleanup();
     return 1;
@@ -411,6 +412,7 @@ int main(int argc, char** argv) {
   if (!o.stats_json.empty() && !write_stats_json(o.stats_json, facts)) rc = 1;
   if (!save_final_snapshot() && rc == 0) rc = 1;
 
+  close_telemetry();
   free_workers(app);
   rte_mempool_free(app.pool);
   rte_eal_cleanup();

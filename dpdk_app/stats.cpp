@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <atomic>
+#include <cerrno>
 #include <thread>
 
 #include "agebloom/dedup/key_mode.hpp"
@@ -174,7 +176,39 @@ void refresh_figures() {
 // A fraction as a JSON number: telemetry in 22.11 has no floating point.
 uint64_t scaled(double v, double scale) { return v > 0 ? static_cast<uint64_t>(std::llround(v * scale)) : 0; }
 
+// The telemetry thread answers until rte_eal_cleanup stops it, but the
+// workers' LcoreStats are freed before that (with the rest of their
+// rte_malloc memory, which cleanup would invalidate). A handler enters the
+// gate before it reads any worker and leaves it after; close_telemetry()
+// shuts the gate and waits for the handlers inside. Both sides are seq_cst:
+// either the handler sees `closed` and reads nothing, or close_telemetry
+// sees it in `inside` and waits (the store-load pairs cannot both miss).
+std::atomic<bool> g_tel_closed{false};
+std::atomic<int> g_tel_inside{0};
+
+struct TelemetryGate {
+  bool open;
+  TelemetryGate() {
+    g_tel_inside.fetch_add(1);
+    open = !g_tel_closed.load();
+  }
+  ~TelemetryGate() { g_tel_inside.fetch_sub(1); }
+};
+
+int tel_stats_body(rte_tel_data* d);
+int tel_filter_body(rte_tel_data* d);
+
+// -ENODEV, DPDK's answer for a command with nothing behind it: dedup_fwd is closing.
 int tel_stats(const char*, const char*, rte_tel_data* d) {
+  const TelemetryGate gate;
+  return gate.open ? tel_stats_body(d) : -ENODEV;
+}
+int tel_filter(const char*, const char*, rte_tel_data* d) {
+  const TelemetryGate gate;
+  return gate.open ? tel_filter_body(d) : -ENODEV;
+}
+
+int tel_stats_body(rte_tel_data* d) {
   Totals t = totals();
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_u64(d, "rx", t.rx);
@@ -211,7 +245,7 @@ int tel_stats(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
-int tel_filter(const char*, const char*, rte_tel_data* d) {
+int tel_filter_body(rte_tel_data* d) {
   const Worker& w = g_app.workers.front();
   const bool time = g_app.opt.spec.window.is_time();
   rte_tel_data_start_dict(d);
@@ -388,6 +422,11 @@ uint64_t input_errors(std::string* detail) {
   }
   if (detail) *detail = text;
   return sum;
+}
+
+void close_telemetry() {
+  g_tel_closed.store(true);
+  while (g_tel_inside.load() != 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
 bool register_telemetry() {

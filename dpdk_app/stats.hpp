@@ -57,6 +57,9 @@ uint64_t input_errors(std::string* detail = nullptr);
 // number is a JSON number (telemetry in DPDK 22.11 has integers only, so
 // fractions are scaled: _ppm, _ppb, _micro), with its unit in its name.
 bool register_telemetry();
+// Before the workers' memory is freed: no telemetry handler reads it after
+// this returns (they answer -ENODEV from then on).
+void close_telemetry();
 
 // What only main() knows at exit, for the JSON.
 struct ExitFacts {
