@@ -8,6 +8,7 @@
 
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "captures.hpp"
 #include "suite_main.hpp"
 #include "three_lcores.hpp"
@@ -46,14 +47,7 @@ namespace {
 using agebloom::testing::Outcome;
 using agebloom::testing::shell;
 
-fs::path temp_dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("dedup-fwd-test-" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("dedup-fwd-test"); }
 
 // EAL arguments: no hugepages, no PCI, a file prefix of our own so parallel
 // runs (and other suites) never share /var/run/dpdk state.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "suite_main.hpp"
 #include "three_lcores.hpp"
 
@@ -30,14 +31,7 @@ using agebloom::testing::shell;
 
 namespace {
 
-fs::path temp_dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("dedup-fwd-hostile-" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("dedup-fwd-hostile"); }
 
 // A file prefix of our own per run, so runs never share EAL state and each
 // runtime directory can be looked for afterwards.

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "captures.hpp"
 #include "suite_main.hpp"
 
@@ -49,14 +50,7 @@ const fs::path kReadme = kRoot / "dpdk_app" / "README.md";
 const fs::path kWeb = kRoot / "data" / "traces" / "pcapplusplus_example.pcap";
 const fs::path kAds = kRoot / "data" / "traces" / "pcapplusplus_4KHttpRequests.pcap";
 
-fs::path temp_dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("dedup-fwd-readme-" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("dedup-fwd-readme"); }
 
 // Unique per run, so that runs never share EAL state (nor with other suites).
 std::string next_prefix() {

@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 
 namespace {
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
 agebloom::testing::Outcome replay(const std::string& args) {
   return agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 
@@ -21,13 +22,9 @@ namespace tr = agebloom::trace;
 
 namespace {
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("agebloom-packet-dedup-test-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("agebloom-packet-dedup-test"); }
 
 nlohmann::json replay_json(const std::string& args) {
   const auto r = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args + " --json");

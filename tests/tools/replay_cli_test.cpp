@@ -5,6 +5,7 @@
 
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -25,13 +26,9 @@ using agebloom::testing::Outcome;
 
 Outcome run(const std::string& args) { return agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args); }
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("agebloom-replay-test-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("agebloom-replay-test"); }
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "replay_plot.hpp"
 
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ Outcome run(const std::string& args, const std::string& env = "") {
   return agebloom::testing::shell(env + " " + AGEBLOOM_REPLAY + " " + args);
 }
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
 fs::path temp_dir(const char* what) {
   fs::path d = fs::temp_directory_path() / ("agebloom-plot-test-" + std::to_string(getpid()) + "-" + what);

@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "replay_progress.hpp"
 
 namespace {
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
 struct TtyRun {
   int code = -1;

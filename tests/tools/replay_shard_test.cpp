@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/shell.hpp"
+#include "../common/test_paths.hpp"
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
 #include "replay_input.hpp"
@@ -27,13 +28,9 @@ namespace {
 
 Outcome run(const std::string& args) { return agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args); }
 
-std::string trace(const char* name) { return std::string(AGEBLOOM_SOURCE_ROOT) + "/data/traces/" + name; }
+using agebloom::testing::trace;
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("agebloom-shard-test-" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return agebloom::testing::process_temp_dir("agebloom-shard-test"); }
 
 nlohmann::json json_of(const Outcome& r) {
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
