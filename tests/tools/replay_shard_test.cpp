@@ -224,7 +224,9 @@ TEST(ReplayShard, ShardsPartitionTheKeys) {
                   whole["packets"].get<uint64_t>());
         EXPECT_EQ(j["live_fnr"], 0.0) << key << shard;
         // Packets without a key are shard 0's.
-        if (i > 0) EXPECT_EQ(j["unparsed"], 0) << key << shard;
+        if (i > 0) {
+          EXPECT_EQ(j["unparsed"], 0) << key << shard;
+        }
         // Another seed, the same shard.
         const auto again = json_of(run(both + opts + shard + " --seed 99"));
         EXPECT_EQ(again["packets"], j["packets"]) << key << shard;
@@ -310,7 +312,9 @@ TEST(ReplaySplit, PiecesReplayAsTheirShards) {
       for (const char* field : {"packets", "keyed", "unparsed", "suppressed", "truth_duplicates", "first_occurrences",
                                 "expired_occurrences", "false_positives"})
         EXPECT_EQ(from_pieces[field], from_whole[field]) << key << shard << " " << field;
-      if (i > 0) EXPECT_EQ(from_pieces["unparsed"], 0) << key << shard;
+      if (i > 0) {
+        EXPECT_EQ(from_pieces["unparsed"], 0) << key << shard;
+      }
     }
     EXPECT_EQ(pieces_total, read_alone(web).size() + read_alone(ads).size());
   }
