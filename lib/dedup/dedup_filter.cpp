@@ -71,6 +71,10 @@ std::string human_bytes(double bytes) {
 
 }  // namespace
 
+bool mem_is_budget(const FilterSpec& spec) noexcept {
+  return spec.structure ? info(*spec.structure).rate_adaptive : spec.window.is_time() && spec.capacity == 0;
+}
+
 model::PlanResult plan_spec(const FilterSpec& spec) {
   model::PlanRequest req = request_of(spec);
   // "auto": a dataplane pays per packet, so the fewest bits per item among
@@ -80,9 +84,7 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
   if (!spec.structure) req.auto_candidates = true;
   // --mem bounds the arena of every structure but the rate-adaptive one,
   // whose budget it is (memory_bytes above).
-  const bool budgeted = spec.structure ? info(*spec.structure).rate_adaptive
-                                       : spec.window.is_time() && spec.capacity == 0;
-  if (spec.mem_bytes && !budgeted) req.max_total_bytes = spec.mem_bytes;
+  if (spec.mem_bytes && !mem_is_budget(spec)) req.max_total_bytes = spec.mem_bytes;
   auto plan = [&] { return spec.fpr == 0.0 ? model::plan_lowest_fpr(req) : model::plan(req); };
   auto result = plan();
   if (const auto* err = std::get_if<model::PlanError>(&result); err && req.auto_candidates &&

@@ -361,8 +361,7 @@ std::string FilterOptions::finish() {
   if (!have_fpr_ && mode == packet::KeyMode::packet) spec.fpr = kPacketModeFpr;
   // --mem alone is the input: the lowest FPR that fits. Not for the
   // rate-adaptive filter (its budget, beside a target FPR).
-  const bool budgeted = spec.structure ? info(*spec.structure).rate_adaptive : have_ttl_ && !have_capacity_;
-  if (have_mem_ && !have_fpr_ && !budgeted) spec.fpr = 0.0;
+  if (have_mem_ && !have_fpr_ && !mem_is_budget(spec)) spec.fpr = 0.0;
   return {};
 }
 

@@ -90,6 +90,10 @@ struct FilterSpec {
   std::optional<unsigned> block_bits;       // --block-bits: B of the blocked structures (default 512)
 };
 
+// Whether --mem is the budget of a rate-adaptive filter (tlbf named, or
+// auto over a --ttl without --capacity) rather than a bound on the arena.
+bool mem_is_budget(const FilterSpec& spec) noexcept;
+
 // What DedupFilter::plan builds from `spec`, with the planner's figures
 // (agebloom-plan prints them): `structure` empty plans among the auto
 // candidates, or among all structures when none of those meets the target
