@@ -299,6 +299,14 @@ std::string describe(const InterleavedEpochConfig& i) {
                 i.epoch_capacity ? (" epoch_capacity=" + std::to_string(i.epoch_capacity)).c_str() : "");
   return buf;
 }
+std::string describe(const TwoLineEpochConfig& i) {
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", i.r, i.k(),
+                static_cast<unsigned long long>(i.lines), TwoLineEpochConfig::kLaneBits,
+                static_cast<unsigned long long>(i.epoch_length()),
+                i.epoch_capacity ? (" epoch_capacity=" + std::to_string(i.epoch_capacity)).c_str() : "");
+  return buf;
+}
 std::string describe(const TimeLimitedConfig& t) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "k=%u l=%u capacity=%llu budget_bits=%llu max_slices=%u", t.k, t.l,

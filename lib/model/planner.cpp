@@ -115,6 +115,24 @@ Plan describe(const InterleavedEpochConfig& c, double items) {
     return p;
 }
 
+Plan describe(const TwoLineEpochConfig& c, double items) {
+    Plan p;
+    p.k = c.k();
+    p.l_or_r = c.r;
+    p.block_bits = 2 * TwoLineEpochConfig::kLaneBits; // a key's block: its lane in two lines
+    p.bits_per_block = c.k();
+    p.segments = c.segments();
+    p.bits_per_segment = c.lines * TwoLineEpochConfig::kLaneBits;
+    p.generation_or_epoch = ceil_div(std::uint64_t(items), c.r);
+    p.slack_items = epoch_slack(p.generation_or_epoch, c.r, items);
+    p.peak_npws = guarded_epoch_peak_npws(std::uint64_t(items), c.r);
+    // Two lines: adjacent, so fetched together where the CPU pairs lines, but
+    // counted as two until the benchmarks show them costing one.
+    p.accesses_per_query = 2;
+    p.accesses_per_insert = 2;
+    return p;
+}
+
 Plan describe(const InterleavedApbfConfig& c, double items) {
     Plan p;
     p.k = c.k;

@@ -132,26 +132,11 @@ struct InterleavedEpochConfig {
       c.k = best_k;
       return best <= fpr;
     };
-    // Start from a flat filter's size for the per-segment target, grow 2% a
-    // step until the best k meets the target (bounded), then bisect down to
-    // the fewest lines that do.
-    const uint64_t max_lines = kMaxStructureBits / 512;
-    const double f = math::root_complement(fpr, c.segments());
-    double lines = bloom_math::bits_for(c.epoch_load(), f) / lane_bits;
-    uint64_t fails = 0;
-    for (int step = 0; step < 600; ++step, lines *= 1.02) {
-      if (!(lines <= static_cast<double>(max_lines))) return Errc::too_large;
-      uint64_t n = math::ceil_to_u64(lines);
-      if (n <= fails) continue;
-      if (!meets(n)) {
-        fails = n;
-        continue;
-      }
-      while (n / 2 > fails && meets(n / 2)) n /= 2;
-      meets(math::bisect_smallest(fails, n, meets));
-      return c;
-    }
-    return Errc::too_large;
+    // From a flat filter's size for the per-segment target (a lower bound).
+    auto lines = fewest_lines(bloom_math::bits_for(c.epoch_load(), math::root_complement(fpr, c.segments())) / lane_bits, meets);
+    if (!lines) return lines.error();
+    meets(*lines);
+    return c;
   }
 };
 

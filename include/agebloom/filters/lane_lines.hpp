@@ -13,6 +13,7 @@
 #include "agebloom/core/bits.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/hash.hpp"
+#include "agebloom/core/math.hpp"
 #include "agebloom/core/placement.hpp"
 
 namespace agebloom {
@@ -25,6 +26,29 @@ using U64x2 = uint64_t __attribute__((vector_size(16)));
 using U32x4 = uint32_t __attribute__((vector_size(16)));
 }  // namespace detail
 #endif
+
+// The fewest lines, at least `start` (a lower bound such as a flat filter's
+// size), for which meets(lines) holds: grow 2% a step from start until it
+// does (at most 600 steps, within the structure limit), then bisect down to
+// the fewest. The sizing search of the line layouts.
+template <class Meets>
+constexpr Expected<uint64_t> fewest_lines(double start, Meets&& meets) noexcept {
+  const uint64_t max_lines = kMaxStructureBits / 512;
+  uint64_t fails = 0;
+  double lines = start;
+  for (int step = 0; step < 600; ++step, lines *= 1.02) {
+    if (!(lines <= static_cast<double>(max_lines))) return Errc::too_large;
+    uint64_t n = math::ceil_to_u64(lines);
+    if (n <= fails) continue;
+    if (!meets(n)) {
+      fails = n;
+      continue;
+    }
+    while (n / 2 > fails && meets(n / 2)) n /= 2;
+    return math::bisect_smallest(fails, n, meets);
+  }
+  return Errc::too_large;
+}
 
 // The lines of a one-line filter: 512-bit lines of 64/sizeof(Lane) lanes,
 // one lane per segment or slice, so a key's bits in every lane are one line.
@@ -87,6 +111,18 @@ class LaneLines {
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
 
+  // A key's two adjacent lines (two_line_epoch.hpp): its line and the next,
+  // the last line's next being the first.
+  struct Pair {
+    Line* first;   // line x, from h1
+    Line* second;  // line x + 1 (the first line after the last)
+  };
+  // h's two lines.
+  Pair pair_of(KeyHash h) const noexcept {
+    const uint64_t x = placement::Lanes{count_, 0}.line(h);
+    return {&lines_[x], &lines_[x + 1 == count_ ? 0 : x + 1]};
+  }
+
   // Does any lane of `line` hold every bit of `mask`? The guarded epoch
   // line's query: a key is present when one segment has its whole pattern.
   // Four 16-byte compares (AND, compare-equal, OR) instead of eight scalar
@@ -114,9 +150,11 @@ class LaneLines {
 #endif
   }
 
-  // Zeroes lane j of every line: clears one segment or slice on rotation.
-  void clear_lane(uint32_t j) noexcept {
-    for (uint64_t i = 0; i < count_; ++i) lines_[i].lane[j] = 0;
+  // Zeroes lanes j .. j + n - 1 of every line: clears one segment or slice
+  // on rotation (n lanes when a segment is wider than a lane).
+  void clear_lane(uint32_t j, uint32_t n = 1) noexcept {
+    for (uint64_t i = 0; i < count_; ++i)
+      for (uint32_t l = j; l < j + n; ++l) lines_[i].lane[l] = 0;
   }
 
   // Fraction of set bits (control plane: reads every line).

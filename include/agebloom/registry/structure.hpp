@@ -28,6 +28,7 @@
 #include "agebloom/filters/counting.hpp"
 #include "agebloom/filters/stable.hpp"
 #include "agebloom/filters/time_limited.hpp"
+#include "agebloom/filters/two_line_epoch.hpp"
 
 namespace agebloom {
 
@@ -47,6 +48,7 @@ enum class Structure : uint8_t {
   tbf,
   btbf,
   clock4,
+  two_line,
 };
 
 // Which windows a structure keeps.
@@ -110,6 +112,10 @@ inline constexpr StructureInfo kStructures[] = {
     {Structure::clock4, "clock4", "Continuous Bloom Filter (Surprenant): the continuous filter", kBothWindows,
      "k 4-bit cells", "a 15-slot clock per cell ticking every TTL/2, swept so it cannot wrap; keys live TTL..1.5 TTL",
      false, false, false, false, false},
+    {Structure::two_line, "two-line", "Guarded Epoch Bloom Filters, Sec. 2 (two-line layout)", kBothWindows,
+     "two adjacent cache lines",
+     "guarded epoch with 4 segments as 128-bit lanes; a key's bits straddle two adjacent lines", false, false, false,
+     false, false},
 };
 // How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
@@ -424,6 +430,22 @@ struct StructureTraits<Structure::clock4> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = ClockConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
+  }
+};
+
+// Guarded epoch over two adjacent lines: four segments as 128-bit lanes, each
+// key's block straddling its line and the next (two_line_epoch.hpp).
+template <>
+struct StructureTraits<Structure::two_line> {
+  // The configuration plan() emits, and the filter it builds.
+  using Config = TwoLineEpochConfig;
+  using Filter = TwoLineEpochFilter;  // the filter a Config builds
+  // r = 1 .. 3 (4 lanes); r = 3 is the most compact at common targets, the
+  // planner ranks them.
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    for (uint32_t n = 1; n < TwoLineEpochConfig::kLanes; ++n)
+      if (auto c = TwoLineEpochConfig::for_fpr(r.window, r.fpr, {.r = n, .capacity = r.capacity})) emit(*c);
   }
 };
 
