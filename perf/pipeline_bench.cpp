@@ -42,6 +42,17 @@
 #include "bench_common.hpp"
 #include "burst.hpp"
 
+// Instruction counts (scripts/bench_instructions.sh): under valgrind's
+// callgrind, started with --collect-atstart=no, only the timed bursts are
+// counted; natively the toggles are a few no-op instructions outside the
+// per-packet loop.
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_TOGGLE_COLLECT
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 // dedup_fwd's burst code reads the run's options from g_app, which the
 // application defines in main.cpp. This binary does not link main.cpp, so it
 // owns the instance and fills the options a `dedup_fwd --key src-ip` run
@@ -234,6 +245,42 @@ class Rig final : public Live {
     }
   }
 
+  // The first stages of dedup_fwd's work on burst b alone, for the per-stage
+  // figures (each includes the ones before it; the differences are the
+  // stages): `parse` runs the fast key extraction dedup_fwd's stage 1 uses
+  // for these frames, `key` the whole stage 1 (parse and hash, key_burst),
+  // `filter` stage 1 and the filter's verdicts (decide_burst), without the
+  // split into lists and the counters decide() adds. Returns a count that
+  // depends on the work, so none of it is optimised away.
+  uint32_t parse(unsigned b) {
+    uint32_t keyed = 0;
+    rte_mbuf** pkts = &mbufs_[b * kBurst32];
+    for (unsigned i = 0; i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));  // as key_burst does
+    for (unsigned i = 0; i < kBurst32; ++i) {
+      if (i + 4 < kBurst32) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
+      rte_mbuf* m = pkts[i];
+      pk::Result r;
+      keyed += pk::detail::ethernet_ipv4_fast(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_pkt_len(m),
+                                              df::g_app.opt.mode, key_, r) +
+               key_.bytes[key_.length - 1];
+    }
+    return keyed;
+  }
+  uint32_t key(unsigned b) {
+    df::Keyed keyed;
+    df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    return keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
+  }
+  uint32_t filter_verdicts(unsigned b) {
+    df::Keyed keyed;
+    df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    bool dup[kBurst32];
+    worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
+    uint32_t n = 0;
+    for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
+    return n;
+  }
+
   // dedup_fwd's work on burst b: nf + nd, which must be the whole burst.
   uint16_t decide(unsigned b) {
     const df::Split s =
@@ -308,7 +355,9 @@ Totals time_bursts(benchmark::State& st, Rig& r, Burst&& burst) {
     st.ResumeTiming();
     const uint64_t c0 = thread_cpu_ns();
     const uint64_t t0 = ticks();
+    CALLGRIND_TOGGLE_COLLECT;
     for (unsigned b = 0; b < kBursts; ++b) burst(b);
+    CALLGRIND_TOGGLE_COLLECT;
     t.cycles += ticks() - t0;
     t.cpu_ns += thread_cpu_ns() - c0;
     t.packets += kPackets;
@@ -321,6 +370,7 @@ void run_5tswap(benchmark::State& st) {
   if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
   const Totals t = time_bursts(st, r, [&](unsigned b) { r.swap(b); });
   report(st, t);
+  st.counters["packets"] = static_cast<double>(t.packets);
   g_swap.cycles += t.cycles;
   g_swap.cpu_ns += t.cpu_ns;
   g_swap.packets += t.packets;
@@ -340,17 +390,43 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   if (placed != t.packets || rx != t.packets || keyed != t.packets)
     return st.SkipWithError("accounting: split, rx or keyed differs from the packets processed");
   report(st, t);
+  st.counters["packets"] = static_cast<double>(t.packets);
   if (g_swap.packets) st.counters["per_5tswap"] = cpu_cycles_per_pkt(t) / cpu_cycles_per_pkt(g_swap);
   st.counters["dup_rate"] = keyed ? static_cast<double>(s.duplicates.get() - dup0) / keyed : 0.0;
   st.counters["bits_per_item"] = r.filter().bits_per_item();
   st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + "); burst 32");
 }
 
+// The stages of dedup_fwd's burst code before the split, for the per-stage
+// figures: parse, parse + hash, parse + hash + filter (Rig::parse etc.).
+enum class Stage { parse, key, filter };
+
+void run_dedup_stage(benchmark::State& st, const std::string& filter, pk::KeyMode mode, Stage stage) {
+  Rig& r = rig(filter, mode);
+  if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
+  uint64_t sink = 0;
+  const Totals t = time_bursts(st, r, [&](unsigned b) {
+    sink += stage == Stage::parse ? r.parse(b) : stage == Stage::key ? r.key(b) : r.filter_verdicts(b);
+  });
+  benchmark::DoNotOptimize(sink);
+  report(st, t);
+  st.counters["packets"] = static_cast<double>(t.packets);
+}
+
+// Under callgrind every case runs a fixed number of iterations once (no
+// estimation run), so the instructions it counts belong to `packets` packets.
+benchmark::internal::Benchmark* fixed_under_valgrind(benchmark::internal::Benchmark* b) {
+  if (RUNNING_ON_VALGRIND) b->Iterations(4);
+  return b;
+}
+
 }  // namespace
 
 void register_pipeline() {
   // The baseline first: the dedup_fwd cases report their ratio to it.
-  benchmark::RegisterBenchmark("pipeline/5tswap/burst:32", run_5tswap)->Unit(benchmark::kMillisecond)->UseRealTime();
+  fixed_under_valgrind(benchmark::RegisterBenchmark("pipeline/5tswap/burst:32", run_5tswap))
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   struct Case {
     const char* key;
     pk::KeyMode mode;
@@ -361,10 +437,24 @@ void register_pipeline() {
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-apbf"},
                        Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "two-line"},
                        Case{"flow", pk::KeyMode::flow, "auto"}}) {
     const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter + "/W:" +
                              std::to_string(kWindow) + "/burst:32";
-    benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode); })
+    fixed_under_valgrind(
+        benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode); }))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  // The stages of src-ip with auto's filter (scripts/bench_instructions.sh
+  // turns them, with the whole path above, into per-stage figures).
+  for (const auto& [stage, label] : {std::pair{Stage::parse, "parse"}, std::pair{Stage::key, "parse+hash"},
+                                     std::pair{Stage::filter, "parse+hash+filter"}}) {
+    const std::string name = std::string("pipeline/stage/dedup_fwd_src_ip/auto/W:") + std::to_string(kWindow) +
+                             "/" + label;
+    fixed_under_valgrind(benchmark::RegisterBenchmark(
+                             name.c_str(),
+                             [stage = stage](benchmark::State& st) { run_dedup_stage(st, "auto", pk::KeyMode::src_ip, stage); }))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

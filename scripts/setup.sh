@@ -13,6 +13,7 @@ packages=(
   tcpreplay tcpdump
   python3-matplotlib
   python3-distributed
+  valgrind
 )
 
 missing=()
