@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <deque>
 #include <random>
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "live_window_check.hpp"
 #include "owned_filter.hpp"
 
 namespace ab = agebloom;
@@ -123,26 +123,7 @@ TEST(TwoLineEpoch, NoLiveFalseNegativesCountAndTime) {
                      : TwoLineEpochConfig::for_fpr(Window::count(W), 0.01, {.r = r});
     ASSERT_TRUE(cfg) << cfg.what();
     Owned f(*cfg);
-    std::deque<std::pair<uint64_t, uint64_t>> recent;
-    uint64_t now = 0, misses = 0;
-    const uint64_t n = timed ? 30000 : 10 * W + 10;
-    for (uint64_t t = 0; t < n; ++t) {
-      if (timed) {
-        now += rng() % 150 == 0 ? rng() % (2 * T) : rng() % (T / 1000 + 2);
-        ASSERT_TRUE(f->advance(now));
-      }
-      const uint64_t key = rng() % (timed ? 4000 : 2 * W);
-      const uint64_t at = timed ? now : t, span = timed ? T : W;
-      while (timed && !recent.empty() && at - recent.front().first > span) recent.pop_front();
-      bool live = false;
-      for (auto it = recent.rbegin(); it != recent.rend() && !live; ++it) live = it->second == key;
-      const bool verdict = f->test_and_insert(key_hash(key));
-      misses += live && !verdict;
-      recent.emplace_back(at, key);
-      while (!timed && recent.size() > span) recent.pop_front();
-      if (t % 211 == 0)
-        for (auto& [when, k] : recent) misses += !f->contains(key_hash(k));
-    }
+    const uint64_t misses = live_window_misses(f.filter, timed, W, T, rng, key_hash);
     EXPECT_EQ(misses, 0u) << "r=" << r << (timed ? " time" : " count");
   }
 }
