@@ -7,6 +7,7 @@
 // in tests): filters never read a clock.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "agebloom/core/error.hpp"
@@ -129,5 +130,26 @@ struct EpochRingHeader {
   uint64_t insertions;     // insertions so far
   uint32_t current;  // the segment (slice) insertions go to
 };
+
+// The bulk insert of the line layouts over keys [0, m): each maximal run of
+// keys that fits in the current epoch goes to run(begin, end, current), the
+// schedule consulted once per run, not once per key; a key that opens a new
+// epoch goes to scalar(i), the filter's own call that rotates. The state is
+// what m scalar calls leave.
+template <class Scalar, class Run>
+constexpr void for_each_epoch_run(EpochRingHeader& state, size_t m, Scalar&& scalar, Run&& run) noexcept {
+  for (size_t i = 0; i < m;) {
+    const uint64_t room = state.schedule.insertions_before_rotation();
+    if (room == 0) {
+      scalar(i++);
+      continue;
+    }
+    const size_t end = room < m - i ? i + static_cast<size_t>(room) : m;
+    run(i, end, state.current);
+    state.schedule.consume(end - i);
+    state.insertions += end - i;
+    i = end;
+  }
+}
 
 }  // namespace agebloom

@@ -278,23 +278,15 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
         line[i] = &lines_.of(h[base + i]);
         bits::prefetch_write(line[i]);
       }
-      for (size_t i = 0; i < m;) {
-        const uint64_t room = state_->schedule.insertions_before_rotation();
-        if (room == 0) {  // this key opens a new epoch: the scalar call rotates
-          out[base + i] = test_and_insert(h[base + i]);
-          ++i;
-          continue;
-        }
-        const size_t run = room < m - i ? static_cast<size_t>(room) : m - i;
-        const uint32_t current = state_->current;
-        for (size_t end = i + run; i < end; ++i) {
-          const Lane mask = pattern_of<B>(h[base + i]);
-          out[base + i] = Lines::any_lane_covers(*line[i], mask);
-          line[i]->lane[current] |= mask;
-        }
-        state_->schedule.consume(run);
-        state_->insertions += run;
-      }
+      for_each_epoch_run(
+          *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
+          [&](size_t i, size_t end, uint32_t current) {
+            for (; i < end; ++i) {
+              const Lane mask = pattern_of<B>(h[base + i]);
+              out[base + i] = Lines::any_lane_covers(*line[i], mask);
+              line[i]->lane[current] |= mask;
+            }
+          });
     }
   }
 
