@@ -129,6 +129,17 @@ struct EpochRingHeader {
   EpochSchedule schedule;  // when the current segment ends
   uint64_t insertions;     // insertions so far
   uint32_t current;  // the segment (slice) insertions go to
+
+  // Starts a new ring in place (field by field: the arena's other bytes are
+  // left as they are): segment 0 current, nothing inserted, epochs of
+  // `length` insertions or ticks; a time window's epoch also ends after
+  // `fill_cap` insertions when it is not 0 (--on-flood keep-fpr).
+  constexpr void start(WindowKind kind, uint64_t length, uint64_t fill_cap = 0) noexcept {
+    schedule = EpochSchedule::make(kind, length);
+    if (kind == WindowKind::time) schedule.fill_cap = fill_cap;
+    current = 0;
+    insertions = 0;
+  }
 };
 
 // The bulk insert of the line layouts over keys [0, m): each maximal run of

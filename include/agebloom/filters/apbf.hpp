@@ -344,9 +344,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     f.words_ = *words;
     f.slice_words_ = slice_words;
     f.place_ = c.placement();
-    f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
-    f.state_->current = 0;
-    f.state_->insertions = 0;
+    f.state_->start(c.window.kind, c.generation_length());
     bits::clear(f.words_, slice_words * c.slices());
     return f;
   }

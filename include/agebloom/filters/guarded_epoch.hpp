@@ -241,10 +241,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     f.blocked_ = c.blocked_placement();
     f.block_words_ = c.block_bits / 64;
     f.avx2_ = c.block_bits != 0 && cpu_has_avx2();
-    f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
-    if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
-    f.state_->current = 0;
-    f.state_->insertions = 0;
+    f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     bits::clear(f.words_, seg_words * c.segments());
     return f;
   }

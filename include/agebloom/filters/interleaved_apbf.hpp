@@ -218,9 +218,7 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
     f.cfg_ = c;
     f.state_ = carved->header;
     f.lines_ = carved->lines;
-    f.state_->schedule = EpochSchedule::make(c.window.kind, c.generation_length());
-    f.state_->current = 0;
-    f.state_->insertions = 0;
+    f.state_->start(c.window.kind, c.generation_length());
     return f;
   }
 

@@ -169,10 +169,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     f.state_ = carved->header;
     f.lines_ = carved->lines;
     f.log2_part_ = c.log2_part_bits();
-    f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
-    if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
-    f.state_->current = 0;
-    f.state_->insertions = 0;
+    f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
 

@@ -294,10 +294,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 16> {
     f.cfg_ = c;
     f.state_ = carved->header;
     f.lines_ = carved->lines;
-    f.state_->schedule = EpochSchedule::make(c.window.kind, c.epoch_length());
-    if (c.window.is_time()) f.state_->schedule.fill_cap = c.epoch_capacity;
-    f.state_->current = 0;
-    f.state_->insertions = 0;
+    f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
 
