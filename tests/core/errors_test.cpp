@@ -68,6 +68,16 @@ TEST(Errors, SegmentsOutOfRange) {
   EXPECT_EQ(c.validate().code(), Errc::segments_out_of_range);
   c.r = GuardedEpochConfig::kMaxSegments;  // r + 1 segments would exceed the maximum
   EXPECT_EQ(c.validate().code(), Errc::segments_out_of_range);
+  // r + 1 must not wrap to 0 (a time window has no span >= r check to catch it).
+  c.window = agebloom::Window::time(1000);
+  c.r = UINT32_MAX;
+  EXPECT_EQ(c.validate().code(), Errc::segments_out_of_range);
+  agebloom::InterleavedEpochConfig il;
+  il.window = agebloom::Window::time(1000);
+  il.k = 4;
+  il.lines = 100;
+  il.r = UINT32_MAX;
+  EXPECT_EQ(il.validate().code(), Errc::segments_out_of_range);
 }
 
 TEST(Errors, WindowSmallerThanSegments) {

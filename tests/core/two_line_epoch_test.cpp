@@ -188,6 +188,10 @@ TEST(TwoLineEpoch, InvalidParametersAreErrors) {
   EXPECT_EQ(c.validate().code(), ab::Errc::segments_out_of_range);
   c.r = 0;
   EXPECT_EQ(c.validate().code(), ab::Errc::segments_out_of_range);
+  c.window = Window::time(1000);
+  c.r = UINT32_MAX;  // r + 1 must not wrap to 0
+  EXPECT_EQ(c.validate().code(), ab::Errc::segments_out_of_range);
+  c.window = Window::count(1000);
   c.r = 3;
   c.half = 0;
   EXPECT_EQ(c.validate().code(), ab::Errc::k_out_of_range);
@@ -202,6 +206,10 @@ TEST(TwoLineEpoch, InvalidParametersAreErrors) {
   EXPECT_EQ(TwoLineEpochConfig::for_fpr(Window::count(1000), 0.0).code(), ab::Errc::fpr_out_of_range);
   EXPECT_EQ(TwoLineEpochConfig::for_fpr(Window::time(1000), 0.01).code(), ab::Errc::capacity_zero);
   EXPECT_EQ(TwoLineEpochConfig::for_fpr(Window::count(1000), 0.01, {.r = 4}).code(), ab::Errc::segments_out_of_range);
+  // The model of a size that is no size: FP 1, not a read past its tables.
+  EXPECT_EQ(ab::straddled_fpr(-1.0, 100, 4), 1.0);
+  EXPECT_EQ(ab::straddled_fpr(-0.0, 100, 4), 1.0);
+  EXPECT_EQ(ab::straddled_fpr(10, 1e9, 4), 1.0);
   // An FPR too small to build is refused promptly, not searched for ever.
   EXPECT_EQ(TwoLineEpochConfig::for_fpr(Window::count(1'000'000), 1e-300).code(), ab::Errc::too_large);
   // An arena one byte shorter than a create() uses is refused and left as it was.

@@ -84,7 +84,7 @@ struct GuardedEpochConfig {
   // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
-    if (r == 0 || r + 1 > kMaxSegments) return Errc::segments_out_of_range;
+    if (r == 0 || r >= kMaxSegments) return Errc::segments_out_of_range;  // r + 1 segments (no wrap at r = 2^32 - 1)
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
     if (block_bits != 0 && (!is_pow2(block_bits) || block_bits < 64 || block_bits > 512))
       return Errc::block_size_invalid;

@@ -71,7 +71,7 @@ struct InterleavedEpochConfig {
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
     if (lane_bits != 64 && lane_bits != 32) return Errc::block_size_invalid;
-    if (r == 0 || r + 1 > lanes()) return Errc::segments_out_of_range;
+    if (r == 0 || r >= lanes()) return Errc::segments_out_of_range;  // r + 1 segments (no wrap at r = 2^32 - 1)
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
     if (!is_pow2(k) || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
     if (lines == 0) return Errc::budget_too_small;

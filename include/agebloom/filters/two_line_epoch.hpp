@@ -132,9 +132,12 @@ inline StraddledPattern straddled_pattern4(uint64_t h1, uint64_t h2) noexcept {
 // (two_line_epoch_test).
 constexpr double straddled_fpr(double lines, double load, uint32_t half) noexcept {
   if (load <= 0) return 0.0;
+  if (!(lines > 0)) return 1.0;
   const double lambda = load / lines;
-  constexpr double kMaxLambda = 256;  // past it a lane is full: FP 1 to 12 digits
-  if (!(lambda <= kMaxLambda) || half == 0 || half > 16) return 1.0;
+  // Past this load the lanes are nearly full (FP above 0.96 even for half = 1):
+  // 1 is a safe overstatement, and it bounds the arrays below.
+  constexpr double kMaxLambda = 256;
+  if (!(lambda >= 0 && lambda <= kMaxLambda) || half == 0 || half > 16) return 1.0;
   constexpr uint32_t kBits = 128;
   // Poisson terms up to J (the mass past it is below 1e-20 for λ <= 256).
   double sigma = 1.0;
@@ -210,7 +213,7 @@ struct TwoLineEpochConfig {
   // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
-    if (r == 0 || r + 1 > kLanes) return Errc::segments_out_of_range;
+    if (r == 0 || r >= kLanes) return Errc::segments_out_of_range;  // r + 1 segments (no wrap at r = 2^32 - 1)
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
     if (half == 0 || half > 16) return Errc::k_out_of_range;
     if (lines < 2) return Errc::budget_too_small;
@@ -267,14 +270,27 @@ struct TwoLineEpochConfig {
     const double start = bloom_math::bits_for(c.epoch_load(), math::root_complement(fpr, c.segments())) / kLaneBits;
     auto lines = fewest_lines(start < 2 ? 2 : start, meets);
     if (!lines) return lines.error();
-    meets(*lines);
+    // The half for the size found, by every half (the climb's answer depends
+    // on where it started; the scan's does not, and is at least as good).
+    c.lines = *lines;
+    double best = 2.0;
+    uint32_t best_half = 1;
+    for (uint32_t half = 1; half <= 16; ++half) {
+      c.half = half;
+      const double p = c.model_fpr();
+      if (p < best) best = p, best_half = half;
+    }
+    c.half = best_half;
+    if (!(best <= fpr)) return Errc::too_large;  // not reached: the climb's half met the target here
     return c;
   }
 };
 
 // The two-line guarded epoch filter over an arena: a handle; its lines live
 // in the arena (64-bit words, two per 128-bit lane).
-class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 16> {
+// Default bulk forms prefetch 8 keys ahead: 16 lines, as many as the
+// line-per-segment filters keep in flight (bulk_ops.hpp).
+class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
  public:
   constexpr TwoLineEpochFilter() noexcept = default;  // empty: create() one
 
