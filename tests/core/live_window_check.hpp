@@ -1,19 +1,28 @@
-// The guarded epoch invariant, checked on a stream: random keys with repeats
+// Checks shared by the guarded epoch line layouts (one-line, two-line).
+//
+// live_window_misses: the guarded epoch invariant, checked on a stream: random keys with repeats
 // go through test_and_insert, and a key seen within the window (the last W
 // insertions, or the last T ticks with random gaps, some longer than the
 // window) must be reported present, both by the verdict of its repeat and by
-// contains() on every live key every 211 insertions. For the layouts that
-// share the guarded epoch semantics (one-line, two-line).
+// contains() on every live key every 211 insertions.
+//
+// check_bulk_matches_scalar: test_and_insert_bulk against the scalar calls,
+// in one call over many rotations and in bursts of every size from 1 to 40
+// (runs that start mid-epoch and straddle rotations): same verdicts, same
+// counters, the same arena bytes.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "owned_filter.hpp"
 
 // Live keys the filter missed over the stream (0 is the invariant). `f` is
 // a filter of a count window of W insertions, or a time window of T ticks
@@ -41,4 +50,37 @@ uint64_t live_window_misses(Filter& f, bool timed, uint64_t W, uint64_t T, std::
       for (auto& [when, k] : recent) misses += !f.contains(hash(k));
   }
   return misses;
+}
+
+template <class Filter, class Config, class Hash>
+void check_bulk_matches_scalar(const Config& cfg, Hash&& hash) {
+  ASSERT_TRUE(cfg.validate().ok());
+  OwnedFilter<Filter> a(cfg), b(cfg), s(cfg), t(cfg);
+  std::mt19937_64 rng(8);
+  std::vector<agebloom::KeyHash> keys(20000);
+  for (auto& k : keys) k = hash(rng() % 6000);
+  std::vector<char> bulk(keys.size());
+  b->test_and_insert_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(bulk.data()));
+  uint64_t hits = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const bool c = a->contains(keys[i]);
+    ASSERT_EQ(a->test_and_insert(keys[i]), c);
+    ASSERT_EQ(c, static_cast<bool>(bulk[i])) << "key " << i;
+    hits += c;
+  }
+  EXPECT_GT(hits, keys.size() / 4);  // repeats inside the window: the verdicts are not all "new"
+  EXPECT_EQ(a->insertions(), b->insertions());
+  EXPECT_EQ(a->current_segment(), b->current_segment());
+  EXPECT_EQ(a.state(), b.state());
+  size_t at = 0;
+  for (size_t burst = 1; at < keys.size(); burst = burst % 40 + 1) {
+    const size_t len = std::min(burst, keys.size() - at);
+    bool got[40];
+    t->test_and_insert_bulk(&keys[at], len, got);
+    for (size_t i = 0; i < len; ++i) ASSERT_EQ(got[i], s->test_and_insert(keys[at + i])) << "key " << at + i;
+    at += len;
+  }
+  EXPECT_EQ(s->insertions(), t->insertions());
+  EXPECT_EQ(s->current_segment(), t->current_segment());
+  EXPECT_EQ(s.state(), t.state());
 }

@@ -128,9 +128,8 @@ TEST(TwoLineEpoch, NoLiveFalseNegativesCountAndTime) {
   }
 }
 
-// The bulk form against the scalar calls, in one call over many rotations and
-// in bursts of every size from 1 to 40, for the table pattern (half = 4) and
-// the loop (half = 3).
+// The bulk form against the scalar calls (live_window_check.hpp), for the
+// table pattern (half = 4) and the loop (half = 3).
 TEST(TwoLineEpoch, OperationFormsAgree) {
   auto base = TwoLineEpochConfig::for_fpr(Window::count(3000), 0.05);
   ASSERT_TRUE(base);
@@ -138,30 +137,7 @@ TEST(TwoLineEpoch, OperationFormsAgree) {
     TwoLineEpochConfig cfg = *base;
     cfg.half = half;
     SCOPED_TRACE("half " + std::to_string(half));
-    Owned a(cfg), b(cfg), s(cfg), t(cfg);
-    std::mt19937_64 rng(8);
-    std::vector<KeyHash> keys(20000);
-    for (auto& k : keys) k = key_hash(rng() % 6000);
-    std::vector<char> bulk(keys.size());
-    b->test_and_insert_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(bulk.data()));
-    uint64_t hits = 0;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const bool c = a->contains(keys[i]);
-      ASSERT_EQ(a->test_and_insert(keys[i]), c);
-      ASSERT_EQ(c, static_cast<bool>(bulk[i])) << "key " << i;
-      hits += c;
-    }
-    EXPECT_GT(hits, keys.size() / 4);
-    EXPECT_EQ(a.state(), b.state());
-    size_t at = 0;
-    for (size_t burst = 1; at < keys.size(); burst = burst % 40 + 1) {
-      const size_t len = std::min(burst, keys.size() - at);
-      bool got[40];
-      t->test_and_insert_bulk(&keys[at], len, got);
-      for (size_t i = 0; i < len; ++i) ASSERT_EQ(got[i], s->test_and_insert(keys[at + i])) << "key " << at + i;
-      at += len;
-    }
-    EXPECT_EQ(s.state(), t.state());
+    check_bulk_matches_scalar<ab::TwoLineEpochFilter>(cfg, key_hash);
   }
 }
 

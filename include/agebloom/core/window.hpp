@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "agebloom/core/error.hpp"
+#include "agebloom/core/math.hpp"
 
 namespace agebloom {
 
@@ -141,6 +142,23 @@ struct EpochRingHeader {
     insertions = 0;
   }
 };
+
+// An epoch of a guarded epoch filter (any layout) keeping `window` with r
+// live epochs, for the models: its length, ℓ = ⌈span / r⌉ insertions
+// (count) or ticks (time).
+constexpr uint64_t epoch_length(Window window, uint32_t r) noexcept {
+  return r ? math::ceil_div(window.span, r) : 0;
+}
+// The insertions one segment is expected to take while current: the
+// window's items (capacity, else a count window's span) over r, or
+// epoch_capacity when a time window's epochs also end at that fill (a flood
+// ends them early: --on-flood keep-fpr).
+constexpr double epoch_load(Window window, uint32_t r, uint64_t capacity, uint64_t epoch_capacity) noexcept {
+  const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
+  const double load = r ? static_cast<double>(n) / r : 0.0;
+  const double cap = static_cast<double>(epoch_capacity);
+  return window.is_time() && epoch_capacity && cap < load ? cap : load;
+}
 
 // The bulk insert of the line layouts over keys [0, m): each maximal run of
 // keys that fits in the current epoch goes to run(begin, end, current), the

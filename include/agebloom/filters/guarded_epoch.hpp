@@ -67,18 +67,13 @@ struct GuardedEpochConfig {
   constexpr bool operator==(const GuardedEpochConfig&) const = default;  // field by field
 
   // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
-  constexpr uint64_t epoch_length() const noexcept {
-    return r == 0 ? 0 : math::ceil_div(window.span, r);
-  }
+  constexpr uint64_t epoch_length() const noexcept { return agebloom::epoch_length(window, r); }
   // Expected insertions one segment receives while current: ℓ for count
   // windows, capacity / r for time windows.
   constexpr double epoch_load() const noexcept {
     // A count window's segment takes exactly ℓ = ⌈W/r⌉ insertions per epoch.
     if (!window.is_time() && (capacity == 0 || capacity == window.span)) return static_cast<double>(epoch_length());
-    const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    const double load = r == 0 ? 0.0 : static_cast<double>(n) / r;
-    const double cap = static_cast<double>(epoch_capacity);
-    return window.is_time() && epoch_capacity && cap < load ? cap : load;
+    return agebloom::epoch_load(window, r, capacity, epoch_capacity);
   }
 
   // The Errc of the first field out of range, or ok.

@@ -58,14 +58,9 @@ struct InterleavedEpochConfig {
   constexpr bool operator==(const InterleavedEpochConfig&) const = default;  // field by field
   constexpr uint32_t lanes() const noexcept { return lane_bits ? 512 / lane_bits : 0; }  // lanes per 512-bit line
   // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
-  constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
-  // Expected insertions one lane receives while current: ℓ, or capacity / r.
-  constexpr double epoch_load() const noexcept {
-    const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    const double load = r ? static_cast<double>(n) / r : 0.0;
-    const double cap = static_cast<double>(epoch_capacity);
-    return window.is_time() && epoch_capacity && cap < load ? cap : load;
-  }
+  constexpr uint64_t epoch_length() const noexcept { return agebloom::epoch_length(window, r); }
+  // Expected insertions one lane receives while current: items / r (or epoch_capacity).
+  constexpr double epoch_load() const noexcept { return agebloom::epoch_load(window, r, capacity, epoch_capacity); }
 
   // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {

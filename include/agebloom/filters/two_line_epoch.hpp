@@ -200,15 +200,9 @@ struct TwoLineEpochConfig {
   constexpr uint32_t segments() const noexcept { return r + 1; }  // r + 1
   constexpr uint32_t k() const noexcept { return 2 * half; }  // bits per key per segment
   // Insertions (count) or ticks (time) per epoch: ℓ = ⌈span / r⌉.
-  constexpr uint64_t epoch_length() const noexcept { return r ? math::ceil_div(window.span, r) : 0; }
-  // Expected insertions one segment receives while current: ℓ, or capacity / r
-  // (or epoch_capacity, when a flood ends epochs early).
-  constexpr double epoch_load() const noexcept {
-    const uint64_t n = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    const double load = r ? static_cast<double>(n) / r : 0.0;
-    const double cap = static_cast<double>(epoch_capacity);
-    return window.is_time() && epoch_capacity && cap < load ? cap : load;
-  }
+  constexpr uint64_t epoch_length() const noexcept { return agebloom::epoch_length(window, r); }
+  // Expected insertions one segment receives while current: items / r (or epoch_capacity).
+  constexpr double epoch_load() const noexcept { return agebloom::epoch_load(window, r, capacity, epoch_capacity); }
 
   // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
