@@ -24,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -766,7 +767,9 @@ class Telemetry {
  private:
   nlohmann::json receive() {
     std::vector<char> buf(1 << 16);
-    const ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
+    ssize_t n;
+    do n = recv(fd_, buf.data(), buf.size(), 0);
+    while (n < 0 && errno == EINTR);
     if (n <= 0) return {};
     return nlohmann::json::parse(std::string(buf.data(), static_cast<size_t>(n)), nullptr, false);
   }
@@ -781,6 +784,7 @@ class LiveRun {
   LiveRun(const std::string& name, const std::vector<Frame>& frames, const std::string& lcores, const std::string& args) {
     const fs::path in = temp_dir() / (name + ".pcap");
     json_ = temp_dir() / (name + ".json");
+    log_ = temp_dir() / (name + ".log");
     write_pcap(in, frames);
     static std::atomic<int> n{0};
     prefix_ = "agebloom-tel" + std::to_string(getpid()) + "-" + std::to_string(n++);
@@ -788,7 +792,7 @@ class LiveRun {
     const std::string cmd = std::string(DEDUP_FWD) + " --no-huge --no-pci -m 512 --log-level=lib.eal:error" +
                             " --file-prefix " + prefix_ + l + " --vdev net_pcap0,rx_pcap=" + in.string() +
                             ",infinite_rx=1 -- " + args + " --stats-json " + json_.string() + " >" +
-                            (temp_dir() / (name + ".log")).string() + " 2>&1";
+                            log_.string() + " 2>&1";
     pid_ = fork();
     if (pid_ == 0) {
       execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
@@ -811,6 +815,23 @@ class LiveRun {
   Telemetry& tel() { return *tel_; }
   const std::string& prefix() const { return prefix_; }
   const nlohmann::json& first_stats() const { return first_; }
+  // For a failure message when an answer is not what was asked: whether
+  // dedup_fwd still runs (and how it ended if not), and its log's tail.
+  std::string why_silent() {
+    std::string why;
+    int status = 0;
+    const pid_t r = pid_ > 0 ? waitpid(pid_, &status, WNOHANG) : -1;
+    if (r == 0)
+      why = "dedup_fwd still runs";
+    else if (r == pid_) {
+      why = "dedup_fwd ended, status " + std::to_string(status);
+      pid_ = -1;
+    } else
+      why = "dedup_fwd not running";
+    std::ifstream in(log_);
+    const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return why + "; log tail:\n" + log.substr(log.size() > 2000 ? log.size() - 2000 : 0);
+  }
   // SIGTERM; the exit status and the stats JSON it wrote.
   std::pair<int, nlohmann::json> stop() {
     tel_.reset();
@@ -823,7 +844,7 @@ class LiveRun {
 
  private:
   std::string prefix_;
-  fs::path json_;
+  fs::path json_, log_;
   pid_t pid_ = -1;
   std::unique_ptr<Telemetry> tel_;
   nlohmann::json first_;
@@ -858,6 +879,7 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
   EXPECT_EQ(a.value("lcores", 0), 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const nlohmann::json b = run.tel().ask("/dedup_fwd/stats");
+  ASSERT_TRUE(b.is_object()) << "no stats on the second ask (" << b.dump() << "): " << run.why_silent();
   EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
   EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
   EXPECT_GT(b.value("bpf_unmatched", uint64_t{0}), 0u) << "the trace's ARP frames pass --bpf 'not arp' untouched";
