@@ -153,14 +153,30 @@ TEST(Bits, WordPatternSetsOneBitPerPartFromItsOwnField) {
 
 // The compile-time-length form is the same function: the fast paths of
 // dedup_fwd hash IPv4 keys (5 and 14 bytes) with it.
+// Lengths 4 to 8 are XXH3's routine written out with the seed's constant
+// hoisted into the Hasher: held to libxxhash's own XXH3-128 for every such
+// length, under seeds whose low word's byte swap matters (and 0, and all
+// ones).
 TEST(Hasher, FixedLengthEqualsRuntimeLength) {
-  const ab::Hasher hash(0x5eed);
-  uint8_t key[16];
-  for (uint64_t i = 0; i < 1000; ++i) {
-    const ab::KeyHash x = hash(&i, sizeof i);
-    __builtin_memcpy(key, &x, sizeof key);
-    ASSERT_EQ(hash.fixed<5>(key), hash(key, 5));
-    ASSERT_EQ(hash.fixed<14>(key), hash(key, 14));
-    ASSERT_EQ(hash.fixed<16>(key), hash(key, 16));
+  for (const uint64_t seed : {uint64_t{0x5eed}, uint64_t{0}, ~uint64_t{0}, uint64_t{0x0123456789abcdefULL},
+                              uint64_t{0x6167656200000002ULL}, uint64_t{0x80000001ULL}}) {
+    const ab::Hasher hash(seed);
+    uint8_t key[16];
+    for (uint64_t i = 0; i < 1000; ++i) {
+      const ab::KeyHash x = hash(&i, sizeof i);
+      __builtin_memcpy(key, &x, sizeof key);
+      auto xxh = [&](size_t n) {
+        const XXH128_hash_t r = XXH3_128bits_withSeed(key, n, seed);
+        return ab::KeyHash{r.low64, r.high64};
+      };
+      ASSERT_EQ(hash.fixed<4>(key), xxh(4)) << seed;
+      ASSERT_EQ(hash.fixed<5>(key), xxh(5)) << seed;
+      ASSERT_EQ(hash.fixed<6>(key), xxh(6)) << seed;
+      ASSERT_EQ(hash.fixed<7>(key), xxh(7)) << seed;
+      ASSERT_EQ(hash.fixed<8>(key), xxh(8)) << seed;
+      ASSERT_EQ(hash.fixed<5>(key), hash(key, 5));
+      ASSERT_EQ(hash.fixed<14>(key), hash(key, 14));
+      ASSERT_EQ(hash.fixed<16>(key), hash(key, 16));
+    }
   }
 }

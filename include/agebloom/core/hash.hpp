@@ -37,7 +37,7 @@ class Hasher {
  public:
   // Seed 0 is fixed and known: draw the seed at random where keys come from
   // outside (above).
-  constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed) {}
+  constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed), flip4to8_(short_key_flip(seed)) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
   // XXH3-128 of key[0, length) under the seed.
@@ -49,10 +49,37 @@ class Hasher {
   // The same hash of a key whose length is known at compile time (an IPv4
   // address key, a 5-tuple): XXH3's length dispatch folds away, leaving only
   // its 4-8 or 9-16 byte routine. Equal to (*this)(key, N) bit for bit.
+  //
+  // Keys of 4 to 8 bytes (an address with its tag) take XXH3's 4-8 byte
+  // routine written out with its one seed-dependent constant, the "bitflip"
+  // of the secret's bytes 16..31 and the seed, computed once per Hasher
+  // instead of once per key (XXH3 specification, "len 4-8"; 9 of the ~35
+  // instructions per key in dedup_fwd). tests/core/hash_test.cpp holds it to
+  // libxxhash's result for every length, and seeds.
   template <size_t N>
   KeyHash fixed(const void* key) const noexcept {
-    const XXH128_hash_t r = XXH3_128bits_withSeed(key, N, seed_);
-    return KeyHash{r.low64, r.high64};
+    if constexpr (N >= 4 && N <= 8) {
+      const auto* p = static_cast<const unsigned char*>(key);
+      uint32_t lo, hi;
+      __builtin_memcpy(&lo, p, 4);
+      __builtin_memcpy(&hi, p + N - 4, 4);
+      const uint64_t keyed = (lo + (uint64_t{hi} << 32)) ^ flip4to8_;
+      __extension__ using u128 = unsigned __int128;
+      const u128 m = static_cast<u128>(keyed) * (0x9E3779B185EBCA87ULL + (N << 2));  // PRIME64_1 + len * 4
+      uint64_t low = static_cast<uint64_t>(m);
+      uint64_t high = static_cast<uint64_t>(m >> 64) + (low << 1);
+      low ^= high >> 3;
+      low ^= low >> 35;
+      low *= 0x9FB21C651E98DF25ULL;
+      low ^= low >> 28;
+      high ^= high >> 37;  // XXH3's avalanche
+      high *= 0x165667919E3779F9ULL;
+      high ^= high >> 32;
+      return KeyHash{low, high};
+    } else {
+      const XXH128_hash_t r = XXH3_128bits_withSeed(key, N, seed_);
+      return KeyHash{r.low64, r.high64};
+    }
   }
 
   // The first stage of every bulk path: hash the whole burst, so the filter's
@@ -62,7 +89,23 @@ class Hasher {
   }
 
  private:
+  // (secret[16..24) ^ secret[24..32)) + the seed with its low word's bytes
+  // swapped into the high word: what XXH3's 4-8 byte routine XORs into the
+  // key, a function of the seed alone (little-endian reads of the default
+  // secret, as XXH3 makes them on every host).
+  static constexpr uint64_t short_key_flip(uint64_t seed) noexcept {
+    auto le64 = [](size_t at) {
+      uint64_t v = 0;
+      for (size_t i = 0; i < 8; ++i) v |= uint64_t{XXH3_kSecret[at + i]} << (8 * i);
+      return v;
+    };
+    const uint32_t s = static_cast<uint32_t>(seed);
+    const uint32_t swapped = (s >> 24) | ((s >> 8) & 0xFF00u) | ((s << 8) & 0xFF0000u) | (s << 24);
+    return (le64(16) ^ le64(24)) + (seed ^ (uint64_t{swapped} << 32));
+  }
+
   uint64_t seed_;
+  uint64_t flip4to8_;  // short_key_flip(seed_)
 };
 
 // (h * n) >> 64: maps a uniform 64-bit h onto [0, n) without division.
