@@ -83,9 +83,11 @@ uint16_t forward(Worker& w, rte_mbuf** pkts, uint16_t n) {
 // the frame would run off.
 // A single segment is judged on the mbuf's first cache line alone, the part
 // every PMD's Rx writes (`next` lies in the second); only chains are walked.
+inline bool whole_single_segment(const rte_mbuf* m) {
+  return (m->pkt_len != 0) & (m->nb_segs == 1) & (m->data_len == m->pkt_len);
+}
 inline bool malformed(const rte_mbuf* m) {
-  if (m->pkt_len == 0) return true;
-  if (m->nb_segs == 1) return m->data_len != m->pkt_len;
+  if (m->nb_segs == 1 || m->pkt_len == 0) return !whole_single_segment(m);
   uint32_t bytes = 0;
   uint16_t segs = 0;
   for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
@@ -113,10 +115,9 @@ uint16_t receive(const RxQueue& q, rte_mbuf** pkts, LcoreStats& st) {
   // frame by frame. Measured on net_pcap: the per-frame check with `next`
   // cost 3-8 cycles per packet, this pass about half of that
   // (docs/PERFORMANCE.md, "Where dedup_fwd's cycles go").
-  bool suspect = false;
-  for (uint16_t i = 0; i < n; ++i)
-    suspect |= (pkts[i]->pkt_len == 0) | (pkts[i]->nb_segs != 1) | (pkts[i]->data_len != pkts[i]->pkt_len);
-  if (likely(!suspect)) return n;
+  bool whole = true;
+  for (uint16_t i = 0; i < n; ++i) whole &= whole_single_segment(pkts[i]);
+  if (likely(whole)) return n;
   uint16_t good = 0;
   for (uint16_t i = 0; i < n; ++i) {
     if (unlikely(malformed(pkts[i]))) rte_pktmbuf_free(pkts[i]);

@@ -291,21 +291,20 @@ std::string describe(const ApbfConfig& a) {
                 static_cast<unsigned long long>(a.generation_length()));
   return buf;
 }
-std::string describe(const InterleavedEpochConfig& i) {
+// The line layouts' parameters, named alike for both.
+std::string describe_lines(uint32_t r, uint32_t k, uint64_t lines, uint32_t lane_bits, uint64_t epoch,
+                           uint64_t epoch_capacity) {
   char buf[240];
-  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", i.r, i.k,
-                static_cast<unsigned long long>(i.lines), i.lane_bits,
-                static_cast<unsigned long long>(i.epoch_length()),
-                i.epoch_capacity ? (" epoch_capacity=" + std::to_string(i.epoch_capacity)).c_str() : "");
+  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", r, k,
+                static_cast<unsigned long long>(lines), lane_bits, static_cast<unsigned long long>(epoch),
+                epoch_capacity ? (" epoch_capacity=" + std::to_string(epoch_capacity)).c_str() : "");
   return buf;
 }
+std::string describe(const InterleavedEpochConfig& i) {
+  return describe_lines(i.r, i.k, i.lines, i.lane_bits, i.epoch_length(), i.epoch_capacity);
+}
 std::string describe(const TwoLineEpochConfig& i) {
-  char buf[240];
-  std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", i.r, i.k(),
-                static_cast<unsigned long long>(i.lines), TwoLineEpochConfig::kLaneBits,
-                static_cast<unsigned long long>(i.epoch_length()),
-                i.epoch_capacity ? (" epoch_capacity=" + std::to_string(i.epoch_capacity)).c_str() : "");
-  return buf;
+  return describe_lines(i.r, i.k(), i.lines, TwoLineEpochConfig::kLaneBits, i.epoch_length(), i.epoch_capacity);
 }
 std::string describe(const TimeLimitedConfig& t) {
   char buf[200];

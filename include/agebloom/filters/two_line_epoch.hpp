@@ -351,8 +351,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
       const size_t m = n - base < kChunk ? n - base : kChunk;
       for (size_t i = 0; i < m; ++i) {
         pair[i] = lines_.pair_of(h[base + i]);
-        bits::prefetch_write(pair[i].first);
-        bits::prefetch_write(pair[i].second);
+        prefetch(pair[i]);
       }
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
@@ -367,11 +366,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   }
 
   // Prefetches both lines h will touch (the bulk forms call it ahead).
-  void prefetch(KeyHash h) const noexcept {
-    const auto pair = lines_.pair_of(h);
-    bits::prefetch_write(pair.first);
-    bits::prefetch_write(pair.second);
-  }
+  void prefetch(KeyHash h) const noexcept { prefetch(lines_.pair_of(h)); }
 
   const TwoLineEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
@@ -385,6 +380,11 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   using Lines = LaneLines<uint64_t>;  // lane j of this layout is words 2j and 2j + 1
   using Line = Lines::Line;
   using State = EpochRingHeader;  // core/window.hpp; `current`: the segment being filled
+
+  static void prefetch(const typename Lines::Pair& pair) noexcept {  // both lines, to write
+    bits::prefetch_write(pair.first);
+    bits::prefetch_write(pair.second);
+  }
 
   StraddledPattern pattern(KeyHash h) const noexcept {
     return cfg_.half == 4 ? straddled_pattern4(h.h1, h.h2) : straddled_pattern_cold(h.h1, h.h2, cfg_.half);
