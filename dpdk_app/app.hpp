@@ -176,6 +176,11 @@ struct App {
   uint64_t ts_flag = 0;
   std::atomic<bool> quit{false};
   std::atomic<uint64_t> budget{0};  // --max-packets left to receive
+  // Each worker's last act (release); main reads it (acquire) once
+  // rte_eal_mp_wait_lcore has returned, before it touches what the workers
+  // used (filters, ports, rings). DPDK's wait synchronises too, but inside
+  // librte_eal, out of ThreadSanitizer's sight: this edge is in our own code.
+  std::atomic<unsigned> workers_stopped{0};
 };
 
 extern App g_app;

@@ -349,6 +349,8 @@ int main(int argc, char** argv) {
     }
   }
   rte_eal_mp_wait_lcore();
+  if (unsigned n = app.workers_stopped.load(std::memory_order_acquire); n != app.workers.size())
+    rte_panic("%u of %zu workers stopped after rte_eal_mp_wait_lcore\n", n, app.workers.size());
   drain_rings(app);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (g_signal) std::printf("\ndedup_fwd: signal %d received, shutting down\n", static_cast<int>(g_signal));

@@ -176,21 +176,27 @@ void refresh_figures() {
 // A fraction as a JSON number: telemetry in 22.11 has no floating point.
 uint64_t scaled(double v, double scale) { return v > 0 ? static_cast<uint64_t>(std::llround(v * scale)) : 0; }
 
-// The telemetry thread answers until rte_eal_cleanup stops it, but the
-// workers' LcoreStats are freed before that (with the rest of their
-// rte_malloc memory, which cleanup would invalidate). A handler enters the
-// gate before it reads any worker and leaves it after; close_telemetry()
-// shuts the gate and waits for the handlers inside. Both sides are seq_cst:
-// either the handler sees `closed` and reads nothing, or close_telemetry
-// sees it in `inside` and waits (the store-load pairs cannot both miss).
-std::atomic<bool> g_tel_closed{false};
+// The telemetry thread answers from rte_eal_init until rte_eal_cleanup
+// stops it, but the workers exist only in between: set up before
+// register_telemetry(), and their LcoreStats freed before cleanup (with the
+// rest of their rte_malloc memory, which cleanup would invalidate). A
+// handler enters the gate before it reads any worker and leaves it after.
+// Opening the gate (release) after setup, and the handler's load of it
+// (acquire), order the setup before every read in our own code, not only
+// through librte_telemetry's lock, which ThreadSanitizer cannot see.
+// close_telemetry() shuts the gate and waits for the handlers inside. Both
+// sides are seq_cst: either the handler sees it closed and reads nothing, or
+// close_telemetry sees it in `inside` and waits (the store-load pairs cannot
+// both miss).
+enum TelemetryPhase : int { kTelNotOpen, kTelOpen, kTelClosed };
+std::atomic<int> g_tel_phase{kTelNotOpen};
 std::atomic<int> g_tel_inside{0};
 
 struct TelemetryGate {
   bool open;
   TelemetryGate() {
     g_tel_inside.fetch_add(1);
-    open = !g_tel_closed.load();
+    open = g_tel_phase.load() == kTelOpen;
   }
   ~TelemetryGate() { g_tel_inside.fetch_sub(1); }
 };
@@ -425,11 +431,12 @@ uint64_t input_errors(std::string* detail) {
 }
 
 void close_telemetry() {
-  g_tel_closed.store(true);
+  g_tel_phase.store(kTelClosed);
   while (g_tel_inside.load() != 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
 bool register_telemetry() {
+  g_tel_phase.store(kTelOpen);  // the workers are set up: see TelemetryGate
   // 22.11 accepts only [A-Za-z0-9_/] in command names and says so with -EINVAL.
   bool ok = true;
   if (int rc = rte_telemetry_register_cmd("/dedup_fwd/stats", tel_stats, "Totals of dedup_fwd's counters"); rc != 0) {

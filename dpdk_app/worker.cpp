@@ -314,6 +314,7 @@ int worker_main(void* arg) {
     if (housekeeper) housekeeping(rte_rdtsc());
   }
   w.stats->last_clock_ns.set(clock_ns);
+  g_app.workers_stopped.fetch_add(1, std::memory_order_release);  // see App::workers_stopped
   return 0;
 }
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The sanitizer build: clang with AddressSanitizer and UndefinedBehaviorSanitizer
-# over the whole library, tools and test suite, plus the libFuzzer targets
-# (fuzz/), each run for a bounded time. Any sanitizer report fails the run.
-#   scripts/sanitize.sh            build-asan/: every suite (the fuzzers included)
+# The sanitizer builds. First clang with AddressSanitizer and
+# UndefinedBehaviorSanitizer over the whole library, tools and test suite,
+# plus the libFuzzer targets (fuzz/), each run for a bounded time. Then
+# ThreadSanitizer over dedup_fwd and the tests that run it on more than one
+# lcore (workers, the software dispatcher, telemetry). Any sanitizer report
+# fails the run.
+#   scripts/sanitize.sh            build-asan/: every suite (the fuzzers included);
+#                                  build-tsan/: the multi-lcore tests
 #   FUZZ_SECONDS=300 scripts/sanitize.sh   longer fuzzing
-# Builds in its own folder (AGEBLOOM_ASAN_DIR, default build-asan); needs
-# scripts/setup.sh's packages (clang is among them).
+# Builds in its own folders (AGEBLOOM_ASAN_DIR, AGEBLOOM_TSAN_DIR); needs
+# scripts/setup.sh's packages (clang is among them). Arguments go to the
+# ASan+UBSan `meson test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${AGEBLOOM_ASAN_DIR:-build-asan}
@@ -24,3 +29,18 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # every other report fails.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" "$@"
+
+# ThreadSanitizer: only dedup_fwd, agebloom-replay (the tests compare with it)
+# and the DPDK test program are built; the 'tsan' suite (tests/dpdk/meson.build)
+# runs the multi-lcore tests with halt_on_error, so a report fails them.
+tsan=${AGEBLOOM_TSAN_DIR:-build-tsan}
+if [[ ! -f "$tsan/build.ninja" ]]; then
+  CC=clang CXX=clang++ meson setup "$tsan" --buildtype=debugoptimized \
+    -Db_sanitize=thread -Db_lundef=false -Dgpu=disabled -Dbenchmarks=disabled
+fi
+if ninja -C "$tsan" -t targets all | grep -q '^tests/dpdk/dedup_fwd_test:'; then
+  ninja -C "$tsan" dpdk_app/dedup_fwd tools/agebloom-replay tests/dpdk/dedup_fwd_test
+  meson test -C "$tsan" --no-rebuild --print-errorlogs --suite tsan
+else
+  echo "sanitize.sh: no DPDK (libdpdk-dev), so no dedup_fwd: the ThreadSanitizer run is skipped"
+fi
