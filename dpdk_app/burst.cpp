@@ -32,23 +32,28 @@ template <pk::KeyMode Mode>
 void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
                     const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
+  // Run-wide switches, the clock and the count are kept in locals: the loop's
+  // stores through `out` and `key` may alias anything reached through a
+  // reference, so the compiler would reload them for every packet.
   const bool stamps = per_packet_time();
   const pk::BpfFilter& bpf = g_app.bpf;
+  const bool filtering = bpf.active();
+  const bool fast = Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key;
+  uint64_t clock = clock_ns;
   uint64_t no_ts = 0, regressions = 0;
-  out.k = 0;
+  uint16_t k = 0;
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     uint32_t len;
     const uint8_t* data = frame_bytes(scratch, pkts[i], len);
-    if (bpf.active() && !bpf.matches(data, len, rte_pktmbuf_pkt_len(pkts[i]))) {
+    if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(pkts[i]))) {
       st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
       continue;
     }
     pk::Result r;
     ab::KeyHash h;
-    if (Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key && data != nullptr &&
-        pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
+    if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
       h = hasher.fixed<kFastKeyBytes>(key.bytes);
     } else {
       r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
@@ -64,8 +69,8 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
       if (m->ol_flags & g_app.ts_flag) {
         const uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*) *
                            g_app.ts_scale[m->port];
-        if (t < clock_ns) ++regressions;
-        else clock_ns = t;
+        if (t < clock) ++regressions;
+        else clock = t;
       } else {
         ++no_ts;
       }
@@ -75,12 +80,14 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
       double fn = g_app.opt.penalties.fn;
       if (pk::click_param_number(pk::linktype::en10mb, data, len, keys.click, g_app.opt.penalty_param.c_str(), fn))
         st.penalty_from_param.add(1);
-      out.penalty_fn[out.k] = fn;
+      out.penalty_fn[k] = fn;
     }
-    out.time[out.k] = clock_ns;
-    out.hash[out.k] = h;
-    out.at[out.k++] = i;
+    out.time[k] = clock;
+    out.hash[k] = h;
+    out.at[k++] = i;
   }
+  out.k = k;
+  clock_ns = clock;
   if (regressions) st.time_regressions.add(regressions);
   if (no_ts) st.no_timestamp.add(no_ts);
 }

@@ -38,8 +38,8 @@ if [[ ! -f "$tsan/build.ninja" ]]; then
   CC=clang CXX=clang++ meson setup "$tsan" --buildtype=debugoptimized \
     -Db_sanitize=thread -Db_lundef=false -Dgpu=disabled -Dbenchmarks=disabled
 fi
-if ninja -C "$tsan" -t targets all | grep -q '^tests/dpdk/dedup_fwd_test:'; then
-  ninja -C "$tsan" dpdk_app/dedup_fwd tools/agebloom-replay tests/dpdk/dedup_fwd_test
+if [[ -d "$tsan/dpdk_app" ]]; then  # meson configures dpdk_app/ only when libdpdk is found
+  meson compile -C "$tsan" dedup_fwd agebloom-replay dedup_fwd_test
   meson test -C "$tsan" --no-rebuild --print-errorlogs --suite tsan
 else
   echo "sanitize.sh: no DPDK (libdpdk-dev), so no dedup_fwd: the ThreadSanitizer run is skipped"
