@@ -59,23 +59,16 @@ class Hasher {
   template <size_t N>
   KeyHash fixed(const void* key) const noexcept {
     if constexpr (N >= 4 && N <= 8) {
-      const auto* p = static_cast<const unsigned char*>(key);
-      uint32_t lo, hi;
-      __builtin_memcpy(&lo, p, 4);
-      __builtin_memcpy(&hi, p + N - 4, 4);
-      const uint64_t keyed = (lo + (uint64_t{hi} << 32)) ^ flip4to8_;
-      __extension__ using u128 = unsigned __int128;
-      const u128 m = static_cast<u128>(keyed) * (0x9E3779B185EBCA87ULL + (N << 2));  // PRIME64_1 + len * 4
-      uint64_t low = static_cast<uint64_t>(m);
-      uint64_t high = static_cast<uint64_t>(m >> 64) + (low << 1);
-      low ^= high >> 3;
-      low ^= low >> 35;
-      low *= 0x9FB21C651E98DF25ULL;
-      low ^= low >> 28;
-      high ^= high >> 37;  // XXH3's avalanche
-      high *= 0x165667919E3779F9ULL;
-      high ^= high >> 32;
-      return KeyHash{low, high};
+      // XXH3_len_4to8_128b with the bitflip precomputed, from xxhash.h's own pieces.
+      const auto* p = static_cast<const uint8_t*>(key);
+      const uint64_t keyed = (XXH_readLE32(p) + (uint64_t{XXH_readLE32(p + N - 4)} << 32)) ^ flip4to8_;
+      XXH128_hash_t m = XXH_mult64to128(keyed, XXH_PRIME64_1 + (N << 2));
+      m.high64 += m.low64 << 1;
+      m.low64 ^= m.high64 >> 3;
+      m.low64 = XXH_xorshift64(m.low64, 35);
+      m.low64 *= 0x9FB21C651E98DF25ULL;  // a literal in xxhash.h 0.8.1's routine too
+      m.low64 = XXH_xorshift64(m.low64, 28);
+      return KeyHash{m.low64, XXH3_avalanche(m.high64)};
     } else {
       const XXH128_hash_t r = XXH3_128bits_withSeed(key, N, seed_);
       return KeyHash{r.low64, r.high64};

@@ -110,9 +110,8 @@ inline StraddledPattern straddled_pattern4(uint64_t h1, uint64_t h2) noexcept {
   };
   const Vec a = (mask(0) | mask(7)) | (mask(14) | mask(21));
   const Vec b = (mask(28) | mask(35)) | (mask(42) | mask(49));
-  const int bits = __builtin_popcountll(a[0]) + __builtin_popcountll(a[1]) + __builtin_popcountll(b[0]) +
-                   __builtin_popcountll(b[1]);
-  if (__builtin_expect(bits == 8, 1)) return {{a[0], a[1]}, {b[0], b[1]}};
+  const StraddledPattern p{{a[0], a[1]}, {b[0], b[1]}};
+  if (__builtin_expect(bits::popcount(p.first, 2) + bits::popcount(p.second, 2) == 8, 1)) return p;
 #endif
   return straddled_pattern_cold(h1, h2, 4);
 }
