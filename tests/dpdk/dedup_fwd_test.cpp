@@ -877,9 +877,20 @@ TEST(DedupFwd, TelemetryCommandsAnswerWhileItRuns) {
                         "suppression_ratio_ppm", "malformed", "dropped_error"})
     EXPECT_TRUE(a.contains(k) && a[k].is_number_unsigned()) << k << " missing from " << a.dump();
   EXPECT_EQ(a.value("lcores", 0), 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const nlohmann::json b = run.tel().ask("/dedup_fwd/stats");
-  ASSERT_TRUE(b.is_object()) << "no stats on the second ask (" << b.dump() << "): " << run.why_silent();
+  // Telemetry answers (zeros) from the moment dedup_fwd registers it, which is
+  // before its worker forwards the first burst: how long that takes is the
+  // machine's (a sanitizer build on a loaded machine took over 300 ms). So ask
+  // until the figures below have moved, for up to 20 s, then check them.
+  nlohmann::json b;
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    b = run.tel().ask("/dedup_fwd/stats");
+    if (!b.is_object() || std::chrono::steady_clock::now() > deadline) break;
+    if (b.value("rx", uint64_t{0}) > a.value("rx", uint64_t{0}) && b.value("suppressed", uint64_t{0}) > 0 &&
+        b.value("bpf_unmatched", uint64_t{0}) > 0)
+      break;
+  }
+  ASSERT_TRUE(b.is_object()) << "no stats on a later ask (" << b.dump() << "): " << run.why_silent();
   EXPECT_GT(b.value("rx", uint64_t{0}), a.value("rx", uint64_t{0})) << "counters must move while it forwards";
   EXPECT_GT(b.value("suppressed", uint64_t{0}), 0u) << "the looping trace repeats its keys";
   EXPECT_GT(b.value("bpf_unmatched", uint64_t{0}), 0u) << "the trace's ARP frames pass --bpf 'not arp' untouched";
