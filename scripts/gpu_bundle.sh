@@ -30,7 +30,7 @@ cp -L /lib64/ld-linux-x86-64.so.2 "$b/lib/"
 cp data/traces/*.pcap "$b/traces/"
 shared=../shared/data/pcap
 if [[ -d "$shared" ]]; then
-  for f in "$shared"/http/*.pcap "$shared"/ddos/*.pcap; do [[ -f "$f" ]] && cp "$f" "$b/traces/"; done
+  for f in "$shared"/http/*.pcap "$shared"/http/*.pcapng "$shared"/ddos/*.pcap "$shared"/ddos/*.pcapng; do [[ -f "$f" ]] && cp "$f" "$b/traces/"; done
 fi
 cp scripts/gpu_run.sh "$b/run.sh"
 chmod +x "$b/run.sh"
