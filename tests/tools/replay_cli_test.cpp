@@ -196,12 +196,15 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
 
 // --filter auto says what it chose and what the most compact structure
 // would take when that is much less (#13: 6 MiB against 0.44 MiB at 1e-6,
-// "without a word" before); a named structure gets no note.
+// "without a word" before), with the two-line middle way between; a named
+// structure gets no note.
 TEST(ReplayCli, AutoSaysWhatItChoseAndTheCompactAlternative) {
   const std::string t = trace("pcapplusplus_example.pcap");
   const Outcome text = run(t + " --fpr 1e-6 --window 100000 --seed 1");
   EXPECT_EQ(text.code, 0) << text.out;
   EXPECT_NE(text.out.find("the most compact for this window and FPR is guarded-epoch"), std::string::npos) << text.out;
+  // ... and the middle way, at two memory accesses per packet (#18).
+  EXPECT_NE(text.out.find("at two memory accesses per packet, two-line takes"), std::string::npos) << text.out;
   const Outcome js = run(t + " --fpr 1e-6 --window 100000 --seed 1 --json");
   const auto j = nlohmann::json::parse(js.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << js.out;
