@@ -44,7 +44,7 @@ compare() {
   local c="$out/tmp/$n.cpu" g="$out/tmp/$n.gpu" jc jg r
   # shellcheck disable=SC2206
   local args=("$t" --key "$mode" --filter "$filter" $window --seed 1 --json)
-  jc=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "FAILED cpu $filter $mode ${window// /_} $(basename "$t"): $jc"; return; }
+  jc=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "FAILED cpu $filter $mode ${window// /_} $(basename "$t"): ${jc%%$'\n'*}"; return; }
   jg=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend gpu --verdicts "$g" 2>&1) || {
     # A plan past the backend's documented limits is refused with the reason
     # (and --backend auto replays it on the CPU): not a difference.
@@ -80,6 +80,11 @@ echo "identical: $same of $n; refused as past the GPU's limits: $unsupported" | 
 grep '^unsupported' "$out/replay.log" | cut -d: -f2- | sort | uniq -c | tee -a "$out/summary.txt"
 grep -v '^same\|^unsupported' "$out/replay.log" | head -20 | tee -a "$out/summary.txt"
 [[ $((same + unsupported)) -eq $n ]] || status=1
+# The one documented limit is APBF/APBBF past 64 slices: any other refusal is a regression.
+if grep '^unsupported' "$out/replay.log" | grep -qv '^unsupported gpu apbb\?f '; then
+  echo "refusals other than APBF/APBBF's slice limit" | tee -a "$out/summary.txt"
+  status=1
+fi
 fi
 if want bench; then
 step "bench"

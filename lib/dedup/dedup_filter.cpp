@@ -2,6 +2,7 @@
 
 #include "agebloom/model/planner.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -164,7 +165,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   // lines per packet (two-line at 1%), named when it saves a fifth.
   std::string middle;
   model::PlanRequest two = req;
-  two.max_accesses_per_query = 2.0;
+  two.max_accesses_per_query = req.max_accesses_per_query ? std::min(*req.max_accesses_per_query, 2.0) : 2.0;
   auto within_two = model::plan(two);
   if (const auto* m = std::get_if<model::Plan>(&within_two);
       m != nullptr && m->structure != chosen.structure() && m->structure != p->structure) {
