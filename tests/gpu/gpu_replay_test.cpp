@@ -56,8 +56,9 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
 
 
 // Where two arena images differ: empty when they are equal, else the first
-// differing byte, whether it lies in the header (the first 64-byte lines) or
-// in the filter's words, and how many bytes differ.
+// differing byte, whether it lies in the header (the image's first 64 bytes,
+// the line the ring header takes) or in the filter's words, and how many
+// bytes differ.
 std::string state_difference(const unsigned char* cpu, const unsigned char* gpu, size_t bytes) {
   size_t first = bytes, count = 0;
   for (size_t i = 0; i < bytes; ++i)
