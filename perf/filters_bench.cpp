@@ -121,11 +121,19 @@ struct GeBlockedBaseline : Registered<Structure::guarded_epoch_blocked> {
   static void tune(GuardedEpochFilter& f) { f.use_avx2(false); }
 };
 
+// The two-line layout with its bulk probe's baseline body (the registered
+// one takes the AVX-512 probe where the CPU has it: two_line_avx512.hpp).
+struct TwoLineBaseline : Registered<Structure::two_line> {
+  static constexpr const char* kName = "two-line-baseline-isa";
+  static void tune(TwoLineEpochFilter& f) { f.use_avx512(false); }
+};
+
 }  // namespace
 
 void register_filters(uint64_t w) {
   for_each_structure([&]<Structure S>() { register_subject<FilterSubject<Registered<S>>>(w); });
   register_subject<FilterSubject<GeBlockedBaseline>>(w);
+  register_subject<FilterSubject<TwoLineBaseline>>(w);
 }
 
 }  // namespace agebloom::perf

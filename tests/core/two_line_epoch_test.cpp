@@ -141,6 +141,48 @@ TEST(TwoLineEpoch, OperationFormsAgree) {
   }
 }
 
+// The AVX-512 probe (chosen at run time, two_line_avx512.hpp) and the
+// baseline body agree on every verdict and every byte of state, in bursts
+// that cross epochs, with keys that repeat (hits) and hashes built to repeat
+// draws (the rejection in registers, and past h2's nine fields the loop).
+TEST(TwoLineEpoch, IsaBuildsAgree) {
+  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512: only the baseline body can run";
+  auto cfg = TwoLineEpochConfig::for_fpr(Window::count(5000), 0.01);
+  ASSERT_TRUE(cfg);
+  ASSERT_EQ(cfg->half, 4u);
+  Owned wide(*cfg), base(*cfg);
+  EXPECT_TRUE(wide->uses_avx512());
+  base->use_avx512(false);
+  EXPECT_FALSE(base->uses_avx512());
+  std::mt19937_64 rng(45);
+  std::vector<KeyHash> burst;
+  bool wide_out[97], base_out[97];
+  uint64_t hits = 0, repeats = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t n = 1 + rng() % 97;
+    burst.resize(n);
+    for (KeyHash& h : burst) {
+      h = key_hash(rng() % 12000);
+      if (rng() % 4 == 0) {  // 1-3 of h2's nine 7-bit fields copied from others: repeated draws
+        for (uint64_t copies = 1 + rng() % 3; copies > 0; --copies) {
+          const uint64_t from = 7 * (rng() % 9), to = 7 * (rng() % 9);
+          h.h2 = (h.h2 & ~(uint64_t{127} << to)) | (((h.h2 >> from) & 127) << to);
+        }
+        ++repeats;
+      }
+    }
+    wide->test_and_insert_bulk(burst.data(), n, wide_out);
+    base->test_and_insert_bulk(burst.data(), n, base_out);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(wide_out[i], base_out[i]) << round << ", key " << i;
+      hits += wide_out[i];
+    }
+  }
+  EXPECT_GT(hits, 10000u);
+  EXPECT_GT(repeats, 30000u);
+  EXPECT_EQ(wide.state(), base.state());
+}
+
 // The last line's keys straddle into the first: a two-line filter still
 // keeps every key.
 TEST(TwoLineEpoch, LastLineWrapsToTheFirst) {

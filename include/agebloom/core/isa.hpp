@@ -20,6 +20,17 @@
 #define AGEBLOOM_TARGET_AVX2
 #endif
 
+// AVX-512 bodies are written with intrinsics (a probe whose shape the
+// compiler would not find from the baseline code). g++ 12's <immintrin.h>
+// pulls in <stdlib.h> for _mm_malloc, so a freestanding g++ build keeps the
+// baseline bodies; clang's header guards that include itself.
+#if AGEBLOOM_ISA_DISPATCH && (__STDC_HOSTED__ || defined(__clang__))
+#define AGEBLOOM_AVX512_DISPATCH 1
+#define AGEBLOOM_TARGET_AVX512 __attribute__((target("avx512f,avx512cd")))
+#else
+#define AGEBLOOM_AVX512_DISPATCH 0
+#endif
+
 namespace agebloom {
 
 // True when this CPU executes AVX2 (and the build can dispatch to it).
@@ -27,6 +38,18 @@ inline bool cpu_has_avx2() noexcept {
 #if AGEBLOOM_ISA_DISPATCH
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+// True when this CPU executes AVX-512 F and CD (and the build can dispatch to
+// them). Valgrind's CPU has no AVX-512, so instruction counts taken under it
+// (scripts/bench_instructions.sh) are the baseline bodies'.
+inline bool cpu_has_avx512() noexcept {
+#if AGEBLOOM_AVX512_DISPATCH
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
 #else
   return false;
 #endif

@@ -35,6 +35,8 @@
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
 #include "agebloom/filters/lane_lines.hpp"
+#include "agebloom/filters/straddled_pattern.hpp"
+#include "agebloom/filters/two_line_avx512.hpp"
 
 namespace agebloom {
 
@@ -44,77 +46,6 @@ struct TwoLineEpochSizing {
   uint32_t r = 3;         // live epochs (r + 1 <= 4 segments); 3: the fewest bits per item at 1%
   uint64_t capacity = 0;  // expected insertions per time window
 };
-
-// A key's bits in its two lines: `half` distinct bits of a 128-bit lane in
-// each, as two 64-bit words per line (word 0: bits 0-63 of the lane).
-struct StraddledPattern {
-  uint64_t first[2];   // in line x
-  uint64_t second[2];  // in line x + 1
-};
-
-// The pattern of a key with h2 (and h1 for the rare extra draws): `half`
-// distinct positions in each 128-bit half, each drawn from 7 bits of h2 in
-// turn, a position already taken drawn again (rejection keeps every set of
-// `half` positions equally likely, which straddled_fpr assumes). h2's 63 bits
-// give 9 draws, enough for half = 4 with no repeat (the common case); past
-// them each refill of 9 draws is mix64 of h1, h2 and the refill's number.
-constexpr StraddledPattern straddled_pattern(uint64_t h1, uint64_t h2, uint32_t half) noexcept {
-  StraddledPattern p{};
-  uint64_t x = h2, round = 0;
-  uint32_t left = 9;
-  uint64_t* out[2] = {p.first, p.second};
-  for (uint64_t* w : out) {
-    for (uint32_t got = 0; got < half;) {
-      if (left == 0) x = mix64(h1 ^ (h2 + ++round * 0x9e3779b97f4a7c15ULL)), left = 9;
-      const uint32_t pos = static_cast<uint32_t>(x & 127);
-      x >>= 7, --left;
-      const uint64_t bit = uint64_t{1} << (pos & 63);
-      uint64_t& word = w[pos >> 6];
-      got += (word & bit) == 0;
-      word |= bit;
-    }
-  }
-  return p;
-}
-
-// straddled_pattern out of line: the data plane's rare path (a repeated draw).
-[[gnu::noinline, gnu::cold]] inline StraddledPattern straddled_pattern_cold(uint64_t h1, uint64_t h2,
-                                                                           uint32_t half) noexcept {
-  return straddled_pattern(h1, h2, half);
-}
-
-// The 128-bit one-hot mask of every position, for straddled_pattern4.
-struct BitMasks128 {
-  uint64_t word[128][2];  // position p's mask: bit p of word[p][0] (p < 64) or of word[p][1]
-  // Fills the table at compile time.
-  constexpr BitMasks128() : word() {
-    for (uint32_t p = 0; p < 128; ++p) word[p][p >> 6] = uint64_t{1} << (p & 63);
-  }
-};
-alignas(64) inline constexpr BitMasks128 kBitMasks128{};  // every position's mask (2 KiB)
-
-// straddled_pattern(h1, h2, 4) for the data plane: the first eight 7-bit
-// fields of h2 looked up as one-hot masks and ORed, which is the loop's result
-// whenever no half repeats a position (about 91% of keys); otherwise the
-// loop's. A repeat leaves its half fewer than 4 bits, so the eight bits are
-// all there exactly when there is none: one population count per word
-// (x86-64-v2 has popcnt) instead of testing every pair of masks. Eight loads
-// from a 2 KiB table instead of a loop with a variable-indexed store per draw.
-inline StraddledPattern straddled_pattern4(uint64_t h1, uint64_t h2) noexcept {
-#if defined(__GNUC__) && !defined(__CUDACC__)
-  using Vec = detail::U64x2;
-  auto mask = [h2](uint32_t shift) {
-    Vec v;
-    __builtin_memcpy(&v, kBitMasks128.word[(h2 >> shift) & 127], sizeof v);
-    return v;
-  };
-  const Vec a = (mask(0) | mask(7)) | (mask(14) | mask(21));
-  const Vec b = (mask(28) | mask(35)) | (mask(42) | mask(49));
-  const StraddledPattern p{{a[0], a[1]}, {b[0], b[1]}};
-  if (__builtin_expect(bits::popcount(p.first, 2) + bits::popcount(p.second, 2) == 8, 1)) return p;
-#endif
-  return straddled_pattern_cold(h1, h2, 4);
-}
 
 // The FP of one segment: lines of 128-bit lanes, `load` keys spread over
 // `lines` starting lines, each key setting `half` distinct bits in its lane
@@ -302,6 +233,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
     f.cfg_ = c;
     f.state_ = carved->header;
     f.lines_ = carved->lines;
+    f.avx512_ = c.half == 4 && cpu_has_avx512();
     f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
@@ -345,15 +277,24 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
     constexpr size_t kChunk = 32;
     typename Lines::Pair pair[kChunk];
+#if AGEBLOOM_AVX512_DISPATCH
+    StraddledPattern pat[kChunk];
+#endif
     for (size_t base = 0; base < n; base += kChunk) {
       const size_t m = n - base < kChunk ? n - base : kChunk;
       for (size_t i = 0; i < m; ++i) {
         pair[i] = lines_.pair_of(h[base + i]);
         prefetch(pair[i]);
       }
+#if AGEBLOOM_AVX512_DISPATCH
+      if (avx512_) two_line_avx512::patterns(h + base, m, pat);
+#endif
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
+#if AGEBLOOM_AVX512_DISPATCH
+            if (avx512_) return two_line_avx512::test_and_insert_run(pat + i, pair + i, end - i, current, out + base + i);
+#endif
             for (; i < end; ++i) {
               const StraddledPattern p = pattern(h[base + i]);
               out[base + i] = any_segment_covers(*pair[i].first, *pair[i].second, p);
@@ -365,6 +306,13 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
 
   // Prefetches both lines h will touch (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { prefetch(lines_.pair_of(h)); }
+
+  // Which body test_and_insert_bulk runs: the AVX-512 probe when the CPU has
+  // it and half = 4 (chosen at create(); two_line_avx512.hpp), or the
+  // baseline. Both give the same verdicts and state (tested); this switch
+  // exists for that test and for benchmarks.
+  void use_avx512(bool on) noexcept { avx512_ = on && cfg_.half == 4 && cpu_has_avx512(); }
+  bool uses_avx512() const noexcept { return avx512_; }  // the AVX-512 probe runs
 
   const TwoLineEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
@@ -447,6 +395,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   TwoLineEpochConfig cfg_{};
   State* state_ = nullptr;
   Lines lines_{};
+  bool avx512_ = false;  // test_and_insert_bulk's runs take the AVX-512 probe
 };
 
 }  // namespace agebloom

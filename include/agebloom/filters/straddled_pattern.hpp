@@ -1,0 +1,87 @@
+// A two-line key's bits: `half` distinct positions in a 128-bit lane of each
+// of its two lines (two_line_epoch.hpp), drawn from h2. The reference draw,
+// its out-of-line form for the data plane's rare path, and the table form
+// the baseline probe uses for half = 4 (two_line_avx512.hpp has the AVX-512
+// form).
+#pragma once
+
+#include <cstdint>
+
+#include "agebloom/core/bits.hpp"
+#include "agebloom/core/hash.hpp"
+#include "agebloom/filters/lane_lines.hpp"
+
+namespace agebloom {
+
+// A key's bits in its two lines: `half` distinct bits of a 128-bit lane in
+// each, as two 64-bit words per line (word 0: bits 0-63 of the lane).
+struct StraddledPattern {
+  uint64_t first[2];   // in line x
+  uint64_t second[2];  // in line x + 1
+};
+
+// The pattern of a key with h2 (and h1 for the rare extra draws): `half`
+// distinct positions in each 128-bit half, each drawn from 7 bits of h2 in
+// turn, a position already taken drawn again (rejection keeps every set of
+// `half` positions equally likely, which straddled_fpr assumes). h2's 63 bits
+// give 9 draws, enough for half = 4 with no repeat (the common case); past
+// them each refill of 9 draws is mix64 of h1, h2 and the refill's number.
+constexpr StraddledPattern straddled_pattern(uint64_t h1, uint64_t h2, uint32_t half) noexcept {
+  StraddledPattern p{};
+  uint64_t x = h2, round = 0;
+  uint32_t left = 9;
+  uint64_t* out[2] = {p.first, p.second};
+  for (uint64_t* w : out) {
+    for (uint32_t got = 0; got < half;) {
+      if (left == 0) x = mix64(h1 ^ (h2 + ++round * 0x9e3779b97f4a7c15ULL)), left = 9;
+      const uint32_t pos = static_cast<uint32_t>(x & 127);
+      x >>= 7, --left;
+      const uint64_t bit = uint64_t{1} << (pos & 63);
+      uint64_t& word = w[pos >> 6];
+      got += (word & bit) == 0;
+      word |= bit;
+    }
+  }
+  return p;
+}
+
+// straddled_pattern out of line: the data plane's rare path (a repeated draw).
+[[gnu::noinline, gnu::cold]] inline StraddledPattern straddled_pattern_cold(uint64_t h1, uint64_t h2,
+                                                                           uint32_t half) noexcept {
+  return straddled_pattern(h1, h2, half);
+}
+
+// The 128-bit one-hot mask of every position, for straddled_pattern4.
+struct BitMasks128 {
+  uint64_t word[128][2];  // position p's mask: bit p of word[p][0] (p < 64) or of word[p][1]
+  // Fills the table at compile time.
+  constexpr BitMasks128() : word() {
+    for (uint32_t p = 0; p < 128; ++p) word[p][p >> 6] = uint64_t{1} << (p & 63);
+  }
+};
+alignas(64) inline constexpr BitMasks128 kBitMasks128{};  // every position's mask (2 KiB)
+
+// straddled_pattern(h1, h2, 4) for the data plane: the first eight 7-bit
+// fields of h2 looked up as one-hot masks and ORed, which is the loop's result
+// whenever no half repeats a position (about 91% of keys); otherwise the
+// loop's. A repeat leaves its half fewer than 4 bits, so the eight bits are
+// all there exactly when there is none: one population count per word
+// (x86-64-v2 has popcnt) instead of testing every pair of masks. Eight loads
+// from a 2 KiB table instead of a loop with a variable-indexed store per draw.
+inline StraddledPattern straddled_pattern4(uint64_t h1, uint64_t h2) noexcept {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+  using Vec = detail::U64x2;
+  auto mask = [h2](uint32_t shift) {
+    Vec v;
+    __builtin_memcpy(&v, kBitMasks128.word[(h2 >> shift) & 127], sizeof v);
+    return v;
+  };
+  const Vec a = (mask(0) | mask(7)) | (mask(14) | mask(21));
+  const Vec b = (mask(28) | mask(35)) | (mask(42) | mask(49));
+  const StraddledPattern p{{a[0], a[1]}, {b[0], b[1]}};
+  if (__builtin_expect(bits::popcount(p.first, 2) + bits::popcount(p.second, 2) == 8, 1)) return p;
+#endif
+  return straddled_pattern_cold(h1, h2, 4);
+}
+
+}  // namespace agebloom
