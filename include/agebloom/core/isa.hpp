@@ -26,7 +26,7 @@
 // baseline bodies; clang's header guards that include itself.
 #if AGEBLOOM_ISA_DISPATCH && (__STDC_HOSTED__ || defined(__clang__))
 #define AGEBLOOM_AVX512_DISPATCH 1
-#define AGEBLOOM_TARGET_AVX512 __attribute__((target("avx512f,avx512cd")))
+#define AGEBLOOM_TARGET_AVX512 __attribute__((target("avx512f")))
 #else
 #define AGEBLOOM_AVX512_DISPATCH 0
 #endif
@@ -43,13 +43,12 @@ inline bool cpu_has_avx2() noexcept {
 #endif
 }
 
-// True when this CPU executes AVX-512 F and CD (and the build can dispatch to
-// them). Valgrind's CPU has no AVX-512, so instruction counts taken under it
+// True when this CPU executes AVX-512 F (and the build can dispatch to it). Valgrind's CPU has no AVX-512, so instruction counts taken under it
 // (scripts/bench_instructions.sh) are the baseline bodies'.
 inline bool cpu_has_avx512() noexcept {
 #if AGEBLOOM_AVX512_DISPATCH
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
+  return __builtin_cpu_supports("avx512f");
 #else
   return false;
 #endif

@@ -11,8 +11,8 @@
 //     broadcast); each becomes a 128-bit one-hot as two 64-bit words by two
 //     variable left shifts (AVX-512 shifts by 64 or more give 0, so a
 //     position selects exactly one of the words);
-//   - a repeat within a half is a conflict among the positions once the
-//     second half's are moved past 127 (vpconflictq); such keys (~9%) are
+//   - a repeat within a half is found by comparing each half with itself
+//     rotated (two permutes, two compares); such keys (~9%) are
 //     redone after the burst's others, with one field rejected in registers
 //     (positions_with_repeat), and only the ~0.4% that reject more take
 //     straddled_pattern's loop, out of line;
@@ -55,25 +55,27 @@ AGEBLOOM_TARGET_AVX512 inline __m512i fields_of(uint64_t h2, unsigned skip4 = 0)
                           _mm512_set1_epi64(127));
 }
 
-// The positions among 0-3 and among 4-7 that repeat an earlier one of their
-// half (vpconflictq, the second half's positions moved past 127 so that only
-// repeats within a half conflict).
+// Positions among 0-3 and among 4-7 equal to another of their half (each
+// compared with its half rotated by one and by two: every pair once or
+// twice). vpconflictq said the same in one instruction, but cost ~5 cycles
+// per key more on AMD Zen 5.
 AGEBLOOM_TARGET_AVX512 inline __mmask8 repeats_of(__m512i pos) noexcept {
-  const __m512i conflicts = _mm512_conflict_epi64(_mm512_or_si512(pos, _mm512_setr_epi64(0, 0, 0, 0, 128, 128, 128, 128)));
-  return _mm512_test_epi64_mask(conflicts, conflicts);
+  return _mm512_cmpeq_epi64_mask(pos, _mm512_permutex_epi64(pos, _MM_SHUFFLE(0, 3, 2, 1))) |
+         _mm512_cmpeq_epi64_mask(pos, _mm512_permutex_epi64(pos, _MM_SHUFFLE(1, 0, 3, 2)));
 }
 
 // The draw of a key whose fields 0-7 repeat within a half, when it rejects
 // one field in all (all but ~0.4% of keys; false for the rest): a repeat in
 // the first half makes field 4 its fourth bit and fields 5-8 the second
 // half; a repeat in the second only makes field 8 its fourth bit. Either way
-// the stand-in takes the repeated position's place, and the result must
-// repeat nothing.
+// the stand-in takes the place of one of the two equal positions (either
+// leaves the same set), and the result must repeat nothing.
 AGEBLOOM_TARGET_AVX512 inline bool positions_with_repeat(uint64_t h2, __mmask8 repeated, __m512i& pos) noexcept {
   // Without branches: which half repeats is a coin toss, so a branch on it mispredicts half the time.
   const unsigned in_first = (repeated & 0x0f) != 0;
   const uint64_t stand_in = (h2 >> (56 - 28 * in_first)) & 127;  // field 8, or field 4
-  pos = _mm512_mask_mov_epi64(fields_of(h2, in_first), static_cast<__mmask8>(repeated & (0xff >> (4 * in_first))),
+  const unsigned half = repeated & (0xffu >> (4 * in_first));      // the repeating half's equal positions
+  pos = _mm512_mask_mov_epi64(fields_of(h2, in_first), static_cast<__mmask8>(half & (0u - half)),
                               _mm512_set1_epi64(static_cast<long long>(stand_in)));
   return repeats_of(pos) == 0;
 }
@@ -92,17 +94,18 @@ AGEBLOOM_TARGET_AVX512 inline __m256i pattern_of(__m512i pos) noexcept {
                                                 _mm512_shuffle_i64x2(pairs, pairs, _MM_SHUFFLE(2, 0, 3, 1))));
 }
 
-// straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= 32), into out[i]:
+constexpr size_t kMaxBurst = 32;  // patterns() at a time
+
+// straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= kMaxBurst), into out[i]:
 // every key from its fields without a branch, the mask of those with a
-// repeat within a half (a conflict among the fields once the second half's
-// are moved past 127) kept, and those keys redone after.
+// repeat within a half kept, and those keys redone after.
 //
 // A branch per key on the repeat (~9% of keys, at random) cost more than the
 // repeats themselves: mispredicted, it threw away the work of the keys in
 // flight (16.4 cycles per key against 9.6 with repeats ignored; W = 1M).
 AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
   uint32_t repeats = 0;
-  __mmask8 repeated[32];
+  __mmask8 repeated[kMaxBurst];
   for (size_t i = 0; i < n; ++i) {
     const __m512i pos = fields_of(h[i].h2);
     repeated[i] = repeats_of(pos);

@@ -287,6 +287,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
         prefetch(pair[i]);
       }
 #if AGEBLOOM_AVX512_DISPATCH
+      static_assert(kChunk <= two_line_avx512::kMaxBurst);
       if (avx512_) two_line_avx512::patterns(h + base, m, pat);
 #endif
       for_each_epoch_run(
