@@ -70,6 +70,9 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
+// A --max-accesses limit tightened to two memory accesses per packet.
+std::optional<double> within_two_accesses(std::optional<double> limit) { return limit ? std::min(*limit, 2.0) : 2.0; }
+
 }  // namespace
 
 bool mem_is_budget(const FilterSpec& spec) noexcept {
@@ -91,9 +94,17 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
   if (const auto* err = std::get_if<model::PlanError>(&result); err && req.auto_candidates &&
                                                                   err->code != model::PlanErrc::invalid_request) {
     // No fast layout reaches the target within the limits: auto takes the
-    // structure that does (the most compact), rather than refusing.
+    // most compact structure that does at two memory accesses per packet
+    // (two-line at 1%: it fits where the one-line layout does not), and only
+    // then the most compact of all, rather than refusing.
     req.auto_candidates = false;
+    const auto limit = req.max_accesses_per_query;
+    req.max_accesses_per_query = within_two_accesses(limit);
     result = plan();
+    if (std::holds_alternative<model::PlanError>(result) && req.max_accesses_per_query != limit) {
+      req.max_accesses_per_query = limit;
+      result = plan();
+    }
   }
   if (auto* err = std::get_if<model::PlanError>(&result)) {
     // Over --mem alone: name the plan that does not fit, and by how much.
@@ -155,6 +166,25 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
                   agebloom::name(p->structure), p->expected_fpr, agebloom::name(p->structure));
     return buf;
   }
+  if (!info(chosen.structure()).auto_candidate) {
+    // plan_spec's fallback: the fast layouts did not fit the limits.
+    std::string fast;
+    for (const StructureInfo& s : kStructures)
+      if (s.auto_candidate) fast += std::string(fast.empty() ? "" : ", ") + s.name;
+    model::PlanRequest two = req;
+    if (spec.mem_bytes && !mem_is_budget(spec)) two.max_total_bytes = spec.mem_bytes;
+    two.max_accesses_per_query = within_two_accesses(two.max_accesses_per_query);
+    const auto at_two = spec.fpr == 0.0 ? model::plan_lowest_fpr(two) : model::plan(two);
+    const auto* m = std::get_if<model::Plan>(&at_two);
+    std::snprintf(buf, sizeof buf,
+                  "--filter auto chose %s (%s, %.1f bits per item): the layouts fastest per packet (%s) do not fit "
+                  "the limits given; %s is the most compact layout that fits %s",
+                  chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
+                  chosen.bits_per_item(), fast.c_str(), chosen.name().c_str(),
+                  m != nullptr && m->structure == chosen.structure() ? "at two memory accesses per packet"
+                                                                     : "(more memory accesses per packet)");
+    return buf;
+  }
   auto result = model::plan(req);
   const auto* p = std::get_if<model::Plan>(&result);
   if (p == nullptr || p->structure == chosen.structure()) return {};
@@ -165,7 +195,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   // lines per packet (two-line at 1%), named when it saves a fifth.
   std::string middle;
   model::PlanRequest two = req;
-  two.max_accesses_per_query = req.max_accesses_per_query ? std::min(*req.max_accesses_per_query, 2.0) : 2.0;
+  two.max_accesses_per_query = within_two_accesses(req.max_accesses_per_query);
   auto within_two = model::plan(two);
   if (const auto* m = std::get_if<model::Plan>(&within_two);
       m != nullptr && m->structure != chosen.structure() && m->structure != p->structure) {

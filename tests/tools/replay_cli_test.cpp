@@ -213,6 +213,30 @@ TEST(ReplayCli, AutoSaysWhatItChoseAndTheCompactAlternative) {
   EXPECT_FALSE(nlohmann::json::parse(named.out, nullptr, false).contains("auto_note")) << named.out;
 }
 
+// Where the fast layout does not fit --mem, auto takes the most compact
+// layout that fits at two memory accesses per packet (two-line), and only
+// under a tighter budget the most compact of all, saying which and why (#18).
+TEST(ReplayCli, AutoUnderMemTakesTwoLineBeforeTheMostCompact) {
+  const std::string t = trace("pcapplusplus_example.pcap") + " --fpr 0.01 --window 100000 --seed 1 --json";
+  auto chosen = [&](const std::string& mem) {
+    const Outcome r = run(t + " --mem " + mem);
+    EXPECT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    return j.is_discarded() ? nlohmann::json{} : j;
+  };
+  const auto roomy = chosen("1"), fits_two = chosen("0.25"), tight = chosen("0.2");
+  EXPECT_EQ(roomy["filter"]["name"], "interleaved") << roomy.dump();
+  EXPECT_EQ(fits_two["filter"]["name"], "two-line") << fits_two.dump();
+  EXPECT_NE(fits_two["auto_note"].get<std::string>().find("two-line is the most compact layout that fits at two memory "
+                                                          "accesses per packet"),
+            std::string::npos)
+      << fits_two.dump();
+  EXPECT_EQ(tight["filter"]["name"], "guarded-epoch") << tight.dump();
+  EXPECT_NE(tight["auto_note"].get<std::string>().find("(more memory accesses per packet)"), std::string::npos)
+      << tight.dump();
+}
+
 // --decide penalties on the real click capture with --truth: the report has
 // the expected penalty, the realised penalty of the decisions and of the
 // plain filter's yes/no on the same queries; expensive repeats ($FN >> $FP)
