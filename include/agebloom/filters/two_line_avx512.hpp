@@ -127,7 +127,7 @@ AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, Straddle
   }
 }
 
-using LinePair = LaneLines<uint64_t>::Pair;
+using LinePair = LaneLines<uint64_t>::Pair;  // a key's two lines (lane_lines.hpp)
 
 // test_and_insert of keys with patterns p[0..n) (patterns()) whose lines are
 // pair[i] (prefetched by the caller), all in the epoch of `segment`: the
