@@ -79,16 +79,21 @@ bool mem_is_budget(const FilterSpec& spec) noexcept {
   return spec.structure ? info(*spec.structure).rate_adaptive : spec.window.is_time() && spec.capacity == 0;
 }
 
-model::PlanResult plan_spec(const FilterSpec& spec) {
+// The request plan_spec plans: the spec's, with --mem a limit on every
+// structure but the rate-adaptive one, whose budget it is (memory_bytes).
+model::PlanRequest limited_request(const FilterSpec& spec) {
   model::PlanRequest req = request_of(spec);
+  if (spec.mem_bytes && !mem_is_budget(spec)) req.max_total_bytes = spec.mem_bytes;
+  return req;
+}
+
+model::PlanResult plan_spec(const FilterSpec& spec) {
+  model::PlanRequest req = limited_request(spec);
   // "auto": a dataplane pays per packet, so the fewest bits per item among
   // the layouts measured fastest per packet (the registry's auto_candidate
   // rows; docs/PERFORMANCE.md has the cycles). The most compact structure is
   // one --filter away (auto_note says which).
   if (!spec.structure) req.auto_candidates = true;
-  // --mem bounds the arena of every structure but the rate-adaptive one,
-  // whose budget it is (memory_bytes above).
-  if (spec.mem_bytes && !mem_is_budget(spec)) req.max_total_bytes = spec.mem_bytes;
   auto plan = [&] { return spec.fpr == 0.0 ? model::plan_lowest_fpr(req) : model::plan(req); };
   auto result = plan();
   if (const auto* err = std::get_if<model::PlanError>(&result); err && req.auto_candidates &&
@@ -171,8 +176,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
     std::string fast;
     for (const StructureInfo& s : kStructures)
       if (s.auto_candidate) fast += std::string(fast.empty() ? "" : ", ") + s.name;
-    model::PlanRequest two = req;
-    if (spec.mem_bytes && !mem_is_budget(spec)) two.max_total_bytes = spec.mem_bytes;
+    model::PlanRequest two = limited_request(spec);
     two.max_accesses_per_query = within_two_accesses(two.max_accesses_per_query);
     const auto at_two = spec.fpr == 0.0 ? model::plan_lowest_fpr(two) : model::plan(two);
     const auto* m = std::get_if<model::Plan>(&at_two);

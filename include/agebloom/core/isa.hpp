@@ -43,7 +43,8 @@ inline bool cpu_has_avx2() noexcept {
 #endif
 }
 
-// True when this CPU executes AVX-512 F (and the build can dispatch to it). Valgrind's CPU has no AVX-512, so instruction counts taken under it
+// True when this CPU executes AVX-512F (and the build can dispatch to it).
+// Valgrind's CPU has no AVX-512, so instruction counts taken under it
 // (scripts/bench_instructions.sh) are the baseline bodies'.
 inline bool cpu_has_avx512() noexcept {
 #if AGEBLOOM_AVX512_DISPATCH

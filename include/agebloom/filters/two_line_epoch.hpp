@@ -233,7 +233,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
     f.cfg_ = c;
     f.state_ = carved->header;
     f.lines_ = carved->lines;
-    f.avx512_ = c.half == 4 && cpu_has_avx512();
+    f.use_avx512(true);
     f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
