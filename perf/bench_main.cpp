@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("repeat_seed", hex(kRepeatSeed));
   benchmark::AddCustomContext("tsc_ghz", std::to_string(hz / 1e9));
   benchmark::AddCustomContext("cycles_per_op", "TSC ticks around the timed operations / operations");
+#if AGEBLOOM_BENCH_DPDK
+  std::printf("agebloom-bench: EAL memory (rte_member peers, pipeline mbufs and filter): %s\n", eal_memory());
+  benchmark::AddCustomContext("eal_memory", eal_memory());
+#endif
 
   // Window by window, subject by subject: consecutive benchmarks share one
   // filled structure (see bench_common.hpp).

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,18 +53,42 @@ rte_member_setsum* create(const char* kind, rte_member_setsum_type type, uint8_t
 
 }  // namespace
 
+namespace {
+const char* g_eal_memory = "none";
+}
+
+const char* eal_memory() { return g_eal_memory; }
+
 bool init_eal(const char* argv0) {
   // No hugepages or devices: rte_member needs only EAL's heap. The main
   // lcore may run on any CPU (2-core machines are shared with compilers;
   // pinning it to CPU 0 would only add noise). A per-process file prefix and
   // --no-shconf keep concurrent runs from sharing runtime files
   // (--in-memory would do too, but EAL rejects it beside --no-huge).
+  //
+  // AGEBLOOM_BENCH_MEMORY=huge puts EAL's heap on 2 MB hugepages instead
+  // (1 GB of them free on a mounted hugetlbfs), as dedup_fwd runs in
+  // production: the pipeline benchmark's mbufs and filter then live there,
+  // both sides alike. Only EAL's heap moves: the filter table's own
+  // structures stay on the process heap while the rte_member peers get
+  // hugepages, so read the filter table from a default run.
   const unsigned cpus = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
+  const char* memory = std::getenv("AGEBLOOM_BENCH_MEMORY");
+  const bool huge = memory != nullptr && std::strcmp(memory, "huge") == 0;
+  if (memory != nullptr && !huge && std::strcmp(memory, "4k") != 0) {
+    std::fprintf(stderr, "AGEBLOOM_BENCH_MEMORY must be huge or 4k, not '%s'\n", memory);
+    return false;
+  }
   std::vector<std::string> args = {
-      argv0, "--no-huge", "--no-pci", "-m", "1024", "--no-shconf",
-      "--file-prefix", "agebloom-bench-" + std::to_string(getpid()), "--log-level=error",
+      argv0, "--no-pci", "-m", "1024", "--log-level=error",
       "--lcores", cpus > 1 ? "0@(0-" + std::to_string(cpus - 1) + ")" : "0@0",
   };
+  if (huge) {
+    args.push_back("--in-memory");  // hugepages without runtime files
+  } else {
+    for (const char* a : {"--no-huge", "--no-shconf", "--file-prefix"}) args.push_back(a);
+    args.push_back("agebloom-bench-" + std::to_string(getpid()));
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -71,6 +96,7 @@ bool init_eal(const char* argv0) {
     std::fprintf(stderr, "rte_eal_init failed: %s\n", rte_strerror(rte_errno));
     return false;
   }
+  g_eal_memory = huge ? "2 MB hugepages" : "4 KB pages (--no-huge)";
   return true;
 }
 

@@ -32,6 +32,9 @@ namespace agebloom::perf {
 // rte_eal_init with no hugepages, no PCI, a 1 GiB heap and a per-process
 // file prefix. Returns false (and prints why) if EAL refused.
 bool init_eal(const char* argv0);
+// Where init_eal put EAL's heap: "2 MB hugepages", "4 KB pages (--no-huge)",
+// or "none" before it succeeded.
+const char* eal_memory();
 void cleanup_eal();
 
 class HtCacheSubject {

@@ -4,6 +4,17 @@
 # same virtual ports in the same run. Ratios only: the machine is shared.
 #
 #   scripts/bench_pipeline.sh [--seconds S] [--packets N] [--frames F] [--rounds R (default 5)]
+#                             [--memory 4k|huge|auto (default 4k)]
+#
+# Memory: 4 KB pages (EAL's --no-huge) by default, which any machine has
+# without root, as every documented figure so far; `huge` runs both programs
+# on 2 MB hugepages, as DPDK runs in production (a mounted hugetlbfs with
+# enough free pages: as root, `echo 512 > /proc/sys/vm/nr_hugepages` and
+# `mount -t hugetlbfs nodev /dev/hugepages`); `auto` takes hugepages when
+# there are enough. The mode is printed with the figures, since it moves
+# them: hugepages made receive and transmit ~10 cycles per packet cheaper
+# here, but not dedup_fwd's ratio to 5tswap (docs/PERFORMANCE.md,
+# "Hugepages and the pipeline figure").
 #
 # Port: one net_pcap vdev replaying a generated capture in a loop
 # (infinite_rx: F UDP/IPv4 frames, default 2^14, each with its own source IP;
@@ -22,13 +33,15 @@ seconds=5
 packets=30000000
 frames=16384
 rounds=5
+memory=4k
 while (($#)); do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --packets) packets=$2; shift 2 ;;
     --frames) frames=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "usage: $0 [--seconds S] [--packets N] [--frames F] [--rounds R]" >&2; exit 2 ;;
+    --memory) memory=$2; shift 2 ;;
+    *) echo "usage: $0 [--seconds S] [--packets N] [--frames F] [--rounds R] [--memory 4k|huge|auto]" >&2; exit 2 ;;
   esac
 done
 
@@ -69,8 +82,24 @@ with open(sys.argv[1], "wb") as f:
         f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(frame), len(frame)) + frame)
 PY
 
-eal=(--no-huge --no-pci -m $((512 + mbufs / 256)) --log-level=lib.eal:error
-     --vdev "net_pcap0,rx_pcap=$trace,infinite_rx=1")
+megabytes=$((512 + mbufs / 256))
+# Free 2 MB pages on a mounted hugetlbfs (0 when there is none).
+free_huge=0
+if grep -qs ' hugetlbfs ' /proc/mounts; then
+  free_huge=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+  [[ "$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)" == 2048 ]] || free_huge=0
+fi
+case "$memory" in
+  auto) if ((free_huge * 2 >= megabytes)); then memory=huge; else memory=4k; fi ;;
+  huge) ((free_huge * 2 >= megabytes)) || {
+          echo "bench_pipeline: --memory huge needs $megabytes MB of free 2 MB hugepages on a mounted hugetlbfs; $((free_huge * 2)) MB free" >&2
+          exit 1
+        } ;;
+  4k) ;;
+  *) echo "bench_pipeline: --memory must be huge, 4k or auto, not '$memory'" >&2; exit 2 ;;
+esac
+if [[ $memory == huge ]]; then mem=(-m "$megabytes" --in-memory); else mem=(--no-huge -m "$megabytes"); fi
+eal=("${mem[@]}" --no-pci --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$trace,infinite_rx=1")
 
 testpmd_cycles() {  # $1 = forward mode
   local log="$out/testpmd-$1.log"
@@ -125,6 +154,7 @@ tsc=$(dmesg 2>/dev/null | grep -oE 'tsc: (Refined TSC clocksource calibration: |
 [[ -n "$tsc" ]] || tsc="$(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') MHz (cpu MHz: dmesg unreadable)"
 echo "pipeline: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), TSC $tsc, $(nproc) cores, load before each round: ${loads[*]}"
 echo "one net_pcap port (infinite_rx, $frames frames), Rx and Tx on it, $rounds rounds, order alternating between rounds"
+if [[ $memory == huge ]]; then echo "memory: 2 MB hugepages"; else echo "memory: 4 KB pages (EAL --no-huge; --memory huge for 2 MB hugepages)"; fi
 python3 - "$rounds" <<PY
 import statistics, sys
 rows = [l.split("\t") for l in """$table""".splitlines()]
