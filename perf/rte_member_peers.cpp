@@ -51,11 +51,9 @@ rte_member_setsum* create(const char* kind, rte_member_setsum_type type, uint8_t
   return ss;
 }
 
-}  // namespace
+const char* g_eal_memory = "none";  // set by init_eal
 
-namespace {
-const char* g_eal_memory = "none";
-}
+}  // namespace
 
 const char* eal_memory() { return g_eal_memory; }
 

@@ -29,8 +29,10 @@ struct rte_member_setsum;
 
 namespace agebloom::perf {
 
-// rte_eal_init with no hugepages, no PCI, a 1 GiB heap and a per-process
-// file prefix. Returns false (and prints why) if EAL refused.
+// rte_eal_init with no PCI and a 1 GiB heap: on 4 KB pages with a
+// per-process file prefix, or on 2 MB hugepages (--in-memory) under
+// AGEBLOOM_BENCH_MEMORY=huge. Returns false (and prints why) if EAL refused
+// or the variable holds anything but huge or 4k.
 bool init_eal(const char* argv0);
 // Where init_eal put EAL's heap: "2 MB hugepages", "4 KB pages (--no-huge)",
 // or "none" before it succeeded.

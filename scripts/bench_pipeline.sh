@@ -45,6 +45,24 @@ while (($#)); do
   esac
 done
 
+mbufs=$((frames + 16384))  # the pool: net_pcap keeps the capture's F frames in it (below)
+megabytes=$((512 + mbufs / 256))
+# Free 2 MB pages on a mounted hugetlbfs (0 when there is none).
+free_huge=0
+if grep -qs ' hugetlbfs ' /proc/mounts; then
+  free_huge=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+  [[ "$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)" == 2048 ]] || free_huge=0
+fi
+case "$memory" in
+  auto) if ((free_huge * 2 >= megabytes)); then memory=huge; else memory=4k; fi ;;
+  huge) ((free_huge * 2 >= megabytes)) || {
+          echo "bench_pipeline: --memory huge needs $megabytes MB of free 2 MB hugepages on a mounted hugetlbfs; $((free_huge * 2)) MB free" >&2
+          exit 1
+        } ;;
+  4k) ;;
+  *) echo "bench_pipeline: --memory must be huge, 4k or auto, not '$memory'" >&2; exit 2 ;;
+esac
+
 scripts/setup.sh >/dev/null
 build=${AGEBLOOM_BUILD_DIR:-build}
 fwd="$build/dpdk_app/dedup_fwd"
@@ -68,7 +86,6 @@ trace="$out/pipeline.pcap"
 # cycles at 2^14, ~100 at 2^17) and evicts the filter; a NIC's Rx recycles a
 # few hot buffers instead. Epoch rotations, each a sweep of the whole filter
 # every W/r packets, are in the figure either way.
-mbufs=$((frames + 16384))
 python3 - "$trace" "$frames" <<'PY'
 import struct, sys
 frames = int(sys.argv[2])
@@ -82,22 +99,6 @@ with open(sys.argv[1], "wb") as f:
         f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(frame), len(frame)) + frame)
 PY
 
-megabytes=$((512 + mbufs / 256))
-# Free 2 MB pages on a mounted hugetlbfs (0 when there is none).
-free_huge=0
-if grep -qs ' hugetlbfs ' /proc/mounts; then
-  free_huge=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-  [[ "$(awk '/^Hugepagesize:/ {print $2}' /proc/meminfo)" == 2048 ]] || free_huge=0
-fi
-case "$memory" in
-  auto) if ((free_huge * 2 >= megabytes)); then memory=huge; else memory=4k; fi ;;
-  huge) ((free_huge * 2 >= megabytes)) || {
-          echo "bench_pipeline: --memory huge needs $megabytes MB of free 2 MB hugepages on a mounted hugetlbfs; $((free_huge * 2)) MB free" >&2
-          exit 1
-        } ;;
-  4k) ;;
-  *) echo "bench_pipeline: --memory must be huge, 4k or auto, not '$memory'" >&2; exit 2 ;;
-esac
 if [[ $memory == huge ]]; then mem=(-m "$megabytes" --in-memory); else mem=(--no-huge -m "$megabytes"); fi
 eal=("${mem[@]}" --no-pci --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$trace,infinite_rx=1")
 
