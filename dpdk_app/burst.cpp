@@ -14,11 +14,55 @@ namespace {
 // Packets ahead whose first data line is prefetched while one is parsed.
 constexpr uint16_t kPrefetchAhead = 4;
 
-// The frame as contiguous bytes: extract_key reads one buffer, so chained
-// (jumbo) mbufs are copied into the lcore's scratch.
-inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
+// An mbuf that cannot be a received frame. net_pcap hands these over from
+// damaged captures: after libpcap refuses a record ("invalid packet capture
+// length 300000, bigger than maximum of 262144") the driver counts an ierror
+// and, at the next burst, reads on from the refused record's data, whose
+// bytes parse as records of length 0 (thousands of empty frames from one
+// record of zeros); and a record over 65535 bytes wraps the driver's 16-bit
+// jumbo length, leaving a chain much shorter than pkt_len, which any read of
+// the frame would run off.
+// A single segment is judged on the mbuf's first cache line alone, the part
+// every PMD's Rx writes and stage 1 reads anyway (`next` lies in the second);
+// only chains are walked.
+inline bool whole_single_segment(const rte_mbuf* m) {
+  return (m->pkt_len != 0) & (m->nb_segs == 1) & (m->data_len == m->pkt_len);
+}
+bool malformed(const rte_mbuf* m) {
+  if (m->nb_segs == 1 || m->pkt_len == 0) return !whole_single_segment(m);
+  uint32_t bytes = 0;
+  uint16_t segs = 0;
+  for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
+    bytes += s->data_len;
+    ++segs;
+  }
+  return bytes != m->pkt_len || segs != m->nb_segs;
+}
+
+// The rare path after stage 1 met malformed mbufs (bit i of `bad` = pkts[i]):
+// frees and counts them, closes the gaps in pkts and renumbers the keyed
+// packets' indices to match. Returns the packets left.
+[[gnu::cold, gnu::noinline]] uint16_t drop_malformed(rte_mbuf** pkts, uint16_t n, uint64_t bad, LcoreStats& st,
+                                                     Keyed& out) {
+  uint16_t renumbered[kBurst];
+  uint16_t good = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    if ((bad >> i) & 1) {
+      rte_pktmbuf_free(pkts[i]);
+    } else {
+      renumbered[i] = good;
+      pkts[good++] = pkts[i];
+    }
+  }
+  for (uint16_t j = 0; j < out.k; ++j) out.at[j] = renumbered[out.at[j]];
+  st.malformed.add(n - good);
+  return good;
+}
+
+// A chain's frame as contiguous bytes, copied into the lcore's scratch:
+// extract_key reads one buffer (jumbo frames arrive chained).
+[[gnu::noinline]] const uint8_t* chained_frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
   len = rte_pktmbuf_pkt_len(m);
-  if (rte_pktmbuf_is_contiguous(m)) return rte_pktmbuf_mtod(m, const uint8_t*);
   if (len > kScratchBytes) len = kScratchBytes;
   return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
 }
@@ -29,8 +73,8 @@ inline const uint8_t* frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t&
 // always, every mode under --vlan-in-key) goes through the general walk. Both give the same key and hash (tests/packet
 // and tests/core check each half).
 template <pk::KeyMode Mode>
-void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-                    const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
+uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+                        const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
   // Run-wide switches, the clock and the count are kept in locals: the loop's
   // stores through `out` and `key` may alias anything reached through a
@@ -42,12 +86,25 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
   uint64_t clock = clock_ns;
   uint64_t no_ts = 0, regressions = 0;
   uint16_t k = 0;
+  uint64_t bad = 0;  // malformed mbufs, bit i = pkts[i]
+  static_assert(kBurst <= 64, "one bit per packet of a burst");
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
-    uint32_t len;
-    const uint8_t* data = frame_bytes(scratch, pkts[i], len);
-    if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(pkts[i]))) {
+    // Judged here, on the header line the next lines read anyway, not in a
+    // pass of its own at receive: that pass cost 1-10 cycles per packet on
+    // net_pcap, in TLB misses over the mbufs' pages (docs/PERFORMANCE.md).
+    const rte_mbuf* m = pkts[i];
+    uint32_t len = rte_pktmbuf_pkt_len(m);
+    const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (unlikely(!whole_single_segment(m))) {
+      if (malformed(m)) {
+        bad |= uint64_t{1} << i;
+        continue;
+      }
+      data = chained_frame_bytes(scratch, m, len);
+    }
+    if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(m))) {
       st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
       continue;
     }
@@ -65,7 +122,6 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
     }
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
-      const rte_mbuf* m = pkts[i];
       if (m->ol_flags & g_app.ts_flag) {
         const uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*) *
                            g_app.ts_scale[m->port];
@@ -90,12 +146,13 @@ void key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratc
   clock_ns = clock;
   if (regressions) st.time_regressions.add(regressions);
   if (no_ts) st.no_timestamp.add(no_ts);
+  return unlikely(bad != 0) ? drop_malformed(pkts, n, bad, st, out) : n;
 }
 
 }  // namespace
 
-void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
-               const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
+uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
+                   const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   switch (g_app.opt.mode) {
     case pk::KeyMode::src_ip: return key_burst_mode<pk::KeyMode::src_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
     case pk::KeyMode::dst_ip: return key_burst_mode<pk::KeyMode::dst_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
@@ -103,6 +160,7 @@ void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk
     case pk::KeyMode::click: return key_burst_mode<pk::KeyMode::click>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
     case pk::KeyMode::packet: return key_burst_mode<pk::KeyMode::packet>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
   }
+  __builtin_unreachable();  // options.cpp parses every mode into one of the above
 }
 
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
@@ -171,7 +229,7 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
 Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
                    uint64_t& clock_ns, rte_mbuf** fwd, rte_mbuf** dups) {
   Keyed keyed;
-  key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, keyed);
+  n = key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, keyed);
   return decide_keyed(w, pkts, n, keyed, per_packet_time() ? keyed.time : nullptr, fwd, dups);
 }
 

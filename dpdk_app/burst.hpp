@@ -24,15 +24,18 @@ struct Keyed {
 };
 
 // Stage 1, on whichever lcore receives (a worker, or the dispatcher): key,
-// hash and clock of every packet. Unparsed frames get no key (they pass
-// untouched, like replay) and are counted by reason in `st`. clock_ns enters
-// as the burst's clock (TSC) or the latest Rx stamp seen, and leaves as the
-// latest stamp when the clock is per packet.
-void key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
+// hash and clock of every packet. Malformed mbufs (see burst.cpp) are freed,
+// counted in st.malformed and removed from pkts, the rest keeping their
+// order; returns how many packets remain. Unparsed frames get no key (they
+// pass untouched, like replay) and are counted by reason in `st`. clock_ns
+// enters as the burst's clock (TSC) or the latest Rx stamp seen, and leaves
+// as the latest stamp when the clock is per packet.
+uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
                const agebloom::Hasher& hasher, const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns,
                Keyed& out);
 
-// How a burst was split: fwd[0..nf) and dups[0..nd), nf + nd = the burst.
+// How a burst was split: fwd[0..nf) and dups[0..nd), nf + nd = the burst
+// less its malformed mbufs.
 struct Split {
   uint16_t nf = 0;
   uint16_t nd = 0;

@@ -73,33 +73,10 @@ uint16_t forward(Worker& w, rte_mbuf** pkts, uint16_t n) {
   return sent;
 }
 
-// An mbuf that cannot be a received frame. net_pcap hands these over from
-// damaged captures: after libpcap refuses a record ("invalid packet capture
-// length 300000, bigger than maximum of 262144") the driver counts an ierror
-// and, at the next burst, reads on from the refused record's data, whose
-// bytes parse as records of length 0 (thousands of empty frames from one
-// record of zeros); and a record over 65535 bytes wraps the driver's 16-bit
-// jumbo length, leaving a chain much shorter than pkt_len, which any read of
-// the frame would run off.
-// A single segment is judged on the mbuf's first cache line alone, the part
-// every PMD's Rx writes (`next` lies in the second); only chains are walked.
-inline bool whole_single_segment(const rte_mbuf* m) {
-  return (m->pkt_len != 0) & (m->nb_segs == 1) & (m->data_len == m->pkt_len);
-}
-inline bool malformed(const rte_mbuf* m) {
-  if (m->nb_segs == 1 || m->pkt_len == 0) return !whole_single_segment(m);
-  uint32_t bytes = 0;
-  uint16_t segs = 0;
-  for (const rte_mbuf* s = m; s != nullptr; s = s->next) {
-    bytes += s->data_len;
-    ++segs;
-  }
-  return bytes != m->pkt_len || segs != m->nb_segs;
-}
-
-// Receives up to a burst from one queue within the --max-packets budget;
-// malformed mbufs are freed and counted (st.malformed) instead of returned.
-uint16_t receive(const RxQueue& q, rte_mbuf** pkts, LcoreStats& st) {
+// Receives up to a burst from one queue within the --max-packets budget.
+// Malformed mbufs come back too: stage 1 (key_burst) drops them while it
+// reads each header anyway, so the burst is not walked twice.
+uint16_t receive(const RxQueue& q, rte_mbuf** pkts) {
   uint16_t want = kBurst;
   if (g_app.opt.max_packets) {
     want = reserve_budget(kBurst);
@@ -110,24 +87,7 @@ uint16_t receive(const RxQueue& q, rte_mbuf** pkts, LcoreStats& st) {
   }
   const uint16_t n = rte_eth_rx_burst(q.port, q.queue, pkts, want);
   if (g_app.opt.max_packets && n < want) g_app.budget.fetch_add(want - n, std::memory_order_relaxed);
-  // The common burst, every frame one whole segment, passes in one
-  // branch-free pass; a burst with a chain or a damaged length is checked
-  // frame by frame. Measured on net_pcap: the per-frame check with `next`
-  // cost 3-8 cycles per packet, this pass about half of that
-  // (docs/PERFORMANCE.md, "Where dedup_fwd's cycles go").
-  bool whole = true;
-  for (uint16_t i = 0; i < n; ++i) whole &= whole_single_segment(pkts[i]);
-  if (likely(whole)) return n;
-  uint16_t good = 0;
-  for (uint16_t i = 0; i < n; ++i) {
-    if (unlikely(malformed(pkts[i]))) rte_pktmbuf_free(pkts[i]);
-    else pkts[good++] = pkts[i];
-  }
-  if (unlikely(good != n)) {
-    st.malformed.add(n - good);
-    st.last_rx_tsc.set(rte_rdtsc());  // something arrived: not idle
-  }
-  return good;
+  return n;
 }
 
 // Stage 3: forward what passed, and drop, mirror or (under --action count,
@@ -157,7 +117,7 @@ void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Ha
   // bursts that brought packets: what testpmd's --record-core-cycles counts,
   // so the two are compared like for like (scripts/bench_pipeline.sh).
   const uint64_t t0 = rte_rdtsc();
-  const uint16_t n = receive(q, pkts, *w.stats);
+  const uint16_t n = receive(q, pkts);
   if (n == 0) return;
   w.stats->last_rx_tsc.set(t0);
 
@@ -234,14 +194,14 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   LcoreStats& st = *d.stats;
   rte_mbuf* pkts[kBurst];
   const uint64_t t0 = rte_rdtsc();  // busy cycles as in process_burst
-  const uint16_t n = receive(q, pkts, st);
-  if (n == 0) return;
+  const uint16_t received = receive(q, pkts);
+  if (received == 0) return;
   st.last_rx_tsc.set(t0);
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc)
     clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
 
   Keyed keyed;
-  key_burst(pkts, n, st, d.scratch, *d.key, hasher, keys, clock_ns, keyed);
+  const uint16_t n = key_burst(pkts, received, st, d.scratch, *d.key, hasher, keys, clock_ns, keyed);
   if (keyed.k && !d.clock_anchored) {
     g_app.time_anchor_ns.store(keyed.time[0], std::memory_order_release);  // before any enqueue
     d.clock_anchored = true;

@@ -21,6 +21,7 @@
 
 #include "../common/shell.hpp"
 #include "../common/test_paths.hpp"
+#include "captures.hpp"
 #include "suite_main.hpp"
 #include "three_lcores.hpp"
 
@@ -438,6 +439,34 @@ TEST(HostileInput, RecordOver64KiBIsDroppedNotACrash) {
   EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
   EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
   EXPECT_EQ(count_pcap(r.out), 2u);
+}
+
+// Malformed mbufs are taken out of a burst by stage 1, which then closes the
+// gaps: the verdicts of the packets around them must stay with their own
+// packets. An unparsed frame in the same burst keeps the keyed packets'
+// indices from lining up with the burst's by chance. Expected: the first of
+// each source forwarded, in order, the unparsed frame with them, the copies
+// suppressed, both over-64 KiB records dropped as malformed.
+TEST(HostileInput, MalformedFramesAmongDuplicatesKeepEachVerdictWithItsPacket) {
+  Bytes cut = frame(9);
+  cut.resize(13);  // no ethertype: unparsed, forwarded untouched
+  const std::vector<Bytes> in = {frame(1), Bytes(200000, 0x55), frame(1), cut, frame(2),
+                                 Bytes(200000, 0x66), frame(3), frame(2), frame(3)};
+  Bytes f = pcap_header(262144);
+  for (size_t i = 0; i < in.size(); ++i) pcap_record(f, in[i], static_cast<uint32_t>(i * 10));
+  const std::vector<Bytes> expected = {frame(1), cut, frame(2), frame(3)};
+  for (const std::string& lcores : {std::string(), "--lcores '" + three_lcores() + "'"}) {
+    SCOPED_TRACE(lcores.empty() ? "one lcore" : "dispatcher");
+    const CaptureRun r = run_capture(lcores.empty() ? "malformed-amid" : "malformed-amid-dispatch", f, lcores);
+    EXPECT_EQ(r.outcome.code, 3) << r.outcome.out;  // malformed input
+    ASSERT_FALSE(r.stats.is_discarded()) << r.outcome.out;
+    EXPECT_EQ(r.stats["malformed"], 2);
+    EXPECT_EQ(r.stats["suppressed"], 3);
+    EXPECT_EQ(r.stats["tx"], 4);
+    EXPECT_TRUE(r.stats["invariant_holds"].get<bool>());
+    EXPECT_EQ(r.stats["mempool"]["in_use_at_exit"], 0);
+    EXPECT_EQ(agebloom::testing::read_pcap(r.out), expected);
+  }
 }
 
 // The per-packet key modes that read the most of a frame: --key packet
