@@ -32,7 +32,10 @@ build=${AGEBLOOM_BUILD_DIR:-build}
 bench="$build/perf/agebloom-bench"
 command -v valgrind >/dev/null || { echo "bench_instructions: valgrind not found (package valgrind)" >&2; exit 1; }
 [[ -x "$bench" ]] || { echo "bench_instructions: $bench not built" >&2; exit 1; }
-"$bench" --benchmark_list_tests 2>/dev/null | grep -q '^pipeline/' ||
+# The list is read whole: `bench | grep -q` fails under pipefail when grep
+# exits at the first match and the benchmark dies of SIGPIPE.
+cases=$("$bench" --benchmark_list_tests 2>/dev/null || true)
+grep -q '^pipeline/' <<< "$cases" ||
   { echo "bench_instructions: $bench has no pipeline cases (built without libdpdk-dev?)" >&2; exit 1; }
 [[ -n "$out" ]] || { mkdir -p "$build/bench-results"; out="$build/bench-results/instructions.json"; }
 python3 - "$bench" "$out" <<'PY'

@@ -81,7 +81,9 @@ grep '^unsupported' "$out/replay.log" | cut -d: -f2- | sort | uniq -c | tee -a "
 grep -v '^same\|^unsupported' "$out/replay.log" | head -20 | tee -a "$out/summary.txt"
 [[ $((same + unsupported)) -eq $n ]] || status=1
 # The one documented limit is APBF/APBBF past 64 slices: any other refusal is a regression.
-if grep '^unsupported' "$out/replay.log" | grep -qv '^unsupported gpu apbb\?f '; then
+# (grep -v reads all its input: a -q that quit early could SIGPIPE the first
+# grep and, under pipefail, hide the very refusal it found.)
+if grep '^unsupported' "$out/replay.log" | grep -v '^unsupported gpu apbb\?f ' >/dev/null; then
   echo "refusals other than APBF/APBBF's slice limit" | tee -a "$out/summary.txt"
   status=1
 fi
