@@ -30,7 +30,7 @@ struct Keyed {
 // pass untouched, like replay) and are counted by reason in `st`. clock_ns
 // enters as the burst's clock (TSC) or the latest Rx stamp seen, and leaves
 // as the latest stamp when the clock is per packet.
-uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
+[[nodiscard]] uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
                const agebloom::Hasher& hasher, const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns,
                Keyed& out);
 

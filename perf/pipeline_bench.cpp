@@ -268,15 +268,18 @@ class Rig final : public Live {
   }
   uint32_t key(unsigned b) {
     df::Keyed keyed;
-    df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
-    return keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
+    // Every frame here is one whole segment: none is dropped, the count stays kBurst32.
+    const uint16_t kept =
+        df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    return kept + keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
   }
   uint32_t filter_verdicts(unsigned b) {
     df::Keyed keyed;
-    df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    const uint16_t kept =
+        df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
     bool dup[kBurst32];
     worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
-    uint32_t n = 0;
+    uint32_t n = kept;
     for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
     return n;
   }

@@ -134,7 +134,10 @@ for d in "${dedup_runs[@]}"; do names+=("dedup_fwd ${d% *} W=1M --filter ${d#* }
 run_one() {  # $1 = row index
   if (($1 == 0)); then testpmd_cycles io
   elif (($1 == 1)); then testpmd_cycles 5tswap
-  else dedup_cycles ${dedup_runs[$1 - 2]}
+  else
+    local key filter
+    read -r key filter <<< "${dedup_runs[$1 - 2]}"
+    dedup_cycles "$key" "$filter"
   fi
 }
 declare -A runs
