@@ -55,8 +55,8 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter expected_penalty_micro, penalty_from_param;
   // Mbufs a PMD handed over that are no frame: zero length, or segment
   // lengths that do not add up to pkt_len (net_pcap reading a damaged
-  // capture). Freed as stage 1 keys the burst, never forwarded; totals count them as
-  // received and dropped_error.
+  // capture). Freed as stage 1 keys the burst, never forwarded; totals
+  // count them as received and dropped_error.
   Counter malformed;
   // Frames --bpf did not match: passed untouched, neither keyed nor unparsed.
   Counter bpf_unmatched;

@@ -30,9 +30,9 @@ struct Keyed {
 // pass untouched, like replay) and are counted by reason in `st`. clock_ns
 // enters as the burst's clock (TSC) or the latest Rx stamp seen, and leaves
 // as the latest stamp when the clock is per packet.
-[[nodiscard]] uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, agebloom::packet::Key& key,
-               const agebloom::Hasher& hasher, const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns,
-               Keyed& out);
+[[nodiscard]] uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch,
+                                 agebloom::packet::Key& key, const agebloom::Hasher& hasher,
+                                 const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns, Keyed& out);
 
 // How a burst was split: fwd[0..nf) and dups[0..nd), nf + nd = the burst
 // less its malformed mbufs.

@@ -268,15 +268,12 @@ class Rig final : public Live {
   }
   uint32_t key(unsigned b) {
     df::Keyed keyed;
-    // Every frame here is one whole segment: none is dropped, the count stays kBurst32.
-    const uint16_t kept =
-        df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    const uint16_t kept = key_burst(b, keyed);
     return kept + keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
   }
   uint32_t filter_verdicts(unsigned b) {
     df::Keyed keyed;
-    const uint16_t kept =
-        df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_, keyed);
+    const uint16_t kept = key_burst(b, keyed);
     bool dup[kBurst32];
     worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
     uint32_t n = kept;
@@ -297,6 +294,13 @@ class Rig final : public Live {
   const dedup::DedupFilter& filter() const { return worker_.filter; }
 
  private:
+  // Stage 1 over burst b. Every frame here is one whole segment: none is
+  // dropped as malformed, so the count returned stays kBurst32.
+  uint16_t key_burst(unsigned b, df::Keyed& keyed) {
+    return df::key_burst(&mbufs_[b * kBurst32], kBurst32, stats_, scratch_.data(), key_, hasher_, click_, clock_ns_,
+                         keyed);
+  }
+
   rte_mempool* pool_ = nullptr;
   bool allocated_ = false;
   std::vector<rte_mbuf*> mbufs_ = std::vector<rte_mbuf*>(kPackets);

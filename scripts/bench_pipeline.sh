@@ -22,9 +22,9 @@
 # every packet sent back out of the port it came in on. One port and one
 # stream on purpose: with a second port (say net_null, whose Rx makes packets
 # out of nothing) both programs would also forward that port's cheap empty
-# frames and average them into the figure. dedup_fwd runs in src-ip mode at W = 1M (and
-# in flow mode beside it) with --action count, so it transmits every packet as testpmd does and the
-# difference is its per-packet work. Cycles: testpmd's --record-core-cycles
+# frames and average them into the figure. dedup_fwd runs in src-ip mode at
+# W = 1M (and in flow mode beside it) with --action count, so it transmits
+# every packet as testpmd does and the difference is its per-packet work. Cycles: testpmd's --record-core-cycles
 # (busy cycles of the forwarding core / packets) and dedup_fwd's own
 # cycles_per_packet (busy cycles around each burst / packets), both TSC.
 set -euo pipefail

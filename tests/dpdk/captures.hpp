@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace agebloom::testing {
@@ -54,6 +56,16 @@ inline std::vector<Frame> read_frames(const std::filesystem::path& path) {
 inline std::vector<Bytes> read_pcap(const std::filesystem::path& path) {
   std::vector<Bytes> out;
   for (Frame& f : read_frames(path)) out.push_back(std::move(f.bytes));
+  return out;
+}
+
+// Frames as a sorted list, for output whose order is not defined (several
+// workers sending at once). As strings: GCC 12 warns spuriously when sorting
+// vectors of bytes.
+inline std::vector<std::string> sorted_frames(const std::vector<Bytes>& frames) {
+  std::vector<std::string> out;
+  for (const Bytes& b : frames) out.emplace_back(b.begin(), b.end());
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -39,6 +39,7 @@ namespace fs = std::filesystem;
 using agebloom::testing::Bytes;
 using agebloom::testing::Frame;
 using agebloom::testing::read_pcap;
+using agebloom::testing::sorted_frames;
 using agebloom::testing::write_pcap;
 
 namespace {
@@ -510,13 +511,10 @@ TEST(DedupFwd, SoftwareDispatcherTwoWorkersEqualsReplay) {
     ASSERT_EQ(r.code, 0) << r.out;
     EXPECT_NE(r.out.find("dispatches keys to the 2 workers in software"), std::string::npos) << r.out;
 
-    // As strings: GCC 12 warns spuriously when sorting vectors of bytes.
-    std::vector<std::string> got, want;
-    for (const Bytes& b : read_pcap(out)) got.emplace_back(b.begin(), b.end());
+    std::vector<Bytes> passed;
     for (size_t i = 0; i < frames.size(); ++i)
-      if (!suppressed.at(i)) want.emplace_back(frames[i].bytes.begin(), frames[i].bytes.end());
-    std::sort(got.begin(), got.end());
-    std::sort(want.begin(), want.end());
+      if (!suppressed.at(i)) passed.push_back(frames[i].bytes);
+    const std::vector<std::string> got = sorted_frames(read_pcap(out)), want = sorted_frames(passed);
     EXPECT_EQ(got.size(), want.size());
     EXPECT_TRUE(got == want) << "forwarded packets differ from replay's passed packets";
 

@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -472,13 +471,7 @@ TEST(HostileInput, MalformedFramesAmongDuplicatesKeepEachVerdictWithItsPacket) {
       EXPECT_EQ(out, expected);
     } else {
       // Two workers send at once, so their frames interleave in any order.
-      // As strings: GCC 12 warns spuriously when sorting vectors of bytes.
-      std::vector<std::string> got, want;
-      for (const Bytes& b : out) got.emplace_back(b.begin(), b.end());
-      for (const Bytes& b : expected) want.emplace_back(b.begin(), b.end());
-      std::sort(got.begin(), got.end());
-      std::sort(want.begin(), want.end());
-      EXPECT_EQ(got, want);
+      EXPECT_EQ(agebloom::testing::sorted_frames(out), agebloom::testing::sorted_frames(expected));
     }
   }
 }
