@@ -365,17 +365,35 @@ PlanResult plan(const PlanRequest& req) {
             return PlanError{PlanErrc::invalid_request, std::string(name(*req.structure)) + ": " + message(why)};
     }
     if (emitted == 0) {
-        // Nothing at all: the window too short for the segments, or the FPR
-        // out of reach. An easy FPR over the same window tells which.
+        // Nothing at all: the window too short for the segments, too many
+        // insertions per window for the size limit, or the FPR out of reach.
+        // An easy FPR over the same window tells the FPR apart; over 1024
+        // times fewer insertions, the rest (segments need tens of insertions,
+        // the limit trillions).
         PlanRequest easy = req;
         easy.fpr = 0.5;
         size_t easy_emitted = 0;
-        if (!req.window.is_time()) (void)ranked(easy, easy_emitted);
-        if (!req.window.is_time() && easy_emitted == 0)
-            return PlanError{PlanErrc::invalid_request,
-                             "window " + std::to_string(req.window.span) + " is shorter than the segments of " +
-                                 what(req) + " (each needs at least one insertion per segment): use a longer --window "
-                                 "or another --filter"};
+        (void)ranked(easy, easy_emitted);
+        if (easy_emitted == 0) {
+            PlanRequest fewer = easy;
+            uint64_t& items = req.window.is_time() ? fewer.capacity : fewer.window.span;
+            items /= 1024;
+            size_t fewer_emitted = 0;
+            if (items > 0) (void)ranked(fewer, fewer_emitted);
+            if (fewer_emitted > 0)  // the size limit, as for an FPR out of reach
+                return PlanError{PlanErrc::fpr_unreachable,
+                                 (req.window.is_time()
+                                      ? "capacity " + std::to_string(req.capacity) + " per --ttl is too many"
+                                      : "window " + std::to_string(req.window.span) + " is too long") +
+                                     " for " + what(req) + " within 2^50 bits, even at fpr 0.5: use a " +
+                                     (req.window.is_time() ? "smaller --capacity (a shorter --ttl)" : "shorter --window") +
+                                     (req.structure ? " or another --filter" : "")};
+            if (!req.window.is_time())
+                return PlanError{PlanErrc::invalid_request,
+                                 "window " + std::to_string(req.window.span) + " is shorter than the segments of " +
+                                     what(req) + " (each needs at least one insertion per segment): use a longer "
+                                     "--window or another --filter"};
+        }
         return PlanError{PlanErrc::fpr_unreachable,
                          "fpr " + std::string(fpr) + " is out of reach of " + what(req) +
                              " (no shape within its limits and 2^50 bits): raise --fpr"};

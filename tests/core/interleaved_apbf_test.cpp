@@ -79,6 +79,24 @@ TEST(InterleavedApbf, MeasuredFprMatchesModel) {
     }
 }
 
+// A target far past the independent model's answer (the correlated model
+// needs many 4% steps more): the plan meets it, or there is none. The search
+// used to stop after 60 steps and return a shape 2600 times over the target.
+TEST(InterleavedApbf, TinyTargetsAreMetOrRefused) {
+  for (double p : {1e-12, 1e-20, 1e-30}) {
+    auto cfg = InterleavedApbfConfig::for_fpr(Window::count(1000), p, {.lane_bits = 32});
+    ASSERT_TRUE(cfg) << "fpr " << p << ": " << cfg.what();
+    EXPECT_LE(cfg->model_fpr(), p);
+    // The first 4% step that meets it: one step fewer lines does not.
+    auto fewer = *cfg;
+    fewer.lines = (cfg->lines - 1) * 25 / 26;
+    while (fewer.lines + fewer.lines / 25 + 1 < cfg->lines) ++fewer.lines;
+    if (fewer.lines + fewer.lines / 25 + 1 == cfg->lines) EXPECT_GT(fewer.model_fpr(), p) << "fpr " << p;
+  }
+  EXPECT_EQ(InterleavedApbfConfig::for_fpr(Window::count(1000), 1e-300, {.lane_bits = 32}).code(),
+            ab::Errc::too_large);
+}
+
 TEST(InterleavedApbf, InvalidShapesAreErrors) {
   auto c = *InterleavedApbfConfig::for_fpr(Window::count(10000), 0.01, {.lane_bits = 32});
   auto bad = c;

@@ -225,6 +225,27 @@ TEST(Planner, Errors) {
         EXPECT_EQ(std::get<m::PlanError>(res).code, m::PlanErrc::fpr_unreachable);
         EXPECT_NE(std::get<m::PlanError>(res).message.find("fpr"), std::string::npos);
     }
+    // Too many insertions for the size limit even at FPR 1/2: said as that
+    // (it used to read "window shorter than the segments"), for a count
+    // window and for a time window's capacity; a short window still says short.
+    auto message_of = [](const m::PlanRequest& q) {
+        const auto res = m::plan(q);
+        return std::holds_alternative<m::PlanError>(res) ? std::get<m::PlanError>(res).message : std::string("planned");
+    };
+    auto huge = request(std::uint64_t(1) << 48, 0.01);
+    EXPECT_NE(message_of(huge).find("window 281474976710656 is too long"), std::string::npos) << message_of(huge);
+    huge.structure = Structure::counting;  // 143 bits per item at 1/2: too long already at 2^43
+    huge.window = ab::Window::count(std::uint64_t(1) << 44);
+    EXPECT_NE(message_of(huge).find("too long for counting"), std::string::npos) << message_of(huge);
+    huge.structure.reset();
+    huge.window = ab::Window::time(1000);
+    huge.capacity = std::uint64_t(1) << 48;
+    EXPECT_NE(message_of(huge).find("capacity 281474976710656 per --ttl is too many"), std::string::npos)
+        << message_of(huge);
+    auto short_window = request(5, 0.01);
+    short_window.structure = Structure::interleaved;
+    EXPECT_NE(message_of(short_window).find("shorter than the segments"), std::string::npos)
+        << message_of(short_window);
     auto r = request(1000, 0.01);
     r.block_bits = 100;
     EXPECT_TRUE(is_error(r));

@@ -185,7 +185,36 @@ struct InterleavedApbfConfig {
         if (c.validate() && (!best || c.lines < best->lines)) best = c;
       }
     if (!best) return best;
-    for (int step = 0; step < 60 && best->model_fpr() > fpr; ++step) best->lines += best->lines / 25 + 1;
+    // The first line count of the 4% steps from there (x -> x + x/25 + 1)
+    // whose correlated model meets the target. The model is monotone in
+    // lines (each sample's line loads only fall as lines grow), so gallop
+    // over the steps (1, 2, 4, ... ahead) and bisect between the last miss and
+    // the first hit: the step a linear walk would stop at, in a few dozen
+    // model evaluations even where the target lies far past the independent
+    // answer (FPR 1e-30, window 1000: ~70 steps). No step within the size limit: too_large.
+    const uint64_t first = best->lines;
+    uint64_t last = 0;  // the last step within the size limit
+    for (uint64_t x = first; (x += x / 25 + 1) <= kMaxStructureBits / 512;) ++last;
+    auto lines_at = [&](uint64_t steps) {
+      uint64_t x = first;
+      for (uint64_t i = 0; i < steps; ++i) x += x / 25 + 1;
+      return x;
+    };
+    auto meets = [&](uint64_t steps) {
+      best->lines = lines_at(steps);
+      return best->model_fpr() <= fpr;
+    };
+    if (meets(0)) return best;
+    uint64_t miss = 0, hit = 1;
+    for (;; miss = hit, hit *= 2) {
+      if (hit >= last) {
+        hit = last;
+        if (hit <= miss || !meets(hit)) return Errc::too_large;
+        break;
+      }
+      if (meets(hit)) break;
+    }
+    best->lines = lines_at(math::bisect_smallest(miss, hit, meets));
     return best;
   }
 };

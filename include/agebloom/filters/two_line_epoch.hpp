@@ -47,6 +47,26 @@ struct TwoLineEpochSizing {
   uint64_t capacity = 0;  // expected insertions per time window
 };
 
+namespace detail {
+// C(n, r) for a 128-bit lane's n <= 128 bits and r <= 16 drawn, built once at
+// compile time (straddled_fpr used to rebuild it in every call of a sizing
+// search): the product c·(n − i)/(i + 1), exact while it fits 53 bits, and
+// 0 where r > n.
+struct LaneChoose {
+  double c[129][17] = {};
+};
+inline constexpr LaneChoose kLaneChoose = [] {
+  LaneChoose t;
+  for (uint32_t n = 0; n <= 128; ++n)
+    for (uint32_t r = 0; r <= 16; ++r) {
+      double c = 1.0;
+      for (uint32_t i = 0; i < r; ++i) c = c * (static_cast<double>(n) - i) / (i + 1);
+      t.c[n][r] = c;
+    }
+  return t;
+}();
+}  // namespace detail
+
 // The FP of one segment: lines of 128-bit lanes, `load` keys spread over
 // `lines` starting lines, each key setting `half` distinct bits in its lane
 // of line x and `half` in line x + 1. Line x's lane holds the bits of the
@@ -77,18 +97,14 @@ constexpr double straddled_fpr(double lines, double load, uint32_t half) noexcep
   pois[0] = math::exp(-lambda);
   for (uint32_t j = 1; j <= J; ++j) pois[j] = pois[j - 1] * lambda / j;
   // step[s][t]: the chance a key adds t new bits to a lane with s set.
-  auto choose = [](double n, uint32_t r) {
-    double c = 1.0;
-    for (uint32_t i = 0; i < r; ++i) c = c * (n - i) / (i + 1);
-    return c;
-  };
-  const double all = choose(kBits, half);
+  const auto& choose = detail::kLaneChoose.c;
+  const double all = choose[kBits][half];
   double step[kBits + 1][17] = {};
   for (uint32_t s = 0; s <= kBits; ++s)
-    for (uint32_t t = 0; t <= half; ++t) step[s][t] = choose(kBits - s, t) * choose(s, half - t) / all;
+    for (uint32_t t = 0; t <= half; ++t) step[s][t] = choose[kBits - s][t] * choose[s][half - t] / all;
   // g[n] for n = 0 .. 2J, from the distribution of set bits.
   double cover[kBits + 1] = {};  // P(half drawn bits all set | s set)
-  for (uint32_t s = half; s <= kBits; ++s) cover[s] = choose(s, half) / all;
+  for (uint32_t s = half; s <= kBits; ++s) cover[s] = choose[s][half] / all;
   double g[2 * kMaxJ + 1] = {};
   double dist[kBits + 1] = {}, next[kBits + 1] = {};
   dist[0] = 1.0;
