@@ -9,6 +9,8 @@
 //     reported no more often than a fresh key;
 //   - the model (the config's model_fpr, the planner's figure) within ±15% of
 //     the FPR measured on fresh keys at the end of a generation / epoch;
+//   - every shape the sizing emits meets its target FPR, down to 1e-30, and
+//     none emitted is said as an FPR out of reach;
 //   - error paths: an arena one line short, a time window without capacity,
 //     a zero window, an FPR out of reach.
 #include <gtest/gtest.h>
@@ -204,6 +206,44 @@ TEST_P(EveryStructure, ErrorPaths) {
   const auto tiny = m::plan(r);
   ASSERT_TRUE(std::holds_alternative<m::PlanError>(tiny));
   EXPECT_EQ(std::get<m::PlanError>(tiny).code, m::PlanErrc::fpr_unreachable);
+}
+
+// Every shape a structure's sizing emits meets the target it was sized for,
+// from easy to far past the flat filters' reach (FPR 1e-30, where the blocked
+// layouts' collisions dominate): a shape over its target is a silent broken
+// promise (interleaved-apbf's returned 2.6e-27 for 1e-30 once). Where none
+// is emitted, the planner says the FPR is out of reach.
+TEST_P(EveryStructure, EveryPlannedShapeMeetsItsTarget) {
+  const ab::Structure s = GetParam().id;
+  for (const ab::Window w : {ab::Window::count(1000), ab::Window::count(1'000'000), ab::Window::time(1'000'000)}) {
+    if (!keeps(s, w)) continue;
+    for (const double fpr : {0.3, 1e-2, 1e-5, 1e-12, 1e-30}) {
+      m::PlanRequest r;
+      r.window = w;
+      r.capacity = w.is_time() ? 20'000 : 0;
+      r.fpr = fpr;
+      r.structure = s;
+      // The sizing's own emissions (the registry's plan()), before the
+      // planner ranks them: every one, not only the cheapest.
+      size_t shapes = 0;
+      ab::for_each_structure([&]<ab::Structure S>() {
+        if (S != s) return;
+        ab::StructureTraits<S>::plan({.window = w, .fpr = fpr, .capacity = r.capacity}, [&](const auto& c) {
+          ++shapes;
+          EXPECT_LE(c.model_fpr(), fpr) << GetParam().name << " window " << w.span << (w.is_time() ? " ticks" : "")
+                                        << ": " << dd::DedupFilter(ab::FilterConfig{S, c}).parameters();
+        });
+      });
+      const auto planned = m::plan(r);
+      if (shapes == 0) {
+        ASSERT_TRUE(std::holds_alternative<m::PlanError>(planned)) << GetParam().name << " fpr " << fpr;
+        EXPECT_EQ(std::get<m::PlanError>(planned).code, m::PlanErrc::fpr_unreachable)
+            << GetParam().name << " fpr " << fpr << ": " << std::get<m::PlanError>(planned).message;
+      } else {
+        EXPECT_TRUE(std::holds_alternative<m::Plan>(planned)) << GetParam().name << " fpr " << fpr;
+      }
+    }
+  }
 }
 
 // Posteriors (--decide penalties): a structure that keeps them (the timing
