@@ -374,21 +374,21 @@ PlanResult plan(const PlanRequest& req) {
         easy.fpr = 0.5;
         size_t easy_emitted = 0;
         (void)ranked(easy, easy_emitted);
+        const bool timed = req.window.is_time();
         if (easy_emitted == 0) {
             PlanRequest fewer = easy;
-            uint64_t& items = req.window.is_time() ? fewer.capacity : fewer.window.span;
+            uint64_t& items = timed ? fewer.capacity : fewer.window.span;
             items /= 1024;
             size_t fewer_emitted = 0;
             if (items > 0) (void)ranked(fewer, fewer_emitted);
             if (fewer_emitted > 0)  // the size limit, as for an FPR out of reach
                 return PlanError{PlanErrc::fpr_unreachable,
-                                 (req.window.is_time()
-                                      ? "capacity " + std::to_string(req.capacity) + " per --ttl is too many"
-                                      : "window " + std::to_string(req.window.span) + " is too long") +
+                                 (timed ? "capacity " + std::to_string(req.capacity) + " per --ttl is too many"
+                                        : "window " + std::to_string(req.window.span) + " is too long") +
                                      " for " + what(req) + " within 2^50 bits, even at fpr 0.5: use a " +
-                                     (req.window.is_time() ? "smaller --capacity (a shorter --ttl)" : "shorter --window") +
+                                     (timed ? "smaller --capacity (a shorter --ttl)" : "shorter --window") +
                                      (req.structure ? " or another --filter" : "")};
-            if (!req.window.is_time())
+            if (!timed)
                 return PlanError{PlanErrc::invalid_request,
                                  "window " + std::to_string(req.window.span) + " is shorter than the segments of " +
                                      what(req) + " (each needs at least one insertion per segment): use a longer "

@@ -149,6 +149,10 @@ struct InterleavedApbfConfig {
     return static_cast<double>(lines) * 512 / static_cast<double>(n ? n : 1);
   }
 
+  // One step of for_fpr's growth under the correlated model: 4% more lines
+  // (at least one).
+  static constexpr uint64_t grown_lines(uint64_t lines) noexcept { return lines + lines / 25 + 1; }
+
   // Fewest lines meeting `fpr`, every lane used (l = lanes - k), g = ⌈W/l⌉:
   // (k, b) and a first line count from the cheap independent model, then
   // lines grow 4% a step until the correlated model meets the target.
@@ -185,8 +189,7 @@ struct InterleavedApbfConfig {
         if (c.validate() && (!best || c.lines < best->lines)) best = c;
       }
     if (!best) return best;
-    // The first line count of the 4% steps from there (x -> x + x/25 + 1)
-    // whose correlated model meets the target. The model is monotone in
+    // The first line count of the 4% steps from there (grown_lines) whose correlated model meets the target. The model is monotone in
     // lines (each sample's line loads only fall as lines grow), so gallop
     // over the steps (1, 2, 4, ... ahead) and bisect between the last miss and
     // the first hit: the step a linear walk would stop at, in a few dozen
@@ -194,10 +197,10 @@ struct InterleavedApbfConfig {
     // answer (FPR 1e-30, window 1000: ~70 steps). No step within the size limit: too_large.
     const uint64_t first = best->lines;
     uint64_t last = 0;  // the last step within the size limit
-    for (uint64_t x = first; (x += x / 25 + 1) <= kMaxStructureBits / 512;) ++last;
+    for (uint64_t x = grown_lines(first); x <= kMaxStructureBits / 512; x = grown_lines(x)) ++last;
     auto lines_at = [&](uint64_t steps) {
       uint64_t x = first;
-      for (uint64_t i = 0; i < steps; ++i) x += x / 25 + 1;
+      for (uint64_t i = 0; i < steps; ++i) x = grown_lines(x);
       return x;
     };
     auto meets = [&](uint64_t steps) {
