@@ -350,6 +350,7 @@ void register_filters(uint64_t w);
 // The time-limited filter under rate steps (perf/rate_step_bench.cpp).
 void register_rate_steps();
 void register_inference();  // inference_bench.cpp
+void register_hash();       // hash_bench.cpp
 #if AGEBLOOM_BENCH_DPDK
 void register_rte_member_peers(uint64_t w);
 // dedup_fwd's burst code over mbufs in memory beside testpmd's 5tswap work

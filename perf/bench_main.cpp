@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   }
   register_rate_steps();
   register_inference();
+  register_hash();
 #if AGEBLOOM_BENCH_DPDK
   if (peers) register_pipeline();  // needs EAL's heap for its mempool
 #endif

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -179,4 +181,65 @@ TEST(Hasher, FixedLengthEqualsRuntimeLength) {
       ASSERT_EQ(hash.fixed<16>(key), hash(key, 16));
     }
   }
+}
+
+// hash_bulk's AVX-512 body takes only groups of eight keys that share one
+// length from 4 to 16; every other group (a mixed group, empty keys, long
+// keys) and the tail go one by one, and all of them keep their own hash, the
+// one libxxhash gives.
+TEST(Hasher, HashBulkGroupsOfShortKeysEqualOneByOne) {
+  std::vector<size_t> lengths;
+  for (size_t len = 4; len <= 16; ++len) lengths.insert(lengths.end(), 8, len);  // 13 qualifying groups
+  lengths.insert(lengths.end(), {5, 5, 5, 5, 5, 5, 5, 6});                      // one length differs
+  lengths.insert(lengths.end(), {13, 13, 13, 8, 13, 13, 13, 13});               // across the two routines
+  lengths.insert(lengths.end(), {0, 1, 2, 3, 9, 16, 17, 300});                  // mixed, some outside 4-16
+  lengths.insert(lengths.end(), 8, 3);                                            // equal, but too short
+  lengths.insert(lengths.end(), 8, 17);                                           // equal, but too long
+  lengths.insert(lengths.end(), {8, 8, 8, 8, 8});                                 // a tail
+  std::vector<std::vector<uint8_t>> keys(lengths.size());
+  std::vector<const void*> ptrs;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    keys[i].resize(lengths[i]);
+    for (size_t b = 0; b < lengths[i]; ++b) keys[i][b] = static_cast<uint8_t>(ab::mix64(i * 1000 + b));
+    ptrs.push_back(keys[i].data());
+  }
+  for (const uint64_t seed : {uint64_t{0x5eed}, uint64_t{0}, ~uint64_t{0}, uint64_t{0x0123456789abcdefULL}})
+    for (const bool wide : {true, false}) {
+      ab::Hasher hash(seed);
+      hash.use_avx512(wide);
+      if (wide) RecordProperty("avx512", hash.uses_avx512() ? "on" : "off (this CPU lacks AVX-512DQ)");
+      // Every start, so groups of eight fall on every alignment of the list.
+      for (size_t start = 0; start < 9; ++start) {
+        const size_t n = lengths.size() - start;
+        std::vector<ab::KeyHash> out(n);
+        hash.hash_bulk(ptrs.data() + start, lengths.data() + start, n, out.data());
+        for (size_t i = 0; i < n; ++i) {
+          const XXH128_hash_t r = XXH3_128bits_withSeed(ptrs[start + i], lengths[start + i], seed);
+          ASSERT_EQ(out[i], (ab::KeyHash{r.low64, r.high64})) << "seed " << seed << " start " << start << " key " << i;
+        }
+      }
+    }
+}
+
+// Gathering a short key reads its first and last four bytes and nothing
+// else: keys that end at the last byte of a page followed by an unmapped one
+// hash without a fault.
+TEST(Hasher, HashBulkReadsNoByteBeyondAKey) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<uint8_t*>(map) + page, page, PROT_NONE), 0);
+  uint8_t* end = static_cast<uint8_t*>(map) + page;
+  for (size_t b = 0; b < 16; ++b) end[-1 - static_cast<ptrdiff_t>(b)] = static_cast<uint8_t>(b * 37 + 1);
+  for (size_t len = 4; len <= 16; ++len) {
+    const void* ptrs[8];
+    size_t lens[8];
+    for (auto& p : ptrs) p = end - len;
+    for (auto& l : lens) l = len;
+    ab::KeyHash out[8];
+    const ab::Hasher hash(7);
+    hash.hash_bulk(ptrs, lens, 8, out);
+    for (const auto& h : out) EXPECT_EQ(h, hash(end - len, len)) << len;
+  }
+  munmap(map, 2 * page);
 }

@@ -22,6 +22,11 @@
 #endif
 #include <xxhash.h>
 
+#include <type_traits>
+
+#include "agebloom/core/isa.hpp"
+#include "agebloom/core/short_keys_avx512.hpp"
+
 namespace agebloom {
 
 // A key hashed once: the two halves of its XXH3-128 under the Hasher's seed.
@@ -37,7 +42,14 @@ class Hasher {
  public:
   // Seed 0 is fixed and known: draw the seed at random where keys come from
   // outside (above).
-  constexpr explicit Hasher(uint64_t seed = 0) noexcept : seed_(seed), flip4to8_(short_key_flip(seed)) {}
+  // hash_bulk uses AVX-512 where the CPU has it (asked once, here; a Hasher
+  // made at compile time keeps the scalar routine).
+  constexpr explicit Hasher(uint64_t seed = 0) noexcept
+      : seed_(seed),
+        flip4to8_(short_key_flip(seed)),
+        flip9to16_low_((secret64(32) ^ secret64(40)) - seed),
+        flip9to16_high_((secret64(48) ^ secret64(56)) + seed),
+        avx512_(!std::is_constant_evaluated() && cpu_has_avx512dq()) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
   // XXH3-128 of key[0, length) under the seed.
@@ -76,10 +88,36 @@ class Hasher {
   }
 
   // The first stage of every bulk path: hash the whole burst, so the filter's
-  // prefetch can run ahead on positions before any probe.
+  // prefetch can run ahead on positions before any probe. With AVX-512, each
+  // group of eight keys of one length from 4 to 16 bytes is hashed together.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
-    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
+    size_t i = 0;
+#if AGEBLOOM_AVX512_DISPATCH
+    if (avx512_) {
+      while (i < n) {
+        // A group of eight short keys from here: eight at a time while they
+        // last. Otherwise (long or mixed keys, the tail) this key alone.
+        if (lengths[i] - 4 <= 12 && n - i >= 8) {
+          const size_t done = short_keys_avx512::pointers(keys + i, lengths + i, n - i,
+                                                          {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
+          i += done;
+          if (done) continue;
+        }
+        out[i] = (*this)(keys[i], lengths[i]);
+        ++i;
+      }
+      return;
+    }
+#endif
+    for (; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
   }
+
+  // Whether hash_bulk runs its AVX-512 body (the answer is the same bits
+  // either way).
+  bool uses_avx512() const noexcept { return avx512_; }
+  // Off forces the scalar routine (tests compare the two); on takes AVX-512
+  // where the CPU has it.
+  void use_avx512(bool on) noexcept { avx512_ = on && cpu_has_avx512dq(); }
 
  private:
   // (secret[16..24) ^ secret[24..32)) + the seed with its low word's bytes
@@ -87,19 +125,25 @@ class Hasher {
   // key, a function of the seed alone (little-endian reads of the default
   // secret, as XXH3 makes them on every host).
   static constexpr uint64_t short_key_flip(uint64_t seed) noexcept {
-    auto le64 = [](size_t at) {
-      uint64_t v = 0;
-      for (size_t i = 0; i < 8; ++i) v |= uint64_t{XXH3_kSecret[at + i]} << (8 * i);
-      return v;
-    };
     const uint32_t s = static_cast<uint32_t>(seed);
     const uint32_t swapped = (s >> 24) | ((s >> 8) & 0xFF00u) | ((s << 8) & 0xFF0000u) | (s << 24);
-    return (le64(16) ^ le64(24)) + (seed ^ (uint64_t{swapped} << 32));
+    return (secret64(16) ^ secret64(24)) + (seed ^ (uint64_t{swapped} << 32));
+  }
+  // The default secret's bytes [at, at + 8) read little-endian, as XXH3
+  // reads them on every host.
+  static constexpr uint64_t secret64(size_t at) noexcept {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; ++i) v |= uint64_t{XXH3_kSecret[at + i]} << (8 * i);
+    return v;
   }
 
   uint64_t seed_;
   uint64_t flip4to8_;  // short_key_flip(seed_)
+  uint64_t flip9to16_low_, flip9to16_high_;  // XXH3_len_9to16_128b's bitflipl and bitfliph
+  bool avx512_;        // hash_bulk's AVX-512 body runs
 };
+// The AVX-512 body stores {h1, h2} pairs as consecutive words.
+static_assert(sizeof(KeyHash) == 16 && alignof(KeyHash) == 8);
 
 // (h * n) >> 64: maps a uniform 64-bit h onto [0, n) without division.
 constexpr uint64_t reduce(uint64_t h, uint64_t n) noexcept {

@@ -27,6 +27,9 @@
 #if AGEBLOOM_ISA_DISPATCH && (__STDC_HOSTED__ || defined(__clang__))
 #define AGEBLOOM_AVX512_DISPATCH 1
 #define AGEBLOOM_TARGET_AVX512 __attribute__((target("avx512f")))
+// AVX-512F with DQ's 64-bit multiply (vpmullq): every CPU with AVX-512 since
+// Skylake-SP and Zen 4.
+#define AGEBLOOM_TARGET_AVX512DQ __attribute__((target("avx512f,avx512dq")))
 #else
 #define AGEBLOOM_AVX512_DISPATCH 0
 #endif
@@ -50,6 +53,17 @@ inline bool cpu_has_avx512() noexcept {
 #if AGEBLOOM_AVX512_DISPATCH
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+// True when this CPU executes AVX-512F and AVX-512DQ (and the build can
+// dispatch to them).
+inline bool cpu_has_avx512dq() noexcept {
+#if AGEBLOOM_AVX512_DISPATCH
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #else
   return false;
 #endif
