@@ -91,25 +91,10 @@ class Hasher {
   // prefetch can run ahead on positions before any probe. With AVX-512, each
   // group of eight keys of one length from 4 to 16 bytes is hashed together.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
-    size_t i = 0;
 #if AGEBLOOM_AVX512_DISPATCH
-    if (avx512_) {
-      while (i < n) {
-        // A group of eight short keys from here: eight at a time while they
-        // last. Otherwise (long or mixed keys, the tail) this key alone.
-        if (lengths[i] - 4 <= 12 && n - i >= 8) {
-          const size_t done = short_keys_avx512::pointers(keys + i, lengths + i, n - i,
-                                                          {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
-          i += done;
-          if (done) continue;
-        }
-        out[i] = (*this)(keys[i], lengths[i]);
-        ++i;
-      }
-      return;
-    }
+    if (avx512_) return hash_bulk_avx512(keys, lengths, n, out);
 #endif
-    for (; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
+    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
   }
 
   // Whether hash_bulk runs its AVX-512 body (the answer is the same bits
@@ -120,6 +105,38 @@ class Hasher {
   void use_avx512(bool on) noexcept { avx512_ = on && cpu_has_avx512dq(); }
 
  private:
+#if AGEBLOOM_AVX512_DISPATCH
+  // hash_bulk where the CPU has AVX-512: the keys in groups of eight from the
+  // start, each group that shares one length from 4 to 16 bytes hashed
+  // together, runs of other groups (and the tail) one key at a time by
+  // hash_each. One length check per group: long keys lose ~5% to it
+  // (agebloom-bench hash/bulk/len:32).
+  void hash_bulk_avx512(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
+    size_t i = 0;
+    while (i < n) {
+      size_t j = i;
+      while (j + 8 <= n && lengths[j] - 4 > 12) j += 8;
+      if (j + 8 > n) j = n;
+      if (j > i) {
+        hash_each(keys + i, lengths + i, j - i, out + i);
+        i = j;
+        continue;
+      }
+      const size_t done = short_keys_avx512::pointers(keys + i, lengths + i, n - i,
+                                                      {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
+      if (done == 0) hash_each(keys + i, lengths + i, 8, out + i);  // a group of mixed lengths
+      i += done == 0 ? 8 : done;
+    }
+  }
+  // One key at a time, out of the vector path's loop: inlined into it, the
+  // plain loop lost XXH3's inlining and cost long keys up to 2x (the result
+  // went through the stack and its reload missed store forwarding).
+  [[gnu::noinline, gnu::flatten]] void hash_each(const void* const* keys, const size_t* lengths, size_t n,
+                                                 KeyHash* out) const noexcept {
+    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
+  }
+#endif
+
   // (secret[16..24) ^ secret[24..32)) + the seed with its low word's bytes
   // swapped into the high word: what XXH3's 4-8 byte routine XORs into the
   // key, a function of the seed alone (little-endian reads of the default
