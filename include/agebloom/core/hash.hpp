@@ -115,7 +115,7 @@ class Hasher {
     size_t i = 0;
     while (i < n) {
       size_t j = i;
-      while (j + 8 <= n && lengths[j] - 4 > 12) j += 8;
+      while (j + 8 <= n && !short_keys_avx512::groupable(lengths[j])) j += 8;
       if (j + 8 > n) j = n;
       if (j > i) {
         hash_each(keys + i, lengths + i, j - i, out + i);

@@ -21,15 +21,12 @@
 #include "agebloom/core/isa.hpp"
 
 #if AGEBLOOM_AVX512_DISPATCH
-// g++ 12 warns inside its own header that _mm512_undefined_epi32's
-// deliberately unset register "may be used uninitialized" (GCC bug 105593,
-// fixed in 13), wherever the shifts and vpmuludq below are inlined: the
-// warning is about the header, not this code, so it is off for this file.
+// GCC bug 105593 (isa.hpp) surfaces again wherever the shifts and vpmuludq
+// below are inlined, so the warning is off for this file's functions too.
 #if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-#include <immintrin.h>
 
 namespace agebloom::short_keys_avx512 {
 
@@ -108,6 +105,16 @@ AGEBLOOM_TARGET_AVX512DQ inline void len9to16(__m512i first, __m512i last, uint6
   store_pairs(avalanche(hlo), avalanche(hhi), out);
 }
 
+// The key lengths hashed in groups of eight: XXH3's two short routines.
+constexpr bool groupable(size_t len) noexcept { return len - 4 <= 16 - 4; }
+
+// Eight lanes from v[0..8), element i = v[i]. Built by inserts, not a load:
+// the values were just stored one by one, and a 64-byte load spanning eight
+// narrower stores cannot be forwarded from the store buffer.
+AGEBLOOM_TARGET_AVX512DQ inline __m512i lanes(const long long (&v)[8]) noexcept {
+  return _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0]);
+}
+
 // The seed's constants the routines XOR in (Hasher computes them once).
 struct Flips {
   uint64_t len4to8;        // XXH3_len_4to8_128b's bitflip, with the seed's byte swap
@@ -126,7 +133,7 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t pointers(const void* const* keys, const s
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const size_t len = lengths[i];
-    if (len < 4 || len > 16 ||
+    if (!groupable(len) ||
         _mm512_cmpneq_epi64_mask(_mm512_loadu_si512(lengths + i), _mm512_set1_epi64(static_cast<long long>(len))) != 0)
       break;
     long long first[8], last[8];
@@ -138,17 +145,14 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t pointers(const void* const* keys, const s
         __builtin_memcpy(&b, p + len - 4, 4);
         first[j] = static_cast<long long>(a | uint64_t{b} << 32);
       }
-      len4to8(_mm512_set_epi64(first[7], first[6], first[5], first[4], first[3], first[2], first[1], first[0]), len,
-              flips.len4to8, out + 2 * i);
+      len4to8(lanes(first), len, flips.len4to8, out + 2 * i);
     } else {
       for (size_t j = 0; j < 8; ++j) {
         const auto* p = static_cast<const uint8_t*>(keys[i + j]);
         __builtin_memcpy(&first[j], p, 8);
         __builtin_memcpy(&last[j], p + len - 8, 8);
       }
-      len9to16(_mm512_set_epi64(first[7], first[6], first[5], first[4], first[3], first[2], first[1], first[0]),
-               _mm512_set_epi64(last[7], last[6], last[5], last[4], last[3], last[2], last[1], last[0]), len,
-               flips.len9to16_low, flips.len9to16_high, out + 2 * i);
+      len9to16(lanes(first), lanes(last), len, flips.len9to16_low, flips.len9to16_high, out + 2 * i);
     }
   }
   return i;

@@ -189,12 +189,14 @@ struct InterleavedApbfConfig {
         if (c.validate() && (!best || c.lines < best->lines)) best = c;
       }
     if (!best) return best;
-    // The first line count of the 4% steps from there (grown_lines) whose correlated model meets the target. The model is monotone in
-    // lines (each sample's line loads only fall as lines grow), so gallop
-    // over the steps (1, 2, 4, ... ahead) and bisect between the last miss and
-    // the first hit: the step a linear walk would stop at, in a few dozen
-    // model evaluations even where the target lies far past the independent
-    // answer (FPR 1e-30, window 1000: ~70 steps). No step within the size limit: too_large.
+    // The first line count of the 4% steps from there (grown_lines) whose
+    // correlated model meets the target. The model is monotone in lines (each
+    // sample's line loads only fall as lines grow), so gallop over the steps
+    // (1, 2, 4, ... ahead) and bisect between the last miss and the first
+    // hit: the step a linear walk would stop at, in a few dozen model
+    // evaluations even where the target lies far past the independent answer
+    // (FPR 1e-30, window 1000: ~70 steps). No step within the size limit:
+    // too_large.
     const uint64_t first = best->lines;
     uint64_t last = 0;  // the last step within the size limit
     for (uint64_t x = grown_lines(first); x <= kMaxStructureBits / 512; x = grown_lines(x)) ++last;

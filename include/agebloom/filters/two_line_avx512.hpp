@@ -32,20 +32,6 @@
 #include "agebloom/filters/lane_lines.hpp"
 #include "agebloom/filters/straddled_pattern.hpp"
 
-#if AGEBLOOM_AVX512_DISPATCH
-// g++ 12 warns inside its own header that _mm512_undefined_epi32's
-// deliberately unset register "may be used uninitialized" (GCC bug 105593,
-// fixed in 13); the warning is about the header, not this code.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-#endif
-
 namespace agebloom::two_line_avx512 {
 
 #if AGEBLOOM_AVX512_DISPATCH
