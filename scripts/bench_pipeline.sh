@@ -3,8 +3,13 @@
 # filter, forward) beside testpmd's io and 5tswap forwarding modes, on the
 # same virtual ports in the same run. Ratios only: the machine is shared.
 #
-#   scripts/bench_pipeline.sh [--seconds S] [--packets N] [--frames F] [--rounds R (default 5)]
-#                             [--memory 4k|huge|auto (default 4k)]
+#   scripts/bench_pipeline.sh [--seconds S (default 5)] [--frames F] [--rounds R (default 5)]
+#                             [--memory 4k|huge|auto (default 4k)] [--profile]
+#
+# --profile: every run also sampled by perf's software clock (cpu-clock,
+# 999 Hz: no hardware counters needed; ~10% slower runs), and each
+# forwarder's cycles per packet of the last round split by where they went
+# (shared object, then function), over the forwarding part of the run.
 #
 # Memory: 4 KB pages (EAL's --no-huge) by default, which any machine has
 # without root, as every documented figure so far; `huge` runs both programs
@@ -27,21 +32,25 @@
 # every packet as testpmd does and the difference is its per-packet work. Cycles: testpmd's --record-core-cycles
 # (busy cycles of the forwarding core / packets) and dedup_fwd's own
 # cycles_per_packet (busy cycles around each burst / packets), both TSC.
+# Both run S seconds, start-up included, and are then told to stop (testpmd
+# by a line on stdin, dedup_fwd by SIGINT, its orderly shutdown that writes
+# the stats JSON): no packet budget, since --max-packets would add an atomic
+# per burst (the budget shared by all workers) that no production run pays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=5
-packets=30000000
 frames=16384
 rounds=5
 memory=4k
+profile=0
 while (($#)); do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
-    --packets) packets=$2; shift 2 ;;
     --frames) frames=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --memory) memory=$2; shift 2 ;;
-    *) echo "usage: $0 [--seconds S] [--packets N] [--frames F] [--rounds R] [--memory 4k|huge|auto]" >&2; exit 2 ;;
+    --profile) profile=1; shift ;;
+    *) echo "usage: $0 [--seconds S] [--frames F] [--rounds R] [--memory 4k|huge|auto] [--profile]" >&2; exit 2 ;;
   esac
 done
 
@@ -68,6 +77,10 @@ build=${AGEBLOOM_BUILD_DIR:-build}
 fwd="$build/dpdk_app/dedup_fwd"
 testpmd=$(command -v dpdk-testpmd || true)
 [[ -x "$fwd" ]] || { echo "bench_pipeline: $fwd not built (libdpdk-dev missing?)" >&2; exit 1; }
+if ((profile)) && ! command -v perf >/dev/null; then
+  echo "bench_pipeline: --profile needs perf (package linux-perf)" >&2
+  exit 1
+fi
 [[ -n "$testpmd" ]] || { echo "bench_pipeline: dpdk-testpmd not found (package dpdk-dev)" >&2; exit 1; }
 
 out="$build/bench-results/pipeline"
@@ -102,10 +115,17 @@ PY
 if [[ $memory == huge ]]; then mem=(-m "$megabytes" --in-memory); else mem=(--no-huge -m "$megabytes"); fi
 eal=("${mem[@]}" --no-pci --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$trace,infinite_rx=1")
 
+# Runs a command, under --profile sampled into $out/$1.perf.data.
+sampled() {  # $1 = run name, then the command
+  local name=$1
+  shift
+  if ((profile)); then perf record -q -e cpu-clock -F 999 -o "$out/$name.perf.data" -- "$@"; else "$@"; fi
+}
+
 testpmd_cycles() {  # $1 = forward mode
   local log="$out/testpmd-$1.log"
   # testpmd forwards until a line arrives on stdin.
-  (sleep "$seconds"; echo) | "$testpmd" -l 0,1 --file-prefix "agebloom-pipe-$$-$1" "${eal[@]}" -- \
+  (sleep "$seconds"; echo) | sampled "testpmd-$1" "$testpmd" -l 0,1 --file-prefix "agebloom-pipe-$$-$1" "${eal[@]}" -- \
     --forward-mode="$1" --record-core-cycles --total-num-mbufs=$mbufs >"$log" 2>&1 || true
   rm -rf "/var/run/dpdk/agebloom-pipe-$$-$1"
   grep -o 'CPU cycles/packet=[0-9.]*' "$log" | tail -1 | cut -d= -f2
@@ -113,9 +133,14 @@ testpmd_cycles() {  # $1 = forward mode
 
 dedup_cycles() {  # $1 = key mode, $2 = filter name
   local run="$1-$2" json="$out/dedup_fwd-$1-$2.json"
-  "$fwd" -l 1 --file-prefix "agebloom-pipe-$$-$run" "${eal[@]}" -- --key "$1" --window 1000000 \
-    --fpr 0.01 --filter "$2" --action count --seed 1 --mbufs "$mbufs" --max-packets "$packets" --stats-interval 0 \
-    --stats-json "$json" >"$out/dedup_fwd-$run.log" 2>&1
+  local rc=0
+  sampled "dedup_fwd-$run" timeout --preserve-status -s INT "$seconds" "$fwd" -l 1 --file-prefix "agebloom-pipe-$$-$run" "${eal[@]}" -- \
+    --key "$1" --window 1000000 --fpr 0.01 --filter "$2" --action count --seed 1 --mbufs "$mbufs" \
+    --stats-interval 0 --stats-json "$json" >"$out/dedup_fwd-$run.log" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    echo "bench_pipeline: dedup_fwd $1 $2 exited with status $rc; its log: $out/dedup_fwd-$run.log" >&2
+    return 1
+  fi
   rm -rf "/var/run/dpdk/agebloom-pipe-$$-$run"
   python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["cycles_per_packet"])' "$json"
 }
@@ -177,3 +202,37 @@ echo "target: dedup_fwd src-ip at W = 1M no more cycles per packet than testpmd 
 echo "cyc/pkt: median over rounds; per round: that round's ratio to 5tswap, lowest-highest;"
 echo "over io: cycles per packet beyond testpmd io (receive + transmit only), each forwarder's own work"
 echo "logs and JSON (last round): $out"
+
+if ((profile)); then
+  echo
+  echo "where each forwarder's cycles per packet went (--profile, last round): perf cpu-clock samples from the"
+  echo "PMD's 5th-percentile sample to its last (the forwarding part; start-up loads the capture before it),"
+  echo "each shared object's and function's share of them times the run's cycles per packet"
+  files=(testpmd-io testpmd-5tswap)
+  for d in "${dedup_runs[@]}"; do files+=("dedup_fwd-${d% *}-${d#* }"); done
+  for ((i = 0; i < ${#names[@]}; ++i)); do
+    python3 - "${names[$i]}" "$out/${files[$i]}.perf.data" "${runs[$i,$rounds]}" <<'PY'
+import collections, re, subprocess, sys
+name, data, cycles = sys.argv[1], sys.argv[2], float(sys.argv[3])
+script = subprocess.run(["perf", "script", "-i", data, "-F", "time,ip,sym,dso"],
+                        capture_output=True, text=True, check=True).stdout
+rows = []
+for line in script.splitlines():
+    m = re.match(r"\s*([\d.]+):\s+[0-9a-f]+\s+(.*)\((.*)\)\s*$", line)
+    if m:
+        rows.append((float(m.group(1)), m.group(2).strip() or "[unknown]", m.group(3).rsplit("/", 1)[-1]))
+pmd = sorted(t for t, _, dso in rows if "net_pcap" in dso)
+if len(pmd) < 100:
+    print(f"  {name}: only {len(pmd)} samples in the PMD, no split")
+    sys.exit(0)
+lo, hi = pmd[len(pmd) // 20], pmd[-1]
+window = [(sym, dso) for t, sym, dso in rows if lo <= t <= hi]
+share = cycles / len(window)
+print(f"  {name}: {cycles:.1f} cycles/packet, {len(window)} samples")
+for dso, c in collections.Counter(dso for _, dso in window).most_common(4):
+    print(f"    {dso:40s} {c * share:6.1f}")
+for (sym, dso), c in collections.Counter(window).most_common(5):
+    print(f"      {sym[:60]:60s} {c * share:6.1f}  ({dso})")
+PY
+  done
+fi
