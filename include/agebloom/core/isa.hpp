@@ -79,8 +79,7 @@ inline bool cpu_has_avx512() noexcept {
 // dispatch to them).
 inline bool cpu_has_avx512dq() noexcept {
 #if AGEBLOOM_AVX512_DISPATCH
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return cpu_has_avx512() && __builtin_cpu_supports("avx512dq");
 #else
   return false;
 #endif

@@ -8,11 +8,11 @@
 // product, so it is assembled from the four 32x32 -> 64 products (vpmuludq);
 // the 64-bit multiplies are AVX-512DQ's vpmullq. Measured on AMD Zen 5 over
 // bursts of 64 keys (agebloom-bench `hash/bulk/...`, docs/PERFORMANCE.md,
-// "Short keys hashed eight at a time"): ~2.6 against ~7.8 cycles per 8-byte
-// key.
+// "Short keys hashed eight at a time"): 1.8-2.5 against 5.4-8.1 cycles per
+// 8-byte key.
 //
-// Not a header of its own: hash.hpp includes it, under
-// AGEBLOOM_AVX512_DISPATCH, before class Hasher.
+// Not a header of its own: hash.hpp includes it before class Hasher, and it
+// declares nothing unless AGEBLOOM_AVX512_DISPATCH.
 #pragma once
 
 #include <cstddef>
