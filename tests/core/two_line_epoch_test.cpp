@@ -183,6 +183,59 @@ TEST(TwoLineEpoch, IsaBuildsAgree) {
   EXPECT_EQ(wide.state(), base.state());
 }
 
+#if AGEBLOOM_AVX512_DISPATCH
+// The AVX-512 pattern builder (eight keys per register, a padded tail, the
+// keys with a repeat redrawn after) against the defining loop, key by key,
+// for bursts of every length up to its maximum, with hashes built to repeat
+// draws in either half or both, and to need draws past h2's nine fields.
+TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
+  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512: only the baseline body can run";
+  constexpr size_t kMax = ab::two_line_avx512::kMaxBurst;
+  std::mt19937_64 rng(46);
+  KeyHash h[kMax];
+  ab::StraddledPattern got[kMax];
+  uint64_t repeated = 0, exhausted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const size_t n = 1 + static_cast<size_t>(round) % kMax;
+    for (size_t i = 0; i < n; ++i) {
+      h[i] = {rng(), rng()};
+      if (rng() % 16 == 0) {  // one position in all nine fields: the loop draws on past h2
+        const uint64_t p = rng() % 128;
+        h[i].h2 = 0;
+        for (int field = 0; field < 9; ++field) h[i].h2 |= p << (7 * field);
+      } else {
+        for (uint64_t copies = rng() % 4; copies > 0; --copies) {  // 0-3 fields copied from others
+          const uint64_t from = 7 * (rng() % 9), to = 7 * (rng() % 9);
+          h[i].h2 = (h[i].h2 & ~(uint64_t{127} << to)) | (((h[i].h2 >> from) & 127) << to);
+        }
+      }
+    }
+    ab::two_line_avx512::patterns(h, n, got);
+    for (size_t i = 0; i < n; ++i) {
+      const ab::StraddledPattern want = ab::straddled_pattern(h[i].h1, h[i].h2, 4);
+      ASSERT_EQ(got[i].first[0], want.first[0]) << "burst of " << n << ", key " << i;
+      ASSERT_EQ(got[i].first[1], want.first[1]) << "burst of " << n << ", key " << i;
+      ASSERT_EQ(got[i].second[0], want.second[0]) << "burst of " << n << ", key " << i;
+      ASSERT_EQ(got[i].second[1], want.second[1]) << "burst of " << n << ", key " << i;
+      // Fields 0-3 or 4-7 repeating (the redrawn keys), and the nine fields
+      // not enough (the loop's keys).
+      uint64_t f[9];
+      for (int j = 0; j < 9; ++j) f[j] = (h[i].h2 >> (7 * j)) & 127;
+      const auto repeats = [&](int from) {
+        for (int a = from; a < from + 4; ++a)
+          for (int b = a + 1; b < from + 4; ++b)
+            if (f[a] == f[b]) return true;
+        return false;
+      };
+      repeated += repeats(0) || repeats(4);
+      exhausted += f[0] == f[8] && f[1] == f[8];
+    }
+  }
+  EXPECT_GT(repeated, 30000u);
+  EXPECT_GT(exhausted, 10000u);
+}
+#endif
+
 // The last line's keys straddle into the first: a two-line filter still
 // keeps every key.
 TEST(TwoLineEpoch, LastLineWrapsToTheFirst) {

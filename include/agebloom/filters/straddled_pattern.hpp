@@ -30,17 +30,21 @@ constexpr StraddledPattern straddled_pattern(uint64_t h1, uint64_t h2, uint32_t 
   StraddledPattern p{};
   uint64_t x = h2, round = 0;
   uint32_t left = 9;
-  uint64_t* out[2] = {p.first, p.second};
-  for (uint64_t* w : out) {
+  uint64_t* halves[2] = {p.first, p.second};
+  for (uint64_t* w : halves) {
+    // The half's two words in registers: through w[pos >> 6] each draw's
+    // test waited on the previous draw's store.
+    uint64_t low = 0, high = 0;
     for (uint32_t got = 0; got < half;) {
       if (left == 0) x = mix64(h1 ^ (h2 + ++round * 0x9e3779b97f4a7c15ULL)), left = 9;
       const uint32_t pos = static_cast<uint32_t>(x & 127);
       x >>= 7, --left;
       const uint64_t bit = uint64_t{1} << (pos & 63);
-      uint64_t& word = w[pos >> 6];
-      got += (word & bit) == 0;
-      word |= bit;
+      const uint64_t to_low = pos < 64 ? bit : 0, to_high = bit ^ to_low;
+      got += ((low & to_low) | (high & to_high)) == 0;
+      low |= to_low, high |= to_high;
     }
+    w[0] = low, w[1] = high;
   }
   return p;
 }

@@ -7,15 +7,15 @@
 // For half = 4 (the only half the planner picks at r = 3, 1%) the eight
 // 7-bit fields of h2 are the positions straddled_pattern draws when none
 // repeats within its half:
-//   - one register holds all eight positions (a variable right shift of h2
-//     broadcast); each becomes a 128-bit one-hot as two 64-bit words by two
-//     variable left shifts (AVX-512 shifts by 64 or more give 0, so a
-//     position selects exactly one of the words);
-//   - a repeat within a half is found by comparing each half with itself
-//     rotated (two permutes, two compares); such keys (~9%) are
-//     redone after the burst's others, with one field rejected in registers
-//     (positions_with_repeat), and only the ~0.4% that reject more take
-//     straddled_pattern's loop, out of line;
+//   - patterns are built eight keys at a time, keys across the lanes of a
+//     register and one register per field (a shift of the keys' h2); each
+//     field becomes a 128-bit one-hot as two 64-bit words by two variable
+//     left shifts (AVX-512 shifts by 64 or more give 0, so a position
+//     selects exactly one of the words), and each half's four one-hots are
+//     ORed by ternary logic, which also yields the bits set twice: a repeat;
+//   - keys with a repeat within a half (~9%) are redrawn after the burst's
+//     others with one field rejected (redraw), and only the ~0.5% that
+//     reject more take straddled_pattern's loop, out of line;
 //   - the key is present when some 128-bit lane has both halves: the
 //     pattern's bits a line lacks, per 64-bit word, then a lane whose two
 //     words are both zero;
@@ -35,81 +35,117 @@
 namespace agebloom::two_line_avx512 {
 
 #if AGEBLOOM_AVX512_DISPATCH
+// GCC bug 105593 (isa.hpp) surfaces again where patterns8's shuffles and
+// shifts are inlined, so the warning is off for this file's functions too.
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
-// Eight 7-bit fields of h2, one per 64-bit element: fields 0-7, and with
-// skip4 = 1 fields 0-3 and 5-8.
-AGEBLOOM_TARGET_AVX512 inline __m512i fields_of(uint64_t h2, unsigned skip4 = 0) noexcept {
-  const __m512i shifts = _mm512_add_epi64(_mm512_setr_epi64(0, 7, 14, 21, 28, 35, 42, 49),
-                                          _mm512_maskz_set1_epi64(static_cast<__mmask8>(0xf0 * skip4), 7));
-  return _mm512_and_si512(_mm512_srlv_epi64(_mm512_set1_epi64(static_cast<long long>(h2)), shifts),
-                          _mm512_set1_epi64(127));
+constexpr size_t kMaxBurst = 64;  // patterns() at a time
+
+// Ternary-logic truth tables of a, b, c are these constants.
+constexpr int kA = 0xf0, kB = 0xcc, kC = 0xaa;
+
+// Four one-hot words (a key's draws in one half, as low or high words) ORed,
+// and the bits set in two or more of them: any such bit is a repeated draw.
+AGEBLOOM_TARGET_AVX512 inline __m512i or4_with_repeats(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                        __m512i& repeats) noexcept {
+  const __m512i any3 = _mm512_ternarylogic_epi64(a, b, c, kA | kB | kC);
+  const __m512i two_of3 = _mm512_ternarylogic_epi64(a, b, c, (kA & kB) | (kA & kC) | (kB & kC));
+  repeats = _mm512_ternarylogic_epi64(two_of3, d, any3, kA | (kB & kC));  // two of a, b, c, or d and one of them
+  return _mm512_or_si512(any3, d);
 }
 
-// Positions among 0-3 and among 4-7 equal to another of their half (each
-// compared with its half rotated by one and by two: every pair once or
-// twice). vpconflictq (AVX-512CD) says the same in one instruction and
-// measured no faster in the bulk loop (12.8-13.0 cycles per key at W = 1M
-// against 12.6-12.7 for this); this needs AVX-512F alone.
-AGEBLOOM_TARGET_AVX512 inline __mmask8 repeats_of(__m512i pos) noexcept {
-  return _mm512_cmpeq_epi64_mask(pos, _mm512_permutex_epi64(pos, _MM_SHUFFLE(0, 3, 2, 1))) |
-         _mm512_cmpeq_epi64_mask(pos, _mm512_permutex_epi64(pos, _MM_SHUFFLE(1, 0, 3, 2)));
-}
-
-// The draw of a key whose fields 0-7 repeat within a half, when it rejects
-// one field in all (all but ~0.4% of keys; false for the rest): a repeat in
-// the first half makes field 4 its fourth bit and fields 5-8 the second
-// half; a repeat in the second only makes field 8 its fourth bit. Either way
-// the stand-in takes the place of one of the two equal positions (either
-// leaves the same set), and the result must repeat nothing.
-AGEBLOOM_TARGET_AVX512 inline bool positions_with_repeat(uint64_t h2, __mmask8 repeated, __m512i& pos) noexcept {
-  // Without branches: which half repeats is a coin toss, so a branch on it mispredicts half the time.
-  const unsigned in_first = (repeated & 0x0f) != 0;
-  const uint64_t stand_in = (h2 >> (56 - 28 * in_first)) & 127;  // field 8, or field 4
-  const unsigned half = repeated & (0xffu >> (4 * in_first));      // the repeating half's equal positions
-  pos = _mm512_mask_mov_epi64(fields_of(h2, in_first), static_cast<__mmask8>(half & (0u - half)),
-                              _mm512_set1_epi64(static_cast<long long>(stand_in)));
-  return repeats_of(pos) == 0;
-}
-
-// The pattern of positions 0-3 (first half) and 4-7 (second): each position
-// a 128-bit one-hot as two 64-bit words by two variable left shifts (AVX-512
-// shifts by 64 or more give 0, so a position selects exactly one word); the
-// halves ORed, as {first, second}.
-AGEBLOOM_TARGET_AVX512 inline __m256i pattern_of(__m512i pos) noexcept {
-  const __m512i one = _mm512_set1_epi64(1);
-  const __m512i low = _mm512_sllv_epi64(one, pos);                                          // word 0 of each one-hot
-  const __m512i high = _mm512_sllv_epi64(one, _mm512_sub_epi64(pos, _mm512_set1_epi64(64)));  // word 1 (p - 64 wraps: 0)
-  // 128-bit lane j: the one-hot of positions 2j and 2j + 1; then lanes 0|1 and 2|3.
-  const __m512i pairs = _mm512_or_si512(_mm512_unpacklo_epi64(low, high), _mm512_unpackhi_epi64(low, high));
-  return _mm512_castsi512_si256(_mm512_or_si512(_mm512_shuffle_i64x2(pairs, pairs, _MM_SHUFFLE(3, 1, 2, 0)),
-                                                _mm512_shuffle_i64x2(pairs, pairs, _MM_SHUFFLE(2, 0, 3, 1))));
-}
-
-constexpr size_t kMaxBurst = 32;  // patterns() at a time
-
-// straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= kMaxBurst), into out[i]:
-// every key from its fields without a branch, the mask of those with a
-// repeat within a half kept, and those keys redone after.
-//
-// A branch per key on the repeat (~9% of keys, at random) cost more than the
-// repeats themselves: mispredicted, it threw away the work of the keys in
-// flight (16.4 cycles per key against 9.6 with repeats ignored; W = 1M).
-AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
-  uint32_t repeats = 0;
-  __mmask8 repeated[kMaxBurst];
-  for (size_t i = 0; i < n; ++i) {
-    const __m512i pos = fields_of(h[i].h2);
-    repeated[i] = repeats_of(pos);
-    repeats |= static_cast<uint32_t>(repeated[i] != 0) << i;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&out[i]), pattern_of(pos));
+// straddled_pattern(h[i].h1, h[i].h2, 4) for up to eight keys, keys across
+// the lanes of each register (one register per 7-bit field), so that each
+// instruction serves eight keys; out[0..8) are written. Returns the keys
+// whose fields 0-7 repeat a position within a half (~9% of keys), whose
+// out[] the caller must redo: for them the eight fields are not the draw.
+AGEBLOOM_TARGET_AVX512 inline __mmask8 patterns8(const KeyHash* h, StraddledPattern* out) noexcept {
+  static_assert(sizeof(KeyHash) == 16 && sizeof(StraddledPattern) == 32);
+  const __m512i keys0 = _mm512_loadu_si512(h), keys4 = _mm512_loadu_si512(h + 4);  // {h1, h2} of keys 0-3, 4-7
+  const __m512i h2 = _mm512_permutex2var_epi64(keys0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), keys4);
+  const __m512i one = _mm512_set1_epi64(1), field = _mm512_set1_epi64(127), high = _mm512_set1_epi64(64);
+  // Field f's one-hot in the lane's low word (positions 0-63) and high word
+  // (64-127): AVX-512 shifts by 64 or more give 0, and position ^ 64 is the
+  // high word's shift for positions 64-127 and 64 or more for the others.
+  __m512i low[8], hi[8];
+  for (int f = 0; f < 8; ++f) {
+    const __m512i bits = _mm512_srli_epi64(h2, static_cast<unsigned>(7 * f));
+    low[f] = _mm512_sllv_epi64(one, _mm512_and_si512(bits, field));
+    hi[f] = _mm512_sllv_epi64(one, _mm512_ternarylogic_epi64(bits, field, high, (kA & kB) ^ kC));
   }
-  for (; repeats; repeats &= repeats - 1) {
-    const size_t i = static_cast<size_t>(__builtin_ctz(repeats));
-    __m512i pos;
-    if (__builtin_expect(positions_with_repeat(h[i].h2, repeated[i], pos), 1))
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(&out[i]), pattern_of(pos));
-    else
-      out[i] = straddled_pattern_cold(h[i].h1, h[i].h2, 4);
+  __m512i r0, r1, r2, r3;
+  const __m512i first_low = or4_with_repeats(low[0], low[1], low[2], low[3], r0);
+  const __m512i first_high = or4_with_repeats(hi[0], hi[1], hi[2], hi[3], r1);
+  const __m512i second_low = or4_with_repeats(low[4], low[5], low[6], low[7], r2);
+  const __m512i second_high = or4_with_repeats(hi[4], hi[5], hi[6], hi[7], r3);
+  const __m512i repeats = _mm512_or_si512(_mm512_ternarylogic_epi64(r0, r1, r2, kA | kB | kC), r3);
+  // Transposed to one pattern per key {first low, first high, second low, second high}:
+  // t0 = keys 0, 2, 4, 6's first halves, t1 keys 1, 3, 5, 7's, t2 and t3 their second halves.
+  const __m512i t0 = _mm512_unpacklo_epi64(first_low, first_high), t1 = _mm512_unpackhi_epi64(first_low, first_high);
+  const __m512i t2 = _mm512_unpacklo_epi64(second_low, second_high), t3 = _mm512_unpackhi_epi64(second_low, second_high);
+  const __m512i u0 = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));  // keys 0, 2 first; 0, 2 second
+  const __m512i u1 = _mm512_shuffle_i64x2(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));  // keys 1, 3 likewise
+  const __m512i w0 = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));  // keys 4, 6
+  const __m512i w1 = _mm512_shuffle_i64x2(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));  // keys 5, 7
+  _mm512_storeu_si512(out + 0, _mm512_shuffle_i64x2(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)));
+  _mm512_storeu_si512(out + 2, _mm512_shuffle_i64x2(u0, u1, _MM_SHUFFLE(3, 1, 3, 1)));
+  _mm512_storeu_si512(out + 4, _mm512_shuffle_i64x2(w0, w1, _MM_SHUFFLE(2, 0, 2, 0)));
+  _mm512_storeu_si512(out + 6, _mm512_shuffle_i64x2(w0, w1, _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm512_test_epi64_mask(repeats, repeats);
+}
+
+// The draw of a key whose fields 0-7 repeat a position within a half, from
+// p, its fields 0-3 and 4-7 ORed (patterns8). When the first half repeats,
+// field 4 completes it and fields 5-8 are the second half; when only the
+// second does, field 8 completes it. That is straddled_pattern's draw when
+// each half then has 4 bits: for all but ~5% of these keys (~0.5% of all
+// keys, which take the loop, out of line). Without branches: which half
+// repeats is a coin toss, and a branch on it mispredicts half the time.
+inline StraddledPattern redraw(uint64_t h1, uint64_t h2, const StraddledPattern& p) noexcept {
+  using Vec = detail::U64x2;
+  auto mask = [h2](unsigned field) {
+    Vec v;
+    __builtin_memcpy(&v, kBitMasks128.word[(h2 >> (7 * field)) & 127], sizeof v);
+    return v;
+  };
+  auto bits = [](Vec v) { return __builtin_popcountll(v[0]) + __builtin_popcountll(v[1]); };
+  Vec first, second;
+  __builtin_memcpy(&first, p.first, sizeof first);
+  __builtin_memcpy(&second, p.second, sizeof second);
+  const uint64_t in_first = uint64_t{0} - (bits(first) < 4);  // all ones when the first half repeats
+  const Vec pick = {in_first, in_first};
+  first |= mask(4) & pick;
+  second = (((mask(5) | mask(6)) | (mask(7) | mask(8))) & pick) | ((second | mask(8)) & ~pick);
+  if (__builtin_expect(bits(first) + bits(second) != 8, 0)) return straddled_pattern_cold(h1, h2, 4);
+  return {{first[0], first[1]}, {second[0], second[1]}};
+}
+
+// straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= kMaxBurst), into
+// out[i]: eight keys at a time by patterns8 (a tail through a padded copy),
+// then the keys with a repeat within a half redone (redraw).
+//
+// Key by key (a register holding one key's eight fields), the same work
+// measured ~3.8 cycles per key of the ~13 the bulk test_and_insert takes at
+// W = 1M; a branch per key on the repeat cost more than the repeats
+// themselves (docs/PERFORMANCE.md).
+AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
+  uint64_t redo = 0;  // bit i: out[i] is redone
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) redo |= static_cast<uint64_t>(patterns8(h + i, out + i)) << i;
+  if (i < n) {
+    KeyHash keys[8] = {};
+    StraddledPattern tail[8];
+    for (size_t j = i; j < n; ++j) keys[j - i] = h[j];
+    redo |= static_cast<uint64_t>(patterns8(keys, tail) & ((1u << (n - i)) - 1)) << i;
+    for (size_t j = i; j < n; ++j) out[j] = tail[j - i];
+  }
+  for (; redo; redo &= redo - 1) {
+    const size_t k = static_cast<size_t>(__builtin_ctzll(redo));
+    out[k] = redraw(h[k].h1, h[k].h2, out[k]);
   }
 }
 
@@ -123,22 +159,26 @@ using LinePair = LaneLines<uint64_t>::Pair;  // a key's two lines (lane_lines.hp
 AGEBLOOM_TARGET_AVX512 inline void test_and_insert_run(const StraddledPattern* p, const LinePair* pair, size_t n,
                                                        uint32_t segment, bool* out) noexcept {
   const __mmask8 lane = static_cast<__mmask8>(3u << (2 * segment));  // the segment's two words
-  // Ternary-logic truth tables of a, b, c are these constants: a | (b & ~c).
-  constexpr int kA = 0xf0, kB = 0xcc, kC = 0xaa;
+  // a | (b & ~c) as a ternary-logic truth table.
   constexpr int kMissOrLacks = kA | (kB & ~kC);
   for (size_t i = 0; i < n; ++i) {
+    auto* const x = pair[i].first;  // read before the stores, which the compiler cannot tell from pair[]
+    auto* const y = pair[i].second;
     const __m512i first = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i].first)));
     const __m512i second = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i].second)));
-    const __m512i lx = _mm512_load_si512(pair[i].first);
-    const __m512i ly = _mm512_load_si512(pair[i].second);
+    const __m512i lx = _mm512_load_si512(x);
+    const __m512i ly = _mm512_load_si512(y);
     const __m512i miss = _mm512_ternarylogic_epi64(_mm512_andnot_si512(lx, first), second, ly, kMissOrLacks);
     const unsigned whole = _mm512_testn_epi64_mask(miss, miss);  // words with nothing missing
     out[i] = (whole & (whole >> 1) & 0x55u) != 0;                // a lane with both words whole
-    _mm512_store_si512(pair[i].first, _mm512_mask_or_epi64(lx, lane, lx, first));
-    _mm512_store_si512(pair[i].second, _mm512_mask_or_epi64(ly, lane, ly, second));
+    _mm512_store_si512(x, _mm512_mask_or_epi64(lx, lane, lx, first));
+    _mm512_store_si512(y, _mm512_mask_or_epi64(ly, lane, ly, second));
   }
 }
 
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 }  // namespace agebloom::two_line_avx512
