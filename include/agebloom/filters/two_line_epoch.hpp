@@ -303,8 +303,9 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
     for (size_t base = 0; base < n; base += kChunk) {
       const size_t m = n - base < kChunk ? n - base : kChunk;
       for (size_t i = 0; i < m; ++i) {
-        pair[i] = lines_.pair_of(h[base + i]);
-        prefetch(pair[i]);
+        const typename Lines::Pair lines = lines_.pair_of(h[base + i]);
+        prefetch(lines);  // from registers: through pair[i] the compiler stored, then reloaded
+        pair[i] = lines;
       }
 #if AGEBLOOM_AVX512_DISPATCH
       static_assert(kChunk <= two_line_avx512::kMaxBurst);
