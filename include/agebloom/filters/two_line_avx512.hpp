@@ -128,10 +128,11 @@ inline StraddledPattern redraw(uint64_t h1, uint64_t h2, const StraddledPattern&
 // out[i]: eight keys at a time by patterns8 (a tail through a padded copy),
 // then the keys with a repeat within a half redone (redraw).
 //
-// Key by key (a register holding one key's eight fields), the same work
-// measured ~3.8 cycles per key of the ~13 the bulk test_and_insert takes at
-// W = 1M; a branch per key on the repeat cost more than the repeats
-// themselves (docs/PERFORMANCE.md).
+// Key by key (a register holding one key's eight fields) the same work took
+// ~3.8 cycles per key of the ~13 the bulk test_and_insert took at W = 1M;
+// eight at a time, the whole call takes ~1 cycle per key less. A branch per
+// key on the repeat cost more than the repeats themselves
+// (docs/PERFORMANCE.md, "Two-line patterns eight keys at a time").
 AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
   uint64_t redo = 0;  // bit i: out[i] is redone
   size_t i = 0;
