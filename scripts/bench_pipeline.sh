@@ -116,32 +116,32 @@ if [[ $memory == huge ]]; then mem=(-m "$megabytes" --in-memory); else mem=(--no
 eal=("${mem[@]}" --no-pci --log-level=lib.eal:error --vdev "net_pcap0,rx_pcap=$trace,infinite_rx=1")
 
 # Runs a command, under --profile sampled into $out/$1.perf.data.
-sampled() {  # $1 = run name, then the command
+sampled() {  # $1 = run stem, then the command
   local name=$1
   shift
   if ((profile)); then perf record -q -e cpu-clock -F 999 -o "$out/$name.perf.data" -- "$@"; else "$@"; fi
 }
 
-testpmd_cycles() {  # $1 = forward mode
-  local log="$out/testpmd-$1.log"
+testpmd_cycles() {  # $1 = forward mode, $2 = run stem (its files' names)
+  local log="$out/$2.log"
   # testpmd forwards until a line arrives on stdin.
-  (sleep "$seconds"; echo) | sampled "testpmd-$1" "$testpmd" -l 0,1 --file-prefix "agebloom-pipe-$$-$1" "${eal[@]}" -- \
+  (sleep "$seconds"; echo) | sampled "$2" "$testpmd" -l 0,1 --file-prefix "agebloom-pipe-$$-$2" "${eal[@]}" -- \
     --forward-mode="$1" --record-core-cycles --total-num-mbufs=$mbufs >"$log" 2>&1 || true
-  rm -rf "/var/run/dpdk/agebloom-pipe-$$-$1"
+  rm -rf "/var/run/dpdk/agebloom-pipe-$$-$2"
   grep -o 'CPU cycles/packet=[0-9.]*' "$log" | tail -1 | cut -d= -f2
 }
 
-dedup_cycles() {  # $1 = key mode, $2 = filter name
-  local run="$1-$2" json="$out/dedup_fwd-$1-$2.json"
+dedup_cycles() {  # $1 = key mode, $2 = filter name, $3 = run stem (its files' names)
+  local json="$out/$3.json"
   local rc=0
-  sampled "dedup_fwd-$run" timeout --preserve-status -s INT "$seconds" "$fwd" -l 1 --file-prefix "agebloom-pipe-$$-$run" "${eal[@]}" -- \
+  sampled "$3" timeout --preserve-status -s INT "$seconds" "$fwd" -l 1 --file-prefix "agebloom-pipe-$$-$3" "${eal[@]}" -- \
     --key "$1" --window 1000000 --fpr 0.01 --filter "$2" --action count --seed 1 --mbufs "$mbufs" \
-    --stats-interval 0 --stats-json "$json" >"$out/dedup_fwd-$run.log" 2>&1 || rc=$?
+    --stats-interval 0 --stats-json "$json" >"$out/$3.log" 2>&1 || rc=$?
   if ((rc != 0)); then
-    echo "bench_pipeline: dedup_fwd $1 $2 exited with status $rc; its log: $out/dedup_fwd-$run.log" >&2
+    echo "bench_pipeline: dedup_fwd $1 $2 exited with status $rc; its log: $out/$3.log" >&2
     return 1
   fi
-  rm -rf "/var/run/dpdk/agebloom-pipe-$$-$run"
+  rm -rf "/var/run/dpdk/agebloom-pipe-$$-$3"
   python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["cycles_per_packet"])' "$json"
 }
 
@@ -153,16 +153,22 @@ dedup_cycles() {  # $1 = key mode, $2 = filter name
 # dedup_fwd: the target's case (src-ip, auto), the layouts auto chooses
 # between, and flow mode (the 5-tuple key, 14 bytes) beside them; the frames'
 # 5-tuples are as distinct as their source addresses.
+# Each row's name in the table and its run stem: the names of its log, JSON
+# and profile files.
 names=("testpmd io" "testpmd 5tswap")
+stems=(testpmd-io testpmd-5tswap)
 dedup_runs=("src-ip auto" "src-ip interleaved" "src-ip guarded-epoch-blocked" "flow auto")
-for d in "${dedup_runs[@]}"; do names+=("dedup_fwd ${d% *} W=1M --filter ${d#* }"); done
+for d in "${dedup_runs[@]}"; do
+  names+=("dedup_fwd ${d% *} W=1M --filter ${d#* }")
+  stems+=("dedup_fwd-${d% *}-${d#* }")
+done
 run_one() {  # $1 = row index
-  if (($1 == 0)); then testpmd_cycles io
-  elif (($1 == 1)); then testpmd_cycles 5tswap
+  if (($1 == 0)); then testpmd_cycles io "${stems[0]}"
+  elif (($1 == 1)); then testpmd_cycles 5tswap "${stems[1]}"
   else
     local key filter
     read -r key filter <<< "${dedup_runs[$1 - 2]}"
-    dedup_cycles "$key" "$filter"
+    dedup_cycles "$key" "$filter" "${stems[$1]}"
   fi
 }
 declare -A runs
@@ -208,10 +214,8 @@ if ((profile)); then
   echo "where each forwarder's cycles per packet went (--profile, last round): perf cpu-clock samples from the"
   echo "PMD's 5th-percentile sample to its last (the forwarding part; start-up loads the capture before it),"
   echo "each shared object's and function's share of them times the run's cycles per packet"
-  files=(testpmd-io testpmd-5tswap)
-  for d in "${dedup_runs[@]}"; do files+=("dedup_fwd-${d% *}-${d#* }"); done
   for ((i = 0; i < ${#names[@]}; ++i)); do
-    python3 - "${names[$i]}" "$out/${files[$i]}.perf.data" "${runs[$i,$rounds]}" <<'PY'
+    python3 - "${names[$i]}" "$out/${stems[$i]}.perf.data" "${runs[$i,$rounds]}" <<'PY'
 import collections, re, subprocess, sys
 name, data, cycles = sys.argv[1], sys.argv[2], float(sys.argv[3])
 script = subprocess.run(["perf", "script", "-i", data, "-F", "time,ip,sym,dso"],

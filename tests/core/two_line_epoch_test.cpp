@@ -217,8 +217,8 @@ TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
       ASSERT_EQ(got[i].first[1], want.first[1]) << "burst of " << n << ", key " << i;
       ASSERT_EQ(got[i].second[0], want.second[0]) << "burst of " << n << ", key " << i;
       ASSERT_EQ(got[i].second[1], want.second[1]) << "burst of " << n << ", key " << i;
-      // Fields 0-3 or 4-7 repeating (the redrawn keys), and the nine fields
-      // not enough (the loop's keys).
+      // Fields 0-3 or 4-7 repeating (the redrawn keys), and one position in
+      // all nine fields (keys that need draws past them: the loop's).
       uint64_t f[9];
       for (int j = 0; j < 9; ++j) f[j] = (h[i].h2 >> (7 * j)) & 127;
       const auto repeats = [&](int from) {
@@ -228,7 +228,7 @@ TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
         return false;
       };
       repeated += repeats(0) || repeats(4);
-      exhausted += f[0] == f[8] && f[1] == f[8];
+      exhausted += std::all_of(f, f + 9, [&](uint64_t v) { return v == f[0]; });
     }
   }
   EXPECT_GT(repeated, 30000u);
