@@ -307,7 +307,9 @@ void run_benchmark(benchmark::State& st, Spec spec) {
     items += c.size;
   }
   in.stream.end();
-  benchmark::DoNotOptimize(yes);
+  // `yes` is used below, so nothing needs benchmark::DoNotOptimize: Google
+  // Benchmark 1.7's DoNotOptimize(T&) ("+m,r") made GCC 12 report a wrong
+  // count here (tests/perf/bench_counters.py).
   st.SetItemsProcessed(static_cast<int64_t>(items));
   st.counters["cycles_per_op"] = items ? static_cast<double>(cycles) / items : 0.0;
   st.counters["cpu_cycles_per_op"] = items ? static_cast<double>(cpu_ns) * tick_hz() / 1e9 / items : 0.0;
@@ -347,6 +349,9 @@ void register_subject(uint64_t w) {
 
 // Registration hooks, called by main() once per window in this order.
 void register_filters(uint64_t w);
+// What touching a layout's lines costs with nothing else done: the one-line
+// and two-line layouts' memory floors (perf/memory_floor_bench.cpp).
+void register_memory_floors(uint64_t w);
 // The time-limited filter under rate steps (perf/rate_step_bench.cpp).
 void register_rate_steps();
 void register_inference();  // inference_bench.cpp

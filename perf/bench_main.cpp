@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   // filled structure (see bench_common.hpp).
   for (uint64_t w : windows()) {
     register_filters(w);
+    register_memory_floors(w);
 #if AGEBLOOM_BENCH_DPDK
     if (peers) register_rte_member_peers(w);
 #endif

@@ -12,14 +12,12 @@
 
 #include "agebloom/agebloom.hpp"
 #include "agebloom/dedup/dedup_filter.hpp"
-#include "agebloom/model/planner.hpp"
 #include "agebloom/registry/filter_config.hpp"
 #include "bench_common.hpp"
+#include "planned_config.hpp"
 
 namespace agebloom::perf {
 namespace {
-
-inline constexpr double kFpr = 0.01;
 
 // Owns the arena and the filter; adapts the subject concept to the filter's
 // KeyHash API (hashes precomputed outside the timer, except bulk_hashed).
@@ -99,16 +97,9 @@ struct Registered {
   using Filter = typename StructureTraits<S>::Filter;
   static constexpr const char* kName = info(S).name;
   static Expected<Config> config(uint64_t w) {
-    model::PlanRequest r;
-    r.window = Window::count(w);
-    r.fpr = kFpr;
-    r.structure = S;
-    auto p = model::plan(r);
-    if (auto* err = std::get_if<model::PlanError>(&p)) {
-      std::fprintf(stderr, "%s: %s\n", kName, err->message.c_str());
-      return Errc::too_large;
-    }
-    return std::get<Config>(std::get<model::Plan>(p).config.config);
+    auto c = planned_config(S, w);
+    if (!c) return c.error();
+    return std::get<Config>(c->config);
   }
   static std::string describe(const Config& c) { return dedup::DedupFilter(FilterConfig{S, c}).parameters(); }
 };
