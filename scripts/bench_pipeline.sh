@@ -184,6 +184,9 @@ table=$(for ((i = 0; i < ${#names[@]}; ++i)); do
   for ((r = 1; r <= rounds; ++r)); do line+=$'\t'"${runs[$i,$r]}"; done
   echo "$line"
 done)
+# Every round's figure, kept beside the logs: the table below gives medians and ratio ranges only.
+printf 'forwarder\t%s\n' "$(seq -s $'\t' 1 "$rounds")" >"$out/rounds.tsv"
+echo "$table" >>"$out/rounds.tsv"
 # The machine, so a figure is never read without it: CPU model, TSC rate (the
 # kernel's, as DPDK's rte_get_tsc_hz would find it), cores, and the 1-minute
 # load before each round.
@@ -207,7 +210,7 @@ PY
 echo "target: dedup_fwd src-ip at W = 1M no more cycles per packet than testpmd 5tswap (ratio <= 1.00)"
 echo "cyc/pkt: median over rounds; per round: that round's ratio to 5tswap, lowest-highest;"
 echo "over io: cycles per packet beyond testpmd io (receive + transmit only), each forwarder's own work"
-echo "logs and JSON (last round): $out"
+echo "logs and JSON (last round): $out; every round's cycles per packet: $out/rounds.tsv"
 
 if ((profile)); then
   echo
