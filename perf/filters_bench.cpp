@@ -68,6 +68,7 @@ class FilterSubject {
     std::string isa;
     if constexpr (std::is_same_v<Filter, GuardedEpochFilter>)
       if (cfg_.block_bits) isa = filter_.uses_avx2() ? " isa=avx2" : " isa=baseline";
+    if constexpr (std::is_same_v<Filter, TwoLineEpochFilter>) isa = std::string(" isa=") + isa_name(filter_.isa());
     return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa;
   }
 
@@ -112,11 +113,16 @@ struct GeBlockedBaseline : Registered<Structure::guarded_epoch_blocked> {
   static void tune(GuardedEpochFilter& f) { f.use_avx2(false); }
 };
 
-// The two-line layout with its bulk probe's baseline body (the registered
-// one takes the AVX-512 probe where the CPU has it: two_line_avx512.hpp).
+// The two-line layout with its bulk probe's baseline body, and with its
+// AVX2 body (the registered one takes the widest the CPU has:
+// two_line_avx512.hpp, two_line_avx2.hpp).
 struct TwoLineBaseline : Registered<Structure::two_line> {
   static constexpr const char* kName = "two-line-baseline-isa";
-  static void tune(TwoLineEpochFilter& f) { f.use_avx512(false); }
+  static void tune(TwoLineEpochFilter& f) { f.use_isa(Isa::baseline); }
+};
+struct TwoLineAvx2 : Registered<Structure::two_line> {
+  static constexpr const char* kName = "two-line-avx2-isa";
+  static void tune(TwoLineEpochFilter& f) { f.use_isa(Isa::avx2); }
 };
 
 }  // namespace
@@ -125,6 +131,8 @@ void register_filters(uint64_t w) {
   for_each_structure([&]<Structure S>() { register_subject<FilterSubject<Registered<S>>>(w); });
   register_subject<FilterSubject<GeBlockedBaseline>>(w);
   register_subject<FilterSubject<TwoLineBaseline>>(w);
+  // Where the registered one is AVX2 already, this would be it twice.
+  if (cpu_has_avx512() && cpu_has_avx2()) register_subject<FilterSubject<TwoLineAvx2>>(w);
 }
 
 }  // namespace agebloom::perf

@@ -141,19 +141,26 @@ TEST(TwoLineEpoch, OperationFormsAgree) {
   }
 }
 
-// The AVX-512 probe (chosen at run time, two_line_avx512.hpp) and the
-// baseline body agree on every verdict and every byte of state, in bursts
-// that cross epochs, with keys that repeat (hits) and hashes built to repeat
-// draws (the rejection in registers, and past h2's nine fields the loop).
-TEST(TwoLineEpoch, IsaBuildsAgree) {
-  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512: only the baseline body can run";
+// Every vector probe the CPU has (AVX2, two_line_avx2.hpp; AVX-512,
+// two_line_avx512.hpp; chosen at run time) and the baseline body agree on
+// every verdict and every byte of state, in bursts that cross epochs, with
+// keys that repeat (hits) and hashes built to repeat draws (the rejection in
+// registers, and past h2's nine fields the loop).
+class TwoLineIsa : public ::testing::TestWithParam<ab::Isa> {};
+
+TEST_P(TwoLineIsa, AgreesWithTheBaselineBody) {
+  const ab::Isa isa = GetParam();
+  if (!(isa == ab::Isa::avx512 ? ab::cpu_has_avx512() : ab::cpu_has_avx2()) || !AGEBLOOM_AVX512_DISPATCH)
+    GTEST_SKIP() << "this CPU (or build) has no " << ab::isa_name(isa) << " body to run";
   auto cfg = TwoLineEpochConfig::for_fpr(Window::count(5000), 0.01);
   ASSERT_TRUE(cfg);
   ASSERT_EQ(cfg->half, 4u);
   Owned wide(*cfg), base(*cfg);
-  EXPECT_TRUE(wide->uses_avx512());
-  base->use_avx512(false);
-  EXPECT_FALSE(base->uses_avx512());
+  EXPECT_EQ(wide->isa(), ab::cpu_has_avx512() ? ab::Isa::avx512 : ab::Isa::avx2);  // create() takes the widest
+  wide->use_isa(isa);
+  EXPECT_EQ(wide->isa(), isa);
+  base->use_isa(ab::Isa::baseline);
+  EXPECT_EQ(base->isa(), ab::Isa::baseline);
   std::mt19937_64 rng(45);
   std::vector<KeyHash> burst;
   bool wide_out[97], base_out[97];
@@ -183,14 +190,24 @@ TEST(TwoLineEpoch, IsaBuildsAgree) {
   EXPECT_EQ(wide.state(), base.state());
 }
 
+// A half other than 4, or a CPU without the ISA, leaves the baseline body.
+TEST(TwoLineEpoch, VectorBodiesNeedHalfFour) {
+  auto cfg = TwoLineEpochConfig::for_fpr(Window::count(5000), 0.01);
+  ASSERT_TRUE(cfg);
+  cfg->half = 3;
+  Owned f(*cfg);
+  EXPECT_EQ(f->isa(), ab::Isa::baseline);
+  f->use_isa(ab::Isa::avx512);
+  EXPECT_EQ(f->isa(), ab::Isa::baseline);
+}
+
 #if AGEBLOOM_AVX512_DISPATCH
-// The AVX-512 pattern builder (eight keys per register, a padded tail, the
-// keys with a repeat redrawn after) against the defining loop, key by key,
-// for bursts of every length up to its maximum, with hashes built to repeat
+// A vector pattern builder (G keys per register, a padded tail, the keys
+// with a repeat redrawn after) against the defining loop, key by key, for
+// bursts of every length up to its maximum, with hashes built to repeat
 // draws in either half or both, and to need draws past h2's nine fields.
-TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
-  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512: only the baseline body can run";
-  constexpr size_t kMax = ab::two_line_avx512::kMaxBurst;
+template <size_t kMax, class Patterns>
+void check_patterns_are_the_draw(Patterns patterns) {
   std::mt19937_64 rng(46);
   KeyHash h[kMax];
   ab::StraddledPattern got[kMax];
@@ -210,7 +227,7 @@ TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
         }
       }
     }
-    ab::two_line_avx512::patterns(h, n, got);
+    patterns(h, n, got);
     for (size_t i = 0; i < n; ++i) {
       const ab::StraddledPattern want = ab::straddled_pattern(h[i].h1, h[i].h2, 4);
       ASSERT_EQ(got[i].first[0], want.first[0]) << "burst of " << n << ", key " << i;
@@ -234,7 +251,20 @@ TEST(TwoLineEpoch, AvxPatternsAreTheDraw) {
   EXPECT_GT(repeated, 30000u);
   EXPECT_GT(exhausted, 10000u);
 }
+
+TEST(TwoLineEpoch, Avx512PatternsAreTheDraw) {
+  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512: only the baseline body can run";
+  check_patterns_are_the_draw<ab::two_line_avx512::kMaxBurst>(ab::two_line_avx512::patterns);
+}
+
+TEST(TwoLineEpoch, Avx2PatternsAreTheDraw) {
+  if (!ab::cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2: only the baseline body can run";
+  check_patterns_are_the_draw<ab::two_line_avx2::kMaxBurst>(ab::two_line_avx2::patterns);
+}
 #endif
+
+INSTANTIATE_TEST_SUITE_P(VectorBodies, TwoLineIsa, ::testing::Values(ab::Isa::avx2, ab::Isa::avx512),
+                         [](const auto& info) { return std::string(ab::isa_name(info.param)); });
 
 // The last line's keys straddle into the first: a two-line filter still
 // keeps every key.

@@ -85,4 +85,14 @@ inline bool cpu_has_avx512dq() noexcept {
 #endif
 }
 
+// The instruction sets a hot path may have bodies for, narrowest first: a
+// filter with several asks for the widest it may use (use_isa) and runs the
+// widest of those the CPU has, for which a body exists.
+enum class Isa : unsigned char { baseline, avx2, avx512 };
+
+// Its name, as benchmarks label their runs.
+constexpr const char* isa_name(Isa isa) noexcept {
+  return isa == Isa::avx512 ? "avx512" : isa == Isa::avx2 ? "avx2" : "baseline";
+}
+
 }  // namespace agebloom

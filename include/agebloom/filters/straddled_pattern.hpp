@@ -1,8 +1,8 @@
 // A two-line key's bits: `half` distinct positions in a 128-bit lane of each
 // of its two lines (two_line_epoch.hpp), drawn from h2. The reference draw,
-// its out-of-line form for the data plane's rare path, and the table form
-// the baseline probe uses for half = 4 (two_line_avx512.hpp has the AVX-512
-// form).
+// its out-of-line form for the data plane's rare path, the table form the
+// baseline probe uses for half = 4, and what the vector builders share
+// (two_line_avx2.hpp and two_line_avx512.hpp build it 4 or 8 keys at a time).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,8 @@ namespace agebloom {
 
 // A key's bits in its two lines: `half` distinct bits of a 128-bit lane in
 // each, as two 64-bit words per line (word 0: bits 0-63 of the lane).
-struct StraddledPattern {
+// 32-byte aligned: the vector builders store a whole pattern at once.
+struct alignas(32) StraddledPattern {
   uint64_t first[2];   // in line x
   uint64_t second[2];  // in line x + 1
 };
@@ -87,5 +88,61 @@ inline StraddledPattern straddled_pattern4(uint64_t h1, uint64_t h2) noexcept {
 #endif
   return straddled_pattern_cold(h1, h2, 4);
 }
+
+#if defined(__GNUC__) && !defined(__CUDACC__)
+// The draw of a key whose fields 0-7 repeat a position within a half, from
+// p, its fields 0-3 and 4-7 ORed (the vector pattern builders:
+// two_line_avx2.hpp, two_line_avx512.hpp). When the first half repeats,
+// field 4 completes it and fields 5-8 are the second half; when only the
+// second does, field 8 completes it. That is straddled_pattern's draw when
+// each half then has 4 bits: for all but ~5% of these keys (~0.5% of all
+// keys, which take the loop, out of line). Without branches: which half
+// repeats is a coin toss, and a branch on it mispredicts half the time.
+inline StraddledPattern straddled_redraw4(uint64_t h1, uint64_t h2, const StraddledPattern& p) noexcept {
+  using Vec = detail::U64x2;
+  auto mask = [h2](unsigned field) {
+    Vec v;
+    __builtin_memcpy(&v, kBitMasks128.word[(h2 >> (7 * field)) & 127], sizeof v);
+    return v;
+  };
+  auto bits = [](Vec v) { return __builtin_popcountll(v[0]) + __builtin_popcountll(v[1]); };
+  Vec first, second;
+  __builtin_memcpy(&first, p.first, sizeof first);
+  __builtin_memcpy(&second, p.second, sizeof second);
+  const uint64_t in_first = uint64_t{0} - (bits(first) < 4);  // all ones when the first half repeats
+  const Vec pick = {in_first, in_first};
+  first |= mask(4) & pick;
+  second = (((mask(5) | mask(6)) | (mask(7) | mask(8))) & pick) | ((second | mask(8)) & ~pick);
+  if (__builtin_expect(bits(first) + bits(second) != 8, 0)) return straddled_pattern_cold(h1, h2, 4);
+  return {{first[0], first[1]}, {second[0], second[1]}};
+}
+
+// straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= 64), into out[i],
+// by a vector builder of G keys at a time: group(keys, out) writes out[0..G)
+// from keys[0..G) and returns a bit per key whose fields 0-7 repeat a
+// position within a half (for those the fields are not the draw). A tail
+// shorter than G goes through a padded copy; the repeating keys are then
+// redrawn (straddled_redraw4). Callers are [[gnu::flatten]] functions of
+// group's ISA: inlined there, group inlines too (into a function compiled
+// for the baseline it could not).
+template <size_t G, class Group>
+inline void patterns_by_group(const KeyHash* h, size_t n, StraddledPattern* out,
+                                                     Group group) noexcept {
+  uint64_t redo = 0;  // bit i: out[i] is redone
+  size_t i = 0;
+  for (; i + G <= n; i += G) redo |= static_cast<uint64_t>(group(h + i, out + i)) << i;
+  if (i < n) {
+    KeyHash keys[G] = {};
+    alignas(64) StraddledPattern tail[G];
+    for (size_t j = i; j < n; ++j) keys[j - i] = h[j];
+    redo |= static_cast<uint64_t>(group(keys, tail) & ((1u << (n - i)) - 1)) << i;
+    for (size_t j = i; j < n; ++j) out[j] = tail[j - i];
+  }
+  for (; redo; redo &= redo - 1) {
+    const size_t k = static_cast<size_t>(__builtin_ctzll(redo));
+    out[k] = straddled_redraw4(h[k].h1, h[k].h2, out[k]);
+  }
+}
+#endif
 
 }  // namespace agebloom

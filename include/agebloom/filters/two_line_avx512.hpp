@@ -14,8 +14,8 @@
 //     selects exactly one of the words), and each half's four one-hots are
 //     ORed by ternary logic, which also yields the bits set twice: a repeat;
 //   - keys with a repeat within a half (~9%) are redrawn after the burst's
-//     others with one field rejected (redraw), and only the ~0.5% that
-//     reject more take straddled_pattern's loop, out of line;
+//     others with one field rejected (straddled_redraw4), and only the ~0.5%
+//     that reject more take straddled_pattern's loop, out of line;
 //   - the key is present when some 128-bit lane has both halves: the
 //     pattern's bits a line lacks, per 64-bit word, then a lane whose two
 //     words are both zero;
@@ -63,7 +63,7 @@ AGEBLOOM_TARGET_AVX512 inline __m512i or4_with_repeats(__m512i a, __m512i b, __m
 // instruction serves eight keys; out[0..8) are written. Returns the keys
 // whose fields 0-7 repeat a position within a half (~9% of keys), whose
 // out[] the caller must redo: for them the eight fields are not the draw.
-AGEBLOOM_TARGET_AVX512 inline __mmask8 patterns8(const KeyHash* h, StraddledPattern* out) noexcept {
+[[gnu::always_inline]] AGEBLOOM_TARGET_AVX512 inline __mmask8 patterns8(const KeyHash* h, StraddledPattern* out) noexcept {
   static_assert(sizeof(KeyHash) == 16 && sizeof(StraddledPattern) == 32);
   const __m512i keys0 = _mm512_loadu_si512(h), keys4 = _mm512_loadu_si512(h + 4);  // {h1, h2} of keys 0-3, 4-7
   const __m512i h2 = _mm512_permutex2var_epi64(keys0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), keys4);
@@ -72,6 +72,7 @@ AGEBLOOM_TARGET_AVX512 inline __mmask8 patterns8(const KeyHash* h, StraddledPatt
   // (64-127): AVX-512 shifts by 64 or more give 0, and position ^ 64 is the
   // high word's shift for positions 64-127 and 64 or more for the others.
   __m512i low[8], hi[8];
+#pragma GCC unroll 8
   for (int f = 0; f < 8; ++f) {
     const __m512i bits = _mm512_srli_epi64(h2, static_cast<unsigned>(7 * f));
     low[f] = _mm512_sllv_epi64(one, _mm512_and_si512(bits, field));
@@ -98,56 +99,19 @@ AGEBLOOM_TARGET_AVX512 inline __mmask8 patterns8(const KeyHash* h, StraddledPatt
   return _mm512_test_epi64_mask(repeats, repeats);
 }
 
-// The draw of a key whose fields 0-7 repeat a position within a half, from
-// p, its fields 0-3 and 4-7 ORed (patterns8). When the first half repeats,
-// field 4 completes it and fields 5-8 are the second half; when only the
-// second does, field 8 completes it. That is straddled_pattern's draw when
-// each half then has 4 bits: for all but ~5% of these keys (~0.5% of all
-// keys, which take the loop, out of line). Without branches: which half
-// repeats is a coin toss, and a branch on it mispredicts half the time.
-inline StraddledPattern redraw(uint64_t h1, uint64_t h2, const StraddledPattern& p) noexcept {
-  using Vec = detail::U64x2;
-  auto mask = [h2](unsigned field) {
-    Vec v;
-    __builtin_memcpy(&v, kBitMasks128.word[(h2 >> (7 * field)) & 127], sizeof v);
-    return v;
-  };
-  auto bits = [](Vec v) { return __builtin_popcountll(v[0]) + __builtin_popcountll(v[1]); };
-  Vec first, second;
-  __builtin_memcpy(&first, p.first, sizeof first);
-  __builtin_memcpy(&second, p.second, sizeof second);
-  const uint64_t in_first = uint64_t{0} - (bits(first) < 4);  // all ones when the first half repeats
-  const Vec pick = {in_first, in_first};
-  first |= mask(4) & pick;
-  second = (((mask(5) | mask(6)) | (mask(7) | mask(8))) & pick) | ((second | mask(8)) & ~pick);
-  if (__builtin_expect(bits(first) + bits(second) != 8, 0)) return straddled_pattern_cold(h1, h2, 4);
-  return {{first[0], first[1]}, {second[0], second[1]}};
-}
-
 // straddled_pattern(h[i].h1, h[i].h2, 4) for i < n (n <= kMaxBurst), into
 // out[i]: eight keys at a time by patterns8 (a tail through a padded copy),
-// then the keys with a repeat within a half redone (redraw).
+// then the keys with a repeat within a half redone (straddled_redraw4).
 //
 // Key by key (a register holding one key's eight fields) the same work took
 // ~3.8 cycles per key of the ~13 the bulk test_and_insert took at W = 1M;
 // eight at a time, the whole call takes ~1 cycle per key less. A branch per
 // key on the repeat cost more than the repeats themselves
 // (docs/PERFORMANCE.md, "Two-line patterns eight keys at a time").
-AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
-  uint64_t redo = 0;  // bit i: out[i] is redone
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) redo |= static_cast<uint64_t>(patterns8(h + i, out + i)) << i;
-  if (i < n) {
-    KeyHash keys[8] = {};
-    StraddledPattern tail[8];
-    for (size_t j = i; j < n; ++j) keys[j - i] = h[j];
-    redo |= static_cast<uint64_t>(patterns8(keys, tail) & ((1u << (n - i)) - 1)) << i;
-    for (size_t j = i; j < n; ++j) out[j] = tail[j - i];
-  }
-  for (; redo; redo &= redo - 1) {
-    const size_t k = static_cast<size_t>(__builtin_ctzll(redo));
-    out[k] = redraw(h[k].h1, h[k].h2, out[k]);
-  }
+[[gnu::flatten]] AGEBLOOM_TARGET_AVX512 inline void patterns(const KeyHash* h, size_t n, StraddledPattern* out) noexcept {
+  patterns_by_group<8>(h, n, out, [](const KeyHash* k, StraddledPattern* o) AGEBLOOM_TARGET_AVX512 {
+    return static_cast<unsigned>(patterns8(k, o));
+  });
 }
 
 using LinePair = LaneLines<uint64_t>::Pair;  // a key's two lines (lane_lines.hpp)

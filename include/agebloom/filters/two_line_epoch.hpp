@@ -36,6 +36,7 @@
 #include "agebloom/filters/bulk_ops.hpp"
 #include "agebloom/filters/lane_lines.hpp"
 #include "agebloom/filters/straddled_pattern.hpp"
+#include "agebloom/filters/two_line_avx2.hpp"
 #include "agebloom/filters/two_line_avx512.hpp"
 
 namespace agebloom {
@@ -249,7 +250,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
     f.cfg_ = c;
     f.state_ = carved->header;
     f.lines_ = carved->lines;
-    f.use_avx512(true);
+    f.use_isa(Isa::avx512);
     f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
@@ -298,7 +299,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
     constexpr size_t kChunk = 64;
     typename Lines::Pair pair[kChunk];
 #if AGEBLOOM_AVX512_DISPATCH
-    StraddledPattern pat[kChunk];
+    alignas(64) StraddledPattern pat[kChunk];  // the vector bodies' patterns, built for the chunk at once
 #endif
     for (size_t base = 0; base < n; base += kChunk) {
       const size_t m = n - base < kChunk ? n - base : kChunk;
@@ -308,14 +309,18 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
         pair[i] = lines;
       }
 #if AGEBLOOM_AVX512_DISPATCH
-      static_assert(kChunk <= two_line_avx512::kMaxBurst);
-      if (avx512_) two_line_avx512::patterns(h + base, m, pat);
+      static_assert(kChunk <= two_line_avx512::kMaxBurst && kChunk <= two_line_avx2::kMaxBurst);
+      if (isa_ == Isa::avx512) two_line_avx512::patterns(h + base, m, pat);
+      else if (isa_ == Isa::avx2) two_line_avx2::patterns(h + base, m, pat);
 #endif
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
 #if AGEBLOOM_AVX512_DISPATCH
-            if (avx512_) return two_line_avx512::test_and_insert_run(pat + i, pair + i, end - i, current, out + base + i);
+            if (isa_ == Isa::avx512)
+              return two_line_avx512::test_and_insert_run(pat + i, pair + i, end - i, current, out + base + i);
+            if (isa_ == Isa::avx2)
+              return two_line_avx2::test_and_insert_run(pat + i, pair + i, end - i, current, out + base + i);
 #endif
             for (; i < end; ++i) {
               const StraddledPattern p = pattern(h[base + i]);
@@ -329,12 +334,22 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   // Prefetches both lines h will touch (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { prefetch(lines_.pair_of(h)); }
 
-  // Which body test_and_insert_bulk runs: the AVX-512 probe when the CPU has
-  // it and half = 4 (chosen at create(); two_line_avx512.hpp), or the
-  // baseline. Both give the same verdicts and state (tested); this switch
-  // exists for that test and for benchmarks.
-  void use_avx512(bool on) noexcept { avx512_ = on && cfg_.half == 4 && cpu_has_avx512(); }
-  bool uses_avx512() const noexcept { return avx512_; }  // the AVX-512 probe runs
+  // Which body test_and_insert_bulk runs: for half = 4, the widest of the
+  // AVX-512 probe (two_line_avx512.hpp) and the AVX2 probe
+  // (two_line_avx2.hpp) that the CPU has and `widest` allows, else the
+  // baseline. create() allows them all. Every body gives the same verdicts
+  // and state (tested); this switch exists for that test and for benchmarks.
+  void use_isa(Isa widest) noexcept {
+    isa_ = Isa::baseline;
+#if AGEBLOOM_AVX512_DISPATCH
+    if (cfg_.half != 4) return;
+    if (widest >= Isa::avx512 && cpu_has_avx512()) isa_ = Isa::avx512;
+    else if (widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
+#else
+    (void)widest;
+#endif
+  }
+  Isa isa() const noexcept { return isa_; }  // the body test_and_insert_bulk runs
 
   const TwoLineEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
@@ -417,7 +432,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   TwoLineEpochConfig cfg_{};
   State* state_ = nullptr;
   Lines lines_{};
-  bool avx512_ = false;  // test_and_insert_bulk's runs take the AVX-512 probe
+  Isa isa_ = Isa::baseline;  // the body test_and_insert_bulk runs
 };
 
 }  // namespace agebloom
