@@ -68,7 +68,7 @@ class FilterSubject {
     std::string isa;
     if constexpr (std::is_same_v<Filter, GuardedEpochFilter>)
       if (cfg_.block_bits) isa = filter_.uses_avx2() ? " isa=avx2" : " isa=baseline";
-    if constexpr (std::is_same_v<Filter, TwoLineEpochFilter>) isa = std::string(" isa=") + isa_name(filter_.isa());
+    if constexpr (requires { filter_.isa(); }) isa = std::string(" isa=") + isa_name(filter_.isa());
     return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa;
   }
 
@@ -120,6 +120,12 @@ struct TwoLineBaseline : Registered<Structure::two_line> {
   static constexpr const char* kName = "two-line-baseline-isa";
   static void tune(TwoLineEpochFilter& f) { f.use_isa(Isa::baseline); }
 };
+// The one-line layout with its bulk probe's baseline body (the registered
+// one takes the AVX2 probe where the CPU has it: interleaved_avx2.hpp).
+struct InterleavedBaseline : Registered<Structure::interleaved> {
+  static constexpr const char* kName = "interleaved-baseline-isa";
+  static void tune(InterleavedEpochFilter<>& f) { f.use_isa(Isa::baseline); }
+};
 struct TwoLineAvx2 : Registered<Structure::two_line> {
   static constexpr const char* kName = "two-line-avx2-isa";
   static void tune(TwoLineEpochFilter& f) { f.use_isa(Isa::avx2); }
@@ -131,6 +137,7 @@ void register_filters(uint64_t w) {
   for_each_structure([&]<Structure S>() { register_subject<FilterSubject<Registered<S>>>(w); });
   register_subject<FilterSubject<GeBlockedBaseline>>(w);
   register_subject<FilterSubject<TwoLineBaseline>>(w);
+  register_subject<FilterSubject<InterleavedBaseline>>(w);
   // Where the registered one is AVX2 already, this would be it twice.
   if (cpu_has_avx512() && cpu_has_avx2()) register_subject<FilterSubject<TwoLineAvx2>>(w);
 }

@@ -175,8 +175,10 @@ __attribute__((noinline)) void five_tuple_swap(rte_mbuf** pkts, uint16_t n, uint
 class Rig final : public Live {
  public:
   // filter: a dedup_fwd --filter name; empty for the 5tswap baseline.
-  // mode: dedup_fwd's --key (the one live Rig's, in g_app).
-  explicit Rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip) {
+  // mode: dedup_fwd's --key (the one live Rig's, in g_app). widest: the
+  // widest instruction set the filter's bulk body may use (the filters'
+  // use_isa; dedup_fwd allows them all).
+  explicit Rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip, Isa widest = Isa::avx512) {
     pool_ = rte_pktmbuf_pool_create("pipeline_bench", kPackets, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
     if (!pool_ || rte_pktmbuf_alloc_bulk(pool_, mbufs_.data(), kPackets) != 0) {
       error_ = std::string("mempool: ") + rte_strerror(rte_errno);
@@ -222,6 +224,9 @@ class Rig final : public Live {
       error_ = "filter: " + err;
       return;
     }
+    w.filter.visit([widest](auto& f) {
+      if constexpr (requires { f.use_isa(widest); }) f.use_isa(widest);
+    });
     // Steady state: every segment rotated at least once.
     for (uint64_t done = 0; done < 2 * kWindow + kWindow / 16; done += kPackets) {
       refill();
@@ -317,12 +322,12 @@ class Rig final : public Live {
   std::string error_;
 };
 
-Rig& rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip) {
+Rig& rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip, Isa widest = Isa::avx512) {
   const std::string key = "pipeline/" + (filter.empty() ? std::string("5tswap") : filter) + "/" +
-                          std::to_string(static_cast<int>(mode));
+                          std::to_string(static_cast<int>(mode)) + "/" + isa_name(widest);
   if (Live* l = current_live(key)) return *static_cast<Rig*>(l);
   replace_live(nullptr, "");  // the previous subject's memory (and pool name) first
-  auto r = std::make_unique<Rig>(filter, mode);
+  auto r = std::make_unique<Rig>(filter, mode, widest);
   Rig& ref = *r;
   replace_live(std::move(r), key);
   return ref;
@@ -384,8 +389,8 @@ void run_5tswap(benchmark::State& st) {
   st.SetLabel("parse + swap MAC, IPv4, UDP ports; burst 32");
 }
 
-void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode) {
-  Rig& r = rig(filter, mode);
+void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode, Isa widest) {
+  Rig& r = rig(filter, mode, widest);
   if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
   const df::LcoreStats& s = r.stats();
   const uint64_t rx0 = s.rx.get(), keyed0 = s.keyed.get(), dup0 = s.duplicates.get();
@@ -401,7 +406,11 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   if (g_swap.packets) st.counters["per_5tswap"] = cpu_cycles_per_pkt(t) / cpu_cycles_per_pkt(g_swap);
   st.counters["dup_rate"] = keyed ? static_cast<double>(s.duplicates.get() - dup0) / keyed : 0.0;
   st.counters["bits_per_item"] = r.filter().bits_per_item();
-  st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + "); burst 32");
+  std::string isa;
+  r.filter().visit([&](auto& f) {
+    if constexpr (requires { f.isa(); }) isa = std::string(" isa=") + isa_name(f.isa());
+  });
+  st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + ")" + isa + "; burst 32");
 }
 
 // The stages of dedup_fwd's burst code before the split, for the per-stage
@@ -438,18 +447,22 @@ void register_pipeline() {
     const char* key;
     pk::KeyMode mode;
     const char* filter;
+    Isa widest = Isa::avx512;  // what the filter's bulk body may use: all but the "-baseline-isa" cases
   };
-  // auto, and both one-line layouts it chooses between, by name.
+  // auto, and both one-line layouts it chooses between, by name; auto again
+  // with its bulk body's baseline build, so one run shows what AVX2 buys.
   for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::baseline},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-apbf"},
                        Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
                        Case{"src_ip", pk::KeyMode::src_ip, "two-line"},
                        Case{"flow", pk::KeyMode::flow, "auto"}}) {
-    const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter + "/W:" +
-                             std::to_string(kWindow) + "/burst:32";
-    fixed_under_valgrind(
-        benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode); }))
+    const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter +
+                             (c.widest == Isa::baseline ? "-baseline-isa" : "") + "/W:" + std::to_string(kWindow) +
+                             "/burst:32";
+    fixed_under_valgrind(benchmark::RegisterBenchmark(
+                             name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode, c.widest); }))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

@@ -128,3 +128,39 @@ TEST(InterleavedEpoch, OperationFormsAgree) {
   ASSERT_TRUE(c32);
   check_bulk_matches_scalar<uint32_t>(*c32);
 }
+
+// The AVX2 probe (interleaved_avx2.hpp, chosen at create() for 64-bit lanes
+// and k = 8) and the baseline body agree on every verdict and every byte of
+// state, in bursts of every length that cross epochs, with keys that repeat;
+// other shapes keep the baseline body.
+TEST(InterleavedEpoch, Avx2BodyAgreesWithTheBaseline) {
+  auto cfg = InterleavedEpochConfig::for_fpr(Window::count(5000), 0.01, {.lane_bits = 64});
+  ASSERT_TRUE(cfg);
+  ASSERT_EQ(cfg->k, 8u);
+  Owned<uint64_t> wide(*cfg), base(*cfg);
+  base->use_isa(ab::Isa::baseline);
+  EXPECT_EQ(base->isa(), ab::Isa::baseline);
+  if (!ab::cpu_has_avx2() || !AGEBLOOM_AVX512_DISPATCH) GTEST_SKIP() << "this CPU (or build) has no AVX2 body to run";
+  EXPECT_EQ(wide->isa(), ab::Isa::avx2);
+  std::mt19937_64 rng(47);
+  std::vector<KeyHash> burst;
+  bool wide_out[97], base_out[97];
+  uint64_t hits = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t n = 1 + rng() % 97;
+    burst.resize(n);
+    for (KeyHash& h : burst) h = key_hash(rng() % 12000);
+    wide->test_and_insert_bulk(burst.data(), n, wide_out);
+    base->test_and_insert_bulk(burst.data(), n, base_out);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(wide_out[i], base_out[i]) << round << ", key " << i;
+      hits += wide_out[i];
+    }
+  }
+  EXPECT_GT(hits, 10000u);
+  EXPECT_EQ(wide.state(), base.state());
+  InterleavedEpochConfig k4 = *cfg;
+  k4.k = 4;
+  Owned<uint64_t> other(k4);
+  EXPECT_EQ(other->isa(), ab::Isa::baseline);
+}

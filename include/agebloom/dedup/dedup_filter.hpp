@@ -177,6 +177,11 @@ class DedupFilter {
   decltype(auto) visit(F&& f) {
     return std::visit(static_cast<F&&>(f), filter_);
   }
+  // The same, read-only.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    return std::visit(static_cast<F&&>(f), filter_);
+  }
 
   const FilterConfig& config() const noexcept { return config_; }         // the planned configuration
   Structure structure() const noexcept { return config_.structure; }      // which registered structure

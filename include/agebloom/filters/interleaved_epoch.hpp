@@ -28,6 +28,7 @@
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/window.hpp"
 #include "agebloom/filters/bulk_ops.hpp"
+#include "agebloom/filters/interleaved_avx2.hpp"
 #include "agebloom/filters/lane_lines.hpp"
 
 namespace agebloom {
@@ -164,6 +165,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     f.state_ = carved->header;
     f.lines_ = carved->lines;
     f.log2_part_ = c.log2_part_bits();
+    f.use_isa(Isa::avx512);
     f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     return f;
   }
@@ -222,6 +224,21 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
+  // Which body test_and_insert_bulk runs: for 64-bit lanes with k = 8, the
+  // AVX2 probe (interleaved_avx2.hpp) when the CPU has it and `widest`
+  // allows it, else the baseline. create() allows it. Both give the same
+  // verdicts and state (tested); this switch exists for that test and for
+  // benchmarks.
+  void use_isa(Isa widest) noexcept {
+    isa_ = Isa::baseline;
+#if AGEBLOOM_AVX512_DISPATCH
+    if (sizeof(Lane) == 8 && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
+#else
+    (void)widest;
+#endif
+  }
+  Isa isa() const noexcept { return isa_; }  // the body test_and_insert_bulk runs
+
   const InterleavedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // The epoch clock: when the current epoch began and how full it is (flood watch).
@@ -275,6 +292,11 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
+#if AGEBLOOM_AVX512_DISPATCH
+            if constexpr (B == 8 && sizeof(Lane) == 8)
+              if (isa_ == Isa::avx2)
+                return interleaved_avx2::test_and_insert_run8(h + base + i, line + i, end - i, current, out + base + i);
+#endif
             for (; i < end; ++i) {
               const Lane mask = pattern_of<B>(h[base + i]);
               out[base + i] = Lines::any_lane_covers(*line[i], mask);
@@ -293,6 +315,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   State* state_ = nullptr;
   Lines lines_{};
   uint32_t log2_part_ = 0;
+  Isa isa_ = Isa::baseline;  // the body test_and_insert_bulk runs
 };
 
 }  // namespace agebloom

@@ -1,0 +1,50 @@
+// The one-line guarded epoch filter's bulk probe in AVX2, for its 64-bit
+// lanes with k = 8 (what the planner picks at FPR 1%): a line is two 256-bit
+// registers, so "does some lane hold the whole pattern" is two ANDs, two
+// compares and one test where the baseline body works through four 16-byte
+// words and folds their verdicts in general registers (~33 instructions per
+// key, docs/PERFORMANCE.md). The pattern is the baseline's byte shuffle
+// (bits::word_pattern<8>), broadcast to every lane.
+// Same verdicts and state as the baseline body (interleaved_epoch_test).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agebloom/core/hash.hpp"
+#include "agebloom/core/isa.hpp"
+#include "agebloom/filters/lane_lines.hpp"
+
+namespace agebloom::interleaved_avx2 {
+
+// The intrinsics come from the header the AVX-512 bodies include (isa.hpp),
+// so this body is built where those are.
+#if AGEBLOOM_AVX512_DISPATCH
+
+using Line = LaneLines<uint64_t>::Line;  // a line of eight 64-bit lanes (lane_lines.hpp)
+
+// test_and_insert of keys h[0..n) whose lines are line[i] (prefetched by the
+// caller), all in the epoch of segment `current`: the verdicts to out[i],
+// each key's pattern ORed into its line's lane `current`.
+AGEBLOOM_TARGET_AVX2 inline void test_and_insert_run8(const KeyHash* h, Line* const* line, size_t n,
+                                                      uint32_t current, bool* out) noexcept {
+  // Byte j of the pattern is 1 << (bits 8j..8j+2 of h2): one shuffle of this table.
+  const __m128i ones = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+  const __m128i offsets = _mm_set1_epi8(7);
+  for (size_t i = 0; i < n; ++i) {
+    Line* const x = line[i];  // read before the store below, which may alias line[]
+    const __m128i pattern = _mm_shuffle_epi8(ones, _mm_and_si128(_mm_cvtsi64_si128(static_cast<long long>(h[i].h2)), offsets));
+    const __m256i mask = _mm256_broadcastq_epi64(pattern);
+    const __m256i lanes03 = _mm256_load_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i lanes47 = _mm256_load_si256(reinterpret_cast<const __m256i*>(x) + 1);
+    // A lane holds the pattern when lane & mask == mask.
+    const __m256i held = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(lanes03, mask), mask),
+                                         _mm256_cmpeq_epi64(_mm256_and_si256(lanes47, mask), mask));
+    out[i] = !_mm256_testz_si256(held, held);
+    x->lane[current] |= static_cast<uint64_t>(_mm_cvtsi128_si64(pattern));
+  }
+}
+
+#endif
+
+}  // namespace agebloom::interleaved_avx2
