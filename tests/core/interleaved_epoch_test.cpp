@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agebloom/agebloom.hpp"
+#include "isa_bodies_check.hpp"
 #include "live_window_check.hpp"
 #include "owned_filter.hpp"
 
@@ -143,22 +144,7 @@ TEST(InterleavedEpoch, Avx2BodyAgreesWithTheBaseline) {
   if (!ab::cpu_has_avx2() || !AGEBLOOM_AVX512_DISPATCH) GTEST_SKIP() << "this CPU (or build) has no AVX2 body to run";
   EXPECT_EQ(wide->isa(), ab::Isa::avx2);
   std::mt19937_64 rng(47);
-  std::vector<KeyHash> burst;
-  bool wide_out[97], base_out[97];
-  uint64_t hits = 0;
-  for (int round = 0; round < 3000; ++round) {
-    const size_t n = 1 + rng() % 97;
-    burst.resize(n);
-    for (KeyHash& h : burst) h = key_hash(rng() % 12000);
-    wide->test_and_insert_bulk(burst.data(), n, wide_out);
-    base->test_and_insert_bulk(burst.data(), n, base_out);
-    for (size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(wide_out[i], base_out[i]) << round << ", key " << i;
-      hits += wide_out[i];
-    }
-  }
-  EXPECT_GT(hits, 10000u);
-  EXPECT_EQ(wide.state(), base.state());
+  check_bodies_agree(wide, base, rng, [](std::mt19937_64& r) { return key_hash(r() % 12000); });
   InterleavedEpochConfig k4 = *cfg;
   k4.k = 4;
   Owned<uint64_t> other(k4);
