@@ -91,7 +91,7 @@ class Hasher {
   // prefetch can run ahead on positions before any probe. With AVX-512, each
   // group of eight keys of one length from 4 to 16 bytes is hashed together.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
     if (avx512_) return hash_bulk_avx512(keys, lengths, n, out);
 #endif
     for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
@@ -105,7 +105,7 @@ class Hasher {
   void use_avx512(bool on) noexcept { avx512_ = on && cpu_has_avx512dq(); }
 
  private:
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
   // hash_bulk where the CPU has AVX-512: the keys in groups of eight from the
   // start, each group that shares one length from 4 to 16 bytes hashed
   // together, runs of other groups (and the tail) one key at a time by

@@ -2,13 +2,13 @@
 //
 // Debian's libdpdk.pc appends -march=corei7 to every target that links DPDK,
 // so a wider ISA cannot be chosen at build time. Instead a hot path that pays
-// for it is compiled twice: its baseline body, and a wrapper marked
-// AGEBLOOM_TARGET_AVX2 into which the compiler inlines the same body with AVX2
-// enabled. A filter asks cpu_has_avx2() once, at create(), and keeps the
-// answer; the data plane then branches on a bool that never changes.
-// (Measured, docs/PERFORMANCE.md: the blocked guarded epoch probe of eight
-// 64-bit words per segment runs 2.7x faster with AVX2; the one-line layout,
-// bound by its one memory access, does not change.)
+// for it has a second body: either a wrapper marked AGEBLOOM_TARGET_AVX2 into
+// which the compiler inlines the same baseline code with AVX2 enabled (the
+// blocked guarded epoch probe: 2.7x faster, docs/PERFORMANCE.md), or a body
+// written with intrinsics for AVX2 or AVX-512 (two-line's and the one-line
+// layout's bulk probes, the short-key hash). A filter asks the CPU once, at
+// create(), and keeps the answer; the data plane then branches on a value
+// that never changes.
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
@@ -20,18 +20,19 @@
 #define AGEBLOOM_TARGET_AVX2
 #endif
 
-// AVX-512 bodies are written with intrinsics (a probe whose shape the
-// compiler would not find from the baseline code). g++ 12's <immintrin.h>
-// pulls in <stdlib.h> for _mm_malloc, so a freestanding g++ build keeps the
-// baseline bodies; clang's header guards that include itself.
+// Bodies written with intrinsics (AVX2 or AVX-512: a probe whose shape the
+// compiler would not find from the baseline code) are built where
+// AGEBLOOM_INTRINSICS_DISPATCH is 1. g++ 12's <immintrin.h> pulls in
+// <stdlib.h> for _mm_malloc, so a freestanding g++ build keeps the baseline
+// bodies; clang's header guards that include itself.
 #if AGEBLOOM_ISA_DISPATCH && (__STDC_HOSTED__ || defined(__clang__))
-#define AGEBLOOM_AVX512_DISPATCH 1
+#define AGEBLOOM_INTRINSICS_DISPATCH 1
 #define AGEBLOOM_TARGET_AVX512 __attribute__((target("avx512f")))
 // AVX-512F with DQ's 64-bit multiply (vpmullq): every CPU with AVX-512 since
 // Skylake-SP and Zen 4.
 #define AGEBLOOM_TARGET_AVX512DQ __attribute__((target("avx512f,avx512dq")))
 #else
-#define AGEBLOOM_AVX512_DISPATCH 0
+#define AGEBLOOM_INTRINSICS_DISPATCH 0
 #endif
 
 // The intrinsics those bodies use. g++ 12 warns inside its own header that
@@ -40,7 +41,7 @@
 // header, not our code. (Where a body's intrinsics are inlined into callers
 // it can surface there again: short_keys_avx512.hpp turns it off around its
 // own functions too.)
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
 #if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -64,10 +65,11 @@ inline bool cpu_has_avx2() noexcept {
 }
 
 // True when this CPU executes AVX-512F (and the build can dispatch to it).
-// Valgrind's CPU has no AVX-512, so instruction counts taken under it
-// (scripts/bench_instructions.sh) are the baseline bodies'.
+// Valgrind's CPU has AVX2 but no AVX-512, so instruction counts taken under it
+// (scripts/bench_instructions.sh) are the AVX2 bodies' where a hot path has
+// one, else the baseline's.
 inline bool cpu_has_avx512() noexcept {
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f");
 #else
@@ -78,7 +80,7 @@ inline bool cpu_has_avx512() noexcept {
 // True when this CPU executes AVX-512F and AVX-512DQ (and the build can
 // dispatch to them).
 inline bool cpu_has_avx512dq() noexcept {
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
   return cpu_has_avx512() && __builtin_cpu_supports("avx512dq");
 #else
   return false;

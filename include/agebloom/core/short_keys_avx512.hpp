@@ -12,7 +12,7 @@
 // 8-byte key.
 //
 // Not a header of its own: hash.hpp includes it before class Hasher, and it
-// declares nothing unless AGEBLOOM_AVX512_DISPATCH.
+// declares nothing unless AGEBLOOM_INTRINSICS_DISPATCH.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,7 @@
 
 #include "agebloom/core/isa.hpp"
 
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again wherever the shifts and vpmuludq
 // below are inlined, so the warning is off for this file's functions too.
 #if !defined(__clang__)
@@ -164,4 +164,4 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t pointers(const void* const* keys, const s
 #pragma GCC diagnostic pop
 #endif
 
-#endif  // AGEBLOOM_AVX512_DISPATCH
+#endif  // AGEBLOOM_INTRINSICS_DISPATCH

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "agebloom/core/arena.hpp"
 #include "agebloom/core/bits.hpp"
@@ -231,8 +232,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // benchmarks.
   void use_isa(Isa widest) noexcept {
     isa_ = Isa::baseline;
-#if AGEBLOOM_AVX512_DISPATCH
-    if (sizeof(Lane) == 8 && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    if (std::is_same_v<Lane, uint64_t> && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
 #else
     (void)widest;
 #endif
@@ -292,8 +293,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
-#if AGEBLOOM_AVX512_DISPATCH
-            if constexpr (B == 8 && sizeof(Lane) == 8)
+#if AGEBLOOM_INTRINSICS_DISPATCH
+            if constexpr (B == 8 && std::is_same_v<Lane, uint64_t>)
               if (isa_ == Isa::avx2)
                 return interleaved_avx2::test_and_insert_run8(h + base + i, line + i, end - i, current, out + base + i);
 #endif

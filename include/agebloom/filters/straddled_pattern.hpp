@@ -5,6 +5,7 @@
 // (two_line_avx2.hpp and two_line_avx512.hpp build it 4 or 8 keys at a time).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "agebloom/core/bits.hpp"
@@ -15,8 +16,9 @@ namespace agebloom {
 
 // A key's bits in its two lines: `half` distinct bits of a 128-bit lane in
 // each, as two 64-bit words per line (word 0: bits 0-63 of the lane).
-// 32-byte aligned: the vector builders store a whole pattern at once.
-struct alignas(32) StraddledPattern {
+// 16-byte aligned: the AVX2 builder stores, and its probe loads, each half
+// with an aligned 16-byte access.
+struct alignas(16) StraddledPattern {
   uint64_t first[2];   // in line x
   uint64_t second[2];  // in line x + 1
 };
@@ -126,8 +128,7 @@ inline StraddledPattern straddled_redraw4(uint64_t h1, uint64_t h2, const Stradd
 // group's ISA: inlined there, group inlines too (into a function compiled
 // for the baseline it could not).
 template <size_t G, class Group>
-inline void patterns_by_group(const KeyHash* h, size_t n, StraddledPattern* out,
-                                                     Group group) noexcept {
+inline void patterns_by_group(const KeyHash* h, size_t n, StraddledPattern* out, Group group) noexcept {
   uint64_t redo = 0;  // bit i: out[i] is redone
   size_t i = 0;
   for (; i + G <= n; i += G) redo |= static_cast<uint64_t>(group(h + i, out + i)) << i;

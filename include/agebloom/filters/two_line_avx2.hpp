@@ -29,9 +29,8 @@
 
 namespace agebloom::two_line_avx2 {
 
-// The intrinsics come from the header the AVX-512 bodies include (isa.hpp),
-// so these bodies are built where those are.
-#if AGEBLOOM_AVX512_DISPATCH
+// Built where bodies written with intrinsics are (isa.hpp).
+#if AGEBLOOM_INTRINSICS_DISPATCH
 
 constexpr size_t kMaxBurst = 64;  // patterns() at a time
 
@@ -97,29 +96,34 @@ using LinePair = LaneLines<uint64_t>::Pair;  // a key's two lines (lane_lines.hp
 // pair[i] (prefetched by the caller), all in the epoch of `segment`: the
 // verdicts to out[i], the patterns ORed into the segment's lane. A line is
 // two registers, lanes 0-1 and lanes 2-3; each half of the pattern is
-// broadcast to both of its 128-bit halves.
+// broadcast to both of its 128-bit halves. The insert stores the whole
+// register that holds the lane: a later key of the burst on the same line
+// loads those 32 bytes, which the store buffer forwards only from a store
+// of the same width (a 16-byte store would stall that load until it left
+// the buffer; bursts repeat sources, so this is common).
 AGEBLOOM_TARGET_AVX2 inline void test_and_insert_run(const StraddledPattern* p, const LinePair* pair, size_t n,
                                                      uint32_t segment, bool* out) noexcept {
   const __m256i zero = _mm256_setzero_si256();
+  // The segment's lane: register segment / 2 of the line, its low or high 128 bits.
+  const unsigned reg = segment >> 1;
+  const __m256i lane = (segment & 1) ? _mm256_setr_epi64x(0, 0, -1, -1) : _mm256_setr_epi64x(-1, -1, 0, 0);
   for (size_t i = 0; i < n; ++i) {
     auto* const x = reinterpret_cast<__m256i*>(pair[i].first);  // read before the stores, which may alias pair[]
     auto* const y = reinterpret_cast<__m256i*>(pair[i].second);
-    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i].first));
-    const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i].second));
-    const __m256i a = _mm256_broadcastsi128_si256(first), b = _mm256_broadcastsi128_si256(second);
+    const __m256i a = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(p[i].first)));
+    const __m256i b = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(p[i].second)));
+    const __m256i x01 = _mm256_load_si256(x), x23 = _mm256_load_si256(x + 1);
+    const __m256i y01 = _mm256_load_si256(y), y23 = _mm256_load_si256(y + 1);
     // Per word, the pattern's bits the lines lack (lanes 0-1, then 2-3).
-    const __m256i miss01 = _mm256_or_si256(_mm256_andnot_si256(_mm256_load_si256(x), a),
-                                           _mm256_andnot_si256(_mm256_load_si256(y), b));
-    const __m256i miss23 = _mm256_or_si256(_mm256_andnot_si256(_mm256_load_si256(x + 1), a),
-                                           _mm256_andnot_si256(_mm256_load_si256(y + 1), b));
+    const __m256i miss01 = _mm256_or_si256(_mm256_andnot_si256(x01, a), _mm256_andnot_si256(y01, b));
+    const __m256i miss23 = _mm256_or_si256(_mm256_andnot_si256(x23, a), _mm256_andnot_si256(y23, b));
     const unsigned whole =  // bit w: word w lacks nothing
         static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(miss01, zero)))) |
         static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(miss23, zero)))) << 4;
     out[i] = (whole & (whole >> 1) & 0x55u) != 0;  // a lane with both words whole
-    auto* const lx = reinterpret_cast<__m128i*>(x) + segment;
-    auto* const ly = reinterpret_cast<__m128i*>(y) + segment;
-    _mm_store_si128(lx, _mm_or_si128(_mm_load_si128(lx), first));
-    _mm_store_si128(ly, _mm_or_si128(_mm_load_si128(ly), second));
+    // The same branch for the whole run (one segment): predicted.
+    _mm256_store_si256(x + reg, _mm256_or_si256(reg ? x23 : x01, _mm256_and_si256(a, lane)));
+    _mm256_store_si256(y + reg, _mm256_or_si256(reg ? y23 : y01, _mm256_and_si256(b, lane)));
   }
 }
 

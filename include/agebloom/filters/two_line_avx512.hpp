@@ -34,7 +34,7 @@
 
 namespace agebloom::two_line_avx512 {
 
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again where patterns8's shuffles and
 // shifts are inlined, so the warning is off for this file's functions too.
 #if !defined(__clang__)

@@ -298,8 +298,10 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
     constexpr size_t kChunk = 64;
     typename Lines::Pair pair[kChunk];
-#if AGEBLOOM_AVX512_DISPATCH
-    alignas(64) StraddledPattern pat[kChunk];  // the vector bodies' patterns, built for the chunk at once
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    // The vector bodies' patterns, built for the chunk at once; on a line
+    // boundary, so that the AVX-512 builder's 64-byte stores never straddle two.
+    alignas(64) StraddledPattern pat[kChunk];
 #endif
     for (size_t base = 0; base < n; base += kChunk) {
       const size_t m = n - base < kChunk ? n - base : kChunk;
@@ -308,7 +310,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
         prefetch(lines);  // from registers: through pair[i] the compiler stored, then reloaded
         pair[i] = lines;
       }
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
       static_assert(kChunk <= two_line_avx512::kMaxBurst && kChunk <= two_line_avx2::kMaxBurst);
       if (isa_ == Isa::avx512) two_line_avx512::patterns(h + base, m, pat);
       else if (isa_ == Isa::avx2) two_line_avx2::patterns(h + base, m, pat);
@@ -316,7 +318,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
             if (isa_ == Isa::avx512)
               return two_line_avx512::test_and_insert_run(pat + i, pair + i, end - i, current, out + base + i);
             if (isa_ == Isa::avx2)
@@ -341,7 +343,7 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   // and state (tested); this switch exists for that test and for benchmarks.
   void use_isa(Isa widest) noexcept {
     isa_ = Isa::baseline;
-#if AGEBLOOM_AVX512_DISPATCH
+#if AGEBLOOM_INTRINSICS_DISPATCH
     if (cfg_.half != 4) return;
     if (widest >= Isa::avx512 && cpu_has_avx512()) isa_ = Isa::avx512;
     else if (widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
