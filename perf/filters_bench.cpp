@@ -66,8 +66,6 @@ class FilterSubject {
   double model_fpr() const noexcept { return cfg_.model_fpr(); }
   std::string describe() const {
     std::string isa;
-    if constexpr (std::is_same_v<Filter, GuardedEpochFilter>)
-      if (cfg_.block_bits) isa = filter_.uses_avx2() ? " isa=avx2" : " isa=baseline";
     if constexpr (requires { filter_.isa(); }) isa = std::string(" isa=") + isa_name(filter_.isa());
     return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa;
   }
@@ -110,7 +108,7 @@ struct Registered {
 // what AVX2 buys (isa.hpp).
 struct GeBlockedBaseline : Registered<Structure::guarded_epoch_blocked> {
   static constexpr const char* kName = "guarded-epoch-blocked-baseline-isa";
-  static void tune(GuardedEpochFilter& f) { f.use_avx2(false); }
+  static void tune(GuardedEpochFilter& f) { f.use_isa(Isa::baseline); }
 };
 
 // The two-line layout with its bulk probe's baseline body, and with its

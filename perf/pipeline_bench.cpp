@@ -224,9 +224,7 @@ class Rig final : public Live {
       error_ = "filter: " + err;
       return;
     }
-    w.filter.visit([widest](auto& f) {
-      if constexpr (requires { f.use_isa(widest); }) f.use_isa(widest);
-    });
+    w.filter.use_isa(widest);
     // Steady state: every segment rotated at least once.
     for (uint64_t done = 0; done < 2 * kWindow + kWindow / 16; done += kPackets) {
       refill();
@@ -406,11 +404,8 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   if (g_swap.packets) st.counters["per_5tswap"] = cpu_cycles_per_pkt(t) / cpu_cycles_per_pkt(g_swap);
   st.counters["dup_rate"] = keyed ? static_cast<double>(s.duplicates.get() - dup0) / keyed : 0.0;
   st.counters["bits_per_item"] = r.filter().bits_per_item();
-  std::string isa;
-  r.filter().visit([&](auto& f) {
-    if constexpr (requires { f.isa(); }) isa = std::string(" isa=") + isa_name(f.isa());
-  });
-  st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + ")" + isa + "; burst 32");
+  st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + ") isa=" + isa_name(r.filter().isa()) +
+              "; burst 32");
 }
 
 // The stages of dedup_fwd's burst code before the split, for the per-stage

@@ -239,9 +239,9 @@ TEST(GuardedEpoch, IsaBuildsAgree) {
     auto cfg = GuardedEpochConfig::for_fpr(Window::count(4000), 0.02, {.r = 6, .block_bits = block});
     ASSERT_TRUE(cfg);
     Owned wide(*cfg), base(*cfg);
-    EXPECT_TRUE(wide->uses_avx2());
-    base->use_avx2(false);
-    EXPECT_FALSE(base->uses_avx2());
+    EXPECT_EQ(wide->isa(), ab::Isa::avx2);
+    base->use_isa(ab::Isa::baseline);
+    EXPECT_EQ(base->isa(), ab::Isa::baseline);
     std::mt19937_64 rng(block * 7);
     for (int i = 0; i < 40000; ++i) {
       const KeyHash h = key_hash(rng() % 9000);

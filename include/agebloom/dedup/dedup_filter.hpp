@@ -177,10 +177,20 @@ class DedupFilter {
   decltype(auto) visit(F&& f) {
     return std::visit(static_cast<F&&>(f), filter_);
   }
-  // The same, read-only.
-  template <class F>
-  decltype(auto) visit(F&& f) const {
-    return std::visit(static_cast<F&&>(f), filter_);
+  // The body the filter's hot paths run (isa.hpp); structures with one body
+  // run the baseline.
+  Isa isa() const noexcept {
+    return std::visit([](const auto& f) {
+      if constexpr (requires { f.isa(); }) return f.isa();
+      else return Isa::baseline;
+    }, filter_);
+  }
+  // The widest body they may use (create() allows every one the CPU has):
+  // for benchmarks that show what a wider body buys.
+  void use_isa(Isa widest) noexcept {
+    std::visit([widest](auto& f) {
+      if constexpr (requires { f.use_isa(widest); }) f.use_isa(widest);
+    }, filter_);
   }
 
   const FilterConfig& config() const noexcept { return config_; }         // the planned configuration

@@ -235,7 +235,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     f.flat_ = c.flat_placement();
     f.blocked_ = c.blocked_placement();
     f.block_words_ = c.block_bits / 64;
-    f.avx2_ = c.block_bits != 0 && cpu_has_avx2();
+    f.use_isa(Isa::avx512);
     f.state_->start(c.window.kind, c.epoch_length(), c.epoch_capacity);
     bits::clear(f.words_, seg_words * c.segments());
     return f;
@@ -255,7 +255,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
       flat_positions(h, pos);
       return flat_contains(pos);
     }
-    return avx2_ ? blocked_query_avx2(h) : blocked_query(h);
+    return isa_ == Isa::avx2 ? blocked_query_avx2(h) : blocked_query(h);
   }
 
   // Records h as inserted now.
@@ -272,11 +272,14 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
   }
 
-  // Which build of the blocked probe runs: AVX2 when the CPU has it (chosen
-  // at create()), or the baseline. Both give the same verdicts and state
+  // Which build of the blocked probe runs: AVX2 when the CPU has it and
+  // `widest` allows it (create() allows it), else the baseline; the flat
+  // layout has the baseline only. Both give the same verdicts and state
   // (tested); this switch exists for that test and for benchmarks.
-  void use_avx2(bool on) noexcept { avx2_ = on && cfg_.block_bits != 0 && cpu_has_avx2(); }
-  bool uses_avx2() const noexcept { return avx2_; }  // the AVX2 build of the probe runs
+  void use_isa(Isa widest) noexcept {
+    isa_ = cfg_.block_bits != 0 && widest >= Isa::avx2 && cpu_has_avx2() ? Isa::avx2 : Isa::baseline;
+  }
+  Isa isa() const noexcept { return isa_; }  // the build of the probe that runs
 
   const GuardedEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
@@ -359,7 +362,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
       for (uint32_t i = 0; i < cfg_.k; ++i) bits::set(seg, pos[i]);
       return seen;
     }
-    return avx2_ ? blocked_insert_avx2<Test>(h) : blocked_insert<Test>(h);
+    return isa_ == Isa::avx2 ? blocked_insert_avx2<Test>(h) : blocked_insert<Test>(h);
   }
 
   // The blocked paths, whole, so that the AVX2 wrappers below inline them
@@ -399,7 +402,7 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
   placement::Flat flat_{};
   placement::Blocked blocked_{};
   uint32_t block_words_ = 0;
-  bool avx2_ = false;  // blocked probes take the AVX2 build of their body (isa.hpp)
+  Isa isa_ = Isa::baseline;  // blocked probes take the AVX2 build of their body (isa.hpp)
 };
 
 }  // namespace agebloom
