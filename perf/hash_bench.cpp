@@ -1,9 +1,9 @@
-// Hasher::hash_bulk over bursts of short keys, with its AVX-512 body and
-// with the scalar routine, in one process: what the bulk_hashed figures'
-// hashing costs, and what the eight-at-a-time body buys. Names:
-// hash/bulk/len:<bytes>/isa:<avx512|scalar>; cycles_per_op is per key. The
-// isa:avx512 cases say "scalar (no AVX-512DQ)" in their label on CPUs that
-// lack it, where both run the same code.
+// Hasher::hash_bulk over bursts of short keys, with each of its bodies, in
+// one process: what the bulk_hashed figures' hashing costs, and what the
+// eight- and four-at-a-time bodies buy. Names:
+// hash/bulk/len:<bytes>/isa:<avx512|avx2|scalar>; cycles_per_op is per key.
+// The label names the body that ran: a case asks for the widest body it may
+// use, and a CPU without it runs the next narrower one.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -14,9 +14,9 @@
 namespace agebloom::perf {
 namespace {
 
-void run_hash_bulk(benchmark::State& st, size_t len, bool avx512) {
+void run_hash_bulk(benchmark::State& st, size_t len, Isa widest) {
   Hasher hash(kHashSeed);
-  hash.use_avx512(avx512);
+  hash.use_isa(widest);
   // kChunk keys laid end to end, as a parser's key buffer would hold them.
   std::vector<uint8_t> bytes(kChunk * len);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(key_of(i));
@@ -35,7 +35,7 @@ void run_hash_bulk(benchmark::State& st, size_t len, bool avx512) {
   }
   st.SetItemsProcessed(static_cast<int64_t>(keys));
   st.counters["cycles_per_op"] = keys ? static_cast<double>(cycles) / static_cast<double>(keys) : 0.0;
-  st.SetLabel(hash.uses_avx512() ? "avx512" : avx512 ? "scalar (no AVX-512DQ)" : "scalar");
+  st.SetLabel(hash.isa() == Isa::baseline ? "scalar" : isa_name(hash.isa()));
 }
 
 }  // namespace
@@ -43,10 +43,10 @@ void run_hash_bulk(benchmark::State& st, size_t len, bool avx512) {
 void register_hash() {
   static_assert(kChunk % kBurst == 0, "whole bursts");
   for (const size_t len : {size_t{4}, size_t{5}, size_t{8}, size_t{13}, size_t{16}, size_t{32}})
-    for (const bool avx512 : {true, false})
+    for (const Isa isa : {Isa::avx512, Isa::avx2, Isa::baseline})
       benchmark::RegisterBenchmark(
-          ("hash/bulk/len:" + std::to_string(len) + "/isa:" + (avx512 ? "avx512" : "scalar")).c_str(),
-          [len, avx512](benchmark::State& st) { run_hash_bulk(st, len, avx512); });
+          ("hash/bulk/len:" + std::to_string(len) + "/isa:" + (isa == Isa::baseline ? "scalar" : isa_name(isa))).c_str(),
+          [len, isa](benchmark::State& st) { run_hash_bulk(st, len, isa); });
 }
 
 }  // namespace agebloom::perf

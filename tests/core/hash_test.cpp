@@ -183,10 +183,10 @@ TEST(Hasher, FixedLengthEqualsRuntimeLength) {
   }
 }
 
-// hash_bulk's AVX-512 body takes only groups of eight keys that share one
-// length from 4 to 16; every other group (a mixed group, empty keys, long
-// keys) and the tail go one by one, and all of them keep their own hash, the
-// one libxxhash gives.
+// hash_bulk's vector bodies take only groups of eight (AVX-512) or four
+// (AVX2) keys that share one length from 4 to 16; every other group (a mixed
+// group, empty keys, long keys) and the tail go one by one, and all of them
+// keep their own hash, the one libxxhash gives.
 TEST(Hasher, HashBulkGroupsOfShortKeysEqualOneByOne) {
   std::vector<size_t> lengths;
   for (size_t len = 4; len <= 16; ++len) lengths.insert(lengths.end(), 8, len);  // 13 qualifying groups
@@ -204,18 +204,19 @@ TEST(Hasher, HashBulkGroupsOfShortKeysEqualOneByOne) {
     ptrs.push_back(keys[i].data());
   }
   for (const uint64_t seed : {uint64_t{0x5eed}, uint64_t{0}, ~uint64_t{0}, uint64_t{0x0123456789abcdefULL}})
-    for (const bool wide : {true, false}) {
+    for (const ab::Isa isa : {ab::Isa::avx512, ab::Isa::avx2, ab::Isa::baseline}) {
       ab::Hasher hash(seed);
-      hash.use_avx512(wide);
-      if (wide) RecordProperty("avx512", hash.uses_avx512() ? "on" : "off (this CPU lacks AVX-512DQ)");
-      // Every start, so groups of eight fall on every alignment of the list.
+      hash.use_isa(isa);
+      RecordProperty(ab::isa_name(isa), ab::isa_name(hash.isa()));  // what this CPU ran for it
+      // Every start, so groups fall on every alignment of the list.
       for (size_t start = 0; start < 9; ++start) {
         const size_t n = lengths.size() - start;
         std::vector<ab::KeyHash> out(n);
         hash.hash_bulk(ptrs.data() + start, lengths.data() + start, n, out.data());
         for (size_t i = 0; i < n; ++i) {
           const XXH128_hash_t r = XXH3_128bits_withSeed(ptrs[start + i], lengths[start + i], seed);
-          ASSERT_EQ(out[i], (ab::KeyHash{r.low64, r.high64})) << "seed " << seed << " start " << start << " key " << i;
+          ASSERT_EQ(out[i], (ab::KeyHash{r.low64, r.high64}))
+              << ab::isa_name(hash.isa()) << " seed " << seed << " start " << start << " key " << i;
         }
       }
     }
@@ -231,15 +232,17 @@ TEST(Hasher, HashBulkReadsNoByteBeyondAKey) {
   ASSERT_EQ(mprotect(static_cast<uint8_t*>(map) + page, page, PROT_NONE), 0);
   uint8_t* end = static_cast<uint8_t*>(map) + page;
   for (size_t b = 0; b < 16; ++b) end[-1 - static_cast<ptrdiff_t>(b)] = static_cast<uint8_t>(b * 37 + 1);
-  for (size_t len = 4; len <= 16; ++len) {
-    const void* ptrs[8];
-    size_t lens[8];
-    for (auto& p : ptrs) p = end - len;
-    for (auto& l : lens) l = len;
-    ab::KeyHash out[8];
-    const ab::Hasher hash(7);
-    hash.hash_bulk(ptrs, lens, 8, out);
-    for (const auto& h : out) EXPECT_EQ(h, hash(end - len, len)) << len;
-  }
+  for (const ab::Isa isa : {ab::Isa::avx512, ab::Isa::avx2, ab::Isa::baseline})
+    for (size_t len = 4; len <= 16; ++len) {
+      const void* ptrs[8];
+      size_t lens[8];
+      for (auto& p : ptrs) p = end - len;
+      for (auto& l : lens) l = len;
+      ab::KeyHash out[8];
+      ab::Hasher hash(7);
+      hash.use_isa(isa);
+      hash.hash_bulk(ptrs, lens, 8, out);
+      for (const auto& h : out) EXPECT_EQ(h, hash(end - len, len)) << ab::isa_name(hash.isa()) << " " << len;
+    }
   munmap(map, 2 * page);
 }

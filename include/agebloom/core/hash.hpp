@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "agebloom/core/isa.hpp"
+#include "agebloom/core/short_keys_avx2.hpp"
 #include "agebloom/core/short_keys_avx512.hpp"
 
 namespace agebloom {
@@ -42,14 +43,14 @@ class Hasher {
  public:
   // Seed 0 is fixed and known: draw the seed at random where keys come from
   // outside (above).
-  // hash_bulk uses AVX-512 where the CPU has it (asked once, here; a Hasher
+  // hash_bulk uses the widest body the CPU has (asked once, here; a Hasher
   // made at compile time keeps the scalar routine).
   constexpr explicit Hasher(uint64_t seed = 0) noexcept
       : seed_(seed),
         flip4to8_(short_key_flip(seed)),
         flip9to16_low_((secret64(32) ^ secret64(40)) - seed),
         flip9to16_high_((secret64(48) ^ secret64(56)) + seed),
-        avx512_(!std::is_constant_evaluated() && cpu_has_avx512dq()) {}
+        isa_(std::is_constant_evaluated() ? Isa::baseline : widest_isa(Isa::avx512)) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
   // XXH3-128 of key[0, length) under the seed.
@@ -88,44 +89,58 @@ class Hasher {
   }
 
   // The first stage of every bulk path: hash the whole burst, so the filter's
-  // prefetch can run ahead on positions before any probe. With AVX-512, each
-  // group of eight keys of one length from 4 to 16 bytes is hashed together.
+  // prefetch can run ahead on positions before any probe. With AVX-512 (AVX2),
+  // each group of eight (four) keys of one length from 4 to 16 bytes is
+  // hashed together.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-    if (avx512_) return hash_bulk_avx512(keys, lengths, n, out);
+    if (isa_ == Isa::avx512) return hash_groups<8>(short_keys_avx512::pointers, keys, lengths, n, out);
+    if (isa_ == Isa::avx2) return hash_groups<4>(short_keys_avx2::pointers, keys, lengths, n, out);
 #endif
     for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
   }
 
-  // Whether hash_bulk runs its AVX-512 body (the answer is the same bits
-  // either way).
-  bool uses_avx512() const noexcept { return avx512_; }
-  // Off forces the scalar routine (tests compare the two); on takes AVX-512
-  // where the CPU has it.
-  void use_avx512(bool on) noexcept { avx512_ = on && cpu_has_avx512dq(); }
+  // The body hash_bulk runs (the answer is the same bits whichever it is).
+  Isa isa() const noexcept { return isa_; }
+  // The widest body hash_bulk may run: it runs the widest of those the CPU
+  // has (baseline forces the scalar routine; tests and benchmarks compare).
+  void use_isa(Isa widest) noexcept { isa_ = widest_isa(widest); }
 
  private:
+  // The widest body up to `widest` that the CPU runs (AVX-512 needs DQ's
+  // 64-bit multiply).
+  static Isa widest_isa(Isa widest) noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-  // hash_bulk where the CPU has AVX-512: the keys in groups of eight from the
+    if (widest >= Isa::avx512 && cpu_has_avx512dq()) return Isa::avx512;
+    if (widest >= Isa::avx2 && cpu_has_avx2()) return Isa::avx2;
+#endif
+    (void)widest;
+    return Isa::baseline;
+  }
+
+#if AGEBLOOM_INTRINSICS_DISPATCH
+  // hash_bulk with a vector body of Group lanes: the keys in groups from the
   // start, each group that shares one length from 4 to 16 bytes hashed
-  // together, runs of other groups (and the tail) one key at a time by
-  // hash_each. One length check per group: long keys lose ~5% to it
-  // (agebloom-bench hash/bulk/len:32).
-  void hash_bulk_avx512(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
+  // together by `group_body` (short_keys_avx512::pointers or
+  // short_keys_avx2::pointers), runs of other groups (and the tail) one key at
+  // a time by hash_each. One length check per group: long keys lose ~5% to
+  // it (agebloom-bench hash/bulk/len:32).
+  template <size_t Group, class Body>
+  void hash_groups(Body group_body, const void* const* keys, const size_t* lengths, size_t n,
+                   KeyHash* out) const noexcept {
     size_t i = 0;
     while (i < n) {
       size_t j = i;
-      while (j + 8 <= n && !short_keys_avx512::groupable(lengths[j])) j += 8;
-      if (j + 8 > n) j = n;
+      while (j + Group <= n && !short_keys::groupable(lengths[j])) j += Group;
+      if (j + Group > n) j = n;
       if (j > i) {
         hash_each(keys + i, lengths + i, j - i, out + i);
         i = j;
         continue;
       }
-      const size_t done = short_keys_avx512::pointers(keys + i, lengths + i, n - i,
-                                                      {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
-      if (done == 0) hash_each(keys + i, lengths + i, 8, out + i);  // a group of mixed lengths
-      i += done == 0 ? 8 : done;
+      const size_t done = group_body(keys + i, lengths + i, n - i, {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
+      if (done == 0) hash_each(keys + i, lengths + i, Group, out + i);  // a group of mixed lengths
+      i += done == 0 ? Group : done;
     }
   }
   // One key at a time, out of the vector path's loop: inlined into it, the
@@ -157,9 +172,9 @@ class Hasher {
   uint64_t seed_;
   uint64_t flip4to8_;  // short_key_flip(seed_)
   uint64_t flip9to16_low_, flip9to16_high_;  // XXH3_len_9to16_128b's bitflipl and bitfliph
-  bool avx512_;        // hash_bulk's AVX-512 body runs
+  Isa isa_;            // the body hash_bulk runs
 };
-// The AVX-512 body stores {h1, h2} pairs as consecutive words.
+// The vector bodies store {h1, h2} pairs as consecutive words.
 static_assert(sizeof(KeyHash) == 16 && alignof(KeyHash) == 8);
 
 // (h * n) >> 64: maps a uniform 64-bit h onto [0, n) without division.

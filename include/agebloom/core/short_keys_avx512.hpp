@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "agebloom/core/isa.hpp"
+#include "agebloom/core/short_keys.hpp"
 
 #if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again wherever the shifts and vpmuludq
@@ -30,12 +31,7 @@
 
 namespace agebloom::short_keys_avx512 {
 
-// The routines' constants, as xxhash.h 0.8.1 names or writes them.
-inline constexpr uint64_t kPrime64_1 = 0x9E3779B185EBCA87ULL;  // XXH_PRIME64_1
-inline constexpr uint64_t kPrime64_2 = 0xC2B2AE3D27D4EB4FULL;  // XXH_PRIME64_2
-inline constexpr uint64_t kPrime32_2 = 0x85EBCA77ULL;          // XXH_PRIME32_2
-inline constexpr uint64_t kPrimeMx1 = 0x165667919E3779F9ULL;   // XXH_PRIME_MX1, XXH3_avalanche's multiplier
-inline constexpr uint64_t kMix4to8 = 0x9FB21C651E98DF25ULL;    // a literal in XXH3_len_4to8_128b
+using namespace short_keys;  // the routines' constants, Flips, groupable
 
 // XXH_mult64to128(a, m) in eight lanes, from the 32-bit halves a1:a0, m1:m0.
 AGEBLOOM_TARGET_AVX512DQ inline void mul128(__m512i a, __m512i m, __m512i& lo, __m512i& hi) noexcept {
@@ -105,22 +101,12 @@ AGEBLOOM_TARGET_AVX512DQ inline void len9to16(__m512i first, __m512i last, uint6
   store_pairs(avalanche(hlo), avalanche(hhi), out);
 }
 
-// The key lengths hashed in groups of eight: XXH3's two short routines.
-constexpr bool groupable(size_t len) noexcept { return len - 4 <= 16 - 4; }
-
 // Eight lanes from v[0..8), element i = v[i]. Built by inserts, not a load:
 // the values were just stored one by one, and a 64-byte load spanning eight
 // narrower stores cannot be forwarded from the store buffer.
 AGEBLOOM_TARGET_AVX512DQ inline __m512i lanes(const long long (&v)[8]) noexcept {
   return _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0]);
 }
-
-// The seed's constants the routines XOR in (Hasher computes them once).
-struct Flips {
-  uint64_t len4to8;        // XXH3_len_4to8_128b's bitflip, with the seed's byte swap
-  uint64_t len9to16_low;   // XXH3_len_9to16_128b's bitflipl
-  uint64_t len9to16_high;  // and its bitfliph
-};
 
 // hash_bulk's groups of eight keys that all have one length from 4 to 16:
 // each key's first and last four (or eight) bytes read through its pointer
