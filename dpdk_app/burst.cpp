@@ -68,10 +68,13 @@ bool malformed(const rte_mbuf* m) {
 }
 
 // Stage 1 for one key mode, fixed at compile time so the common frame's path
-// is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path
-// and hashed at its constant key length; everything else (click and packet
-// always, every mode under --vlan-in-key) goes through the general walk. Both give the same key and hash (tests/packet
-// and tests/core check each half).
+// is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path,
+// its key kept as words, and the burst's fast keys hashed together after the
+// loop at their constant length (Hasher::fixed_bulk: four at a time with
+// AVX2, 30 -> ~10 instructions per key); everything else (click and packet
+// always, every mode under --vlan-in-key) goes through the general walk and is
+// hashed in the loop. Both give the same key and hash (tests/packet and
+// tests/core check each half).
 template <pk::KeyMode Mode>
 uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
                         const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
@@ -87,7 +90,11 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
   uint64_t no_ts = 0, regressions = 0;
   uint16_t k = 0;
   uint64_t bad = 0;  // malformed mbufs, bit i = pkts[i]
+  uint64_t walked = 0;  // keyed packets the walk keyed and hashed, bit j = keyed packet j
   static_assert(kBurst <= 64, "one bit per packet of a burst");
+  // The fast path's keys, keyed packet j's bytes [0, 8) and [8, 16): the hash
+  // reads them after the loop, when their stores have long retired.
+  uint64_t first[kBurst], second[kBurst];
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
@@ -109,16 +116,18 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
       continue;
     }
     pk::Result r;
-    ab::KeyHash h;
     if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
-      h = hasher.fixed<kFastKeyBytes>(key.bytes);
+      __builtin_memcpy(&first[k], key.bytes, 8);  // within the parser's own stores: forwarded
+      if constexpr (kFastKeyBytes > 8) __builtin_memcpy(&second[k], key.bytes + 8, 8);
     } else {
       r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
       if (!r.ok()) {
         st.reasons[static_cast<size_t>(r.reason)].add(1);
         continue;
       }
-      h = hasher(key.bytes, key.length);
+      out.hash[k] = hasher(key.bytes, key.length);
+      walked |= uint64_t{1} << k;
+      first[k] = second[k] = 0;  // hashed with the rest, the result discarded
     }
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
@@ -139,10 +148,17 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
       out.penalty_fn[k] = fn;
     }
     out.time[k] = clock;
-    out.hash[k] = h;
     out.at[k++] = i;
   }
   out.k = k;
+  if (fast && walked == 0) {
+    hasher.fixed_bulk<kFastKeyBytes>(first, second, k, out.hash);
+  } else if (fast && k != 0) {  // a burst with frames off the fast path: their hashes stay
+    ab::KeyHash fast_hash[kBurst];
+    hasher.fixed_bulk<kFastKeyBytes>(first, second, k, fast_hash);
+    for (uint16_t j = 0; j < k; ++j)
+      if (!((walked >> j) & 1)) out.hash[j] = fast_hash[j];
+  }
   clock_ns = clock;
   if (regressions) st.time_regressions.add(regressions);
   if (no_ts) st.no_timestamp.add(no_ts);

@@ -176,7 +176,7 @@ class Rig final : public Live {
  public:
   // filter: a dedup_fwd --filter name; empty for the 5tswap baseline.
   // mode: dedup_fwd's --key (the one live Rig's, in g_app). widest: the
-  // widest instruction set the filter's bulk body may use (the filters'
+  // widest instruction set the filter's bulk body and the hash may use (their
   // use_isa; dedup_fwd allows them all).
   explicit Rig(const std::string& filter, pk::KeyMode mode = pk::KeyMode::src_ip, Isa widest = Isa::avx512) {
     pool_ = rte_pktmbuf_pool_create("pipeline_bench", kPackets, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -225,6 +225,7 @@ class Rig final : public Live {
       return;
     }
     w.filter.use_isa(widest);
+    hasher_.use_isa(widest);
     // Steady state: every segment rotated at least once.
     for (uint64_t done = 0; done < 2 * kWindow + kWindow / 16; done += kPackets) {
       refill();
@@ -295,6 +296,7 @@ class Rig final : public Live {
   const std::string& error() const { return error_; }
   const df::LcoreStats& stats() const { return stats_; }
   const dedup::DedupFilter& filter() const { return worker_.filter; }
+  const Hasher& hasher() const { return hasher_; }
 
  private:
   // Stage 1 over burst b. Every frame here is one whole segment: none is
@@ -311,7 +313,7 @@ class Rig final : public Live {
   df::LcoreStats stats_;
   pk::Key key_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(df::kScratchBytes);
-  const Hasher hasher_{kHashSeed};
+  Hasher hasher_{kHashSeed};
   pk::KeyOptions click_;
   uint64_t clock_ns_ = 0;
   uint64_t next_source_ = 0;
@@ -405,7 +407,7 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   st.counters["dup_rate"] = keyed ? static_cast<double>(s.duplicates.get() - dup0) / keyed : 0.0;
   st.counters["bits_per_item"] = r.filter().bits_per_item();
   st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + ") isa=" + isa_name(r.filter().isa()) +
-              "; burst 32");
+              " hash=" + isa_name(r.hasher().isa()) + "; burst 32");
 }
 
 // The stages of dedup_fwd's burst code before the split, for the per-stage
@@ -442,10 +444,11 @@ void register_pipeline() {
     const char* key;
     pk::KeyMode mode;
     const char* filter;
-    Isa widest = Isa::avx512;  // what the filter's bulk body may use: all but the "-baseline-isa" cases
+    Isa widest = Isa::avx512;  // what the filter's bulk body and the hash may use: all but the "-baseline-isa" cases
   };
   // auto, and both one-line layouts it chooses between, by name; auto again
-  // with its bulk body's baseline build, so one run shows what AVX2 buys.
+  // with its bulk body's and the hash's baseline builds, so one run shows what
+  // AVX2 buys.
   for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
                        Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::baseline},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},

@@ -88,6 +88,28 @@ class Hasher {
     }
   }
 
+  // fixed<N> of n keys held as little-endian words: key i's bytes [0, 8) in
+  // first[i] and, for N > 8, its bytes [8, 16) in second[i] (second may be
+  // null for N <= 8; bytes past N are ignored). A packet parser's keys of
+  // constant length, hashed after the whole burst is parsed: with AVX2, four
+  // keys at a time straight from the arrays (dedup_fwd's stage 1).
+  template <size_t N>
+  void fixed_bulk(const uint64_t* first, const uint64_t* second, size_t n, KeyHash* out) const noexcept {
+    static_assert(N >= 4 && N <= 16, "keys of 4 to 16 bytes");
+    size_t i = 0;
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    // Every CPU with AVX-512 has AVX2: this body serves both.
+    if (isa_ != Isa::baseline)
+      i = short_keys_avx2::words<N>(first, second, n, {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[0].h1);
+#endif
+    for (; i < n; ++i) {
+      uint8_t key[16];
+      __builtin_memcpy(key, &first[i], 8);
+      if constexpr (N > 8) __builtin_memcpy(key + 8, &second[i], 8);
+      out[i] = fixed<N>(key);
+    }
+  }
+
   // The first stage of every bulk path: hash the whole burst, so the filter's
   // prefetch can run ahead on positions before any probe. With AVX-512 (AVX2),
   // each group of eight (four) keys of one length from 4 to 16 bytes is

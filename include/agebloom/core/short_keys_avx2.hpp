@@ -140,6 +140,35 @@ AGEBLOOM_TARGET_AVX2 inline size_t pointers(const void* const* keys, const size_
   return i;
 }
 
+// Hasher::fixed_bulk's groups of four keys of N bytes held as little-endian
+// words (key i's bytes [0, 8) in first[i], [8, 16) in second[i] where N > 8):
+// the lanes are loads, with no pointer to follow and nothing to insert. A
+// caller fills the words for a whole burst before hashing it, so these loads
+// meet stores long retired. Returns how many keys it hashed (n rounded down
+// to a multiple of four).
+template <size_t N>
+AGEBLOOM_TARGET_AVX2 inline size_t words(const uint64_t* first, const uint64_t* second, size_t n, const Flips& flips,
+                                         uint64_t* out) noexcept {
+  static_assert(N >= 4 && N <= 16, "XXH3's short routines");
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256i f = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(first + i));
+    if constexpr (N <= 8) {
+      // The first four bytes, and the last four (bytes N - 4 .. N) above them.
+      const __m256i input = _mm256_or_si256(_mm256_and_si256(f, splat(0xFFFFFFFF)),
+                                            _mm256_slli_epi64(_mm256_srli_epi64(f, 8 * (N - 4)), 32));
+      len4to8(input, N, flips.len4to8, out + 2 * i);
+    } else {
+      // The last eight bytes (N - 8 .. N) straddle the two words unless N = 16.
+      const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(second + i));
+      __m256i last = s;
+      if constexpr (N < 16) last = _mm256_or_si256(_mm256_srli_epi64(f, 8 * (N - 8)), _mm256_slli_epi64(s, 64 - 8 * (N - 8)));
+      len9to16(f, last, N, flips.len9to16_low, flips.len9to16_high, out + 2 * i);
+    }
+  }
+  return i;
+}
+
 }  // namespace agebloom::short_keys_avx2
 
 #endif  // AGEBLOOM_INTRINSICS_DISPATCH
