@@ -71,7 +71,8 @@ bool malformed(const rte_mbuf* m) {
 // is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path,
 // its key kept as words, and the burst's fast keys hashed together after the
 // loop at their constant length (Hasher::fixed_bulk: four at a time with
-// AVX2, 30 -> ~10 instructions per key); everything else (click and packet
+// AVX2; src-ip's hash stage 49.5 -> 34.8 instructions per packet,
+// docs/PERFORMANCE.md); everything else (click and packet
 // always, every mode under --vlan-in-key) goes through the general walk and is
 // hashed in the loop. Both give the same key and hash (tests/packet and
 // tests/core check each half).
@@ -92,9 +93,10 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
   uint64_t bad = 0;  // malformed mbufs, bit i = pkts[i]
   uint64_t walked = 0;  // keyed packets the walk keyed and hashed, bit j = keyed packet j
   static_assert(kBurst <= 64, "one bit per packet of a burst");
-  // The fast path's keys, keyed packet j's bytes [0, 8) and [8, 16): the hash
-  // reads them after the loop, when their stores have long retired.
-  uint64_t first[kBurst], second[kBurst];
+  // The fast path's keys, keyed packet j's bytes [0, 8) and [8, 16), hashed
+  // after the loop; and the walk's hashes, kept aside from that hash's stores
+  // ({h1, h2} of keyed packet j at 2j).
+  uint64_t first[kBurst], second[kBurst], walk_hash[2 * kBurst];
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
@@ -125,9 +127,12 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
         st.reasons[static_cast<size_t>(r.reason)].add(1);
         continue;
       }
-      out.hash[k] = hasher(key.bytes, key.length);
+      const ab::KeyHash h = hasher(key.bytes, key.length);
+      out.hash[k] = h;
+      walk_hash[2 * k] = h.h1;
+      walk_hash[2 * k + 1] = h.h2;
       walked |= uint64_t{1} << k;
-      first[k] = second[k] = 0;  // hashed with the rest, the result discarded
+      first[k] = second[k] = 0;  // hashed with the rest below, the result replaced
     }
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
@@ -151,13 +156,12 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
     out.at[k++] = i;
   }
   out.k = k;
-  if (fast && walked == 0) {
+  if (fast && k != 0) {
     hasher.fixed_bulk<kFastKeyBytes>(first, second, k, out.hash);
-  } else if (fast && k != 0) {  // a burst with frames off the fast path: their hashes stay
-    ab::KeyHash fast_hash[kBurst];
-    hasher.fixed_bulk<kFastKeyBytes>(first, second, k, fast_hash);
-    for (uint16_t j = 0; j < k; ++j)
-      if (!((walked >> j) & 1)) out.hash[j] = fast_hash[j];
+    for (uint64_t w = walked; w != 0; w &= w - 1) {  // the frames the walk keyed keep their hash
+      const unsigned j = static_cast<unsigned>(__builtin_ctzll(w));
+      out.hash[j] = ab::KeyHash{walk_hash[2 * j], walk_hash[2 * j + 1]};
+    }
   }
   clock_ns = clock;
   if (regressions) st.time_regressions.add(regressions);

@@ -229,10 +229,12 @@ TEST(DedupFwd, GoldenEveryKeyModeEqualsReplay) {
 }
 
 // Stage 1 keys untagged IPv4 on its fast path and hashes those keys together
-// after the burst (Hasher::fixed_bulk); a VLAN-tagged frame goes through the
-// general walk, which hashes it in the loop. Bursts that mix the two must keep
-// each packet's own hash: the same sources arrive tagged and untagged (the
-// same key without --vlan-in-key), at random, in every burst.
+// after the burst (Hasher::fixed_bulk); other frames go through the general
+// walk, which hashes them in the loop. Bursts that mix them must keep each
+// packet's own hash: the same sources arrive tagged and untagged (the same key
+// without --vlan-in-key), IPv6 sources (longer keys, walk only) among them,
+// and unparsed ARP frames that take no key, so a keyed packet's index in the
+// burst and among the keyed differ.
 TEST(DedupFwd, GoldenFastAndWalkedFramesInOneBurstEqualReplay) {
   std::mt19937 rng(21);
   std::vector<Frame> frames;
@@ -240,11 +242,29 @@ TEST(DedupFwd, GoldenFastAndWalkedFramesInOneBurstEqualReplay) {
   for (unsigned i = 0; i < 900; ++i) {
     Frame f;
     f.ts_us = ts += 10;
-    f.bytes = ipv4(0x0a000000 | (rng() % 60), 0xc0a80000 | (rng() % 3), 17,
-                   static_cast<uint16_t>(5000 + rng() % 2), 53, "q");  // 60 sources, 360 flows
-    if (rng() % 3 == 0) {  // an 802.1Q tag after the MACs: the walk's frame
-      const uint8_t tag[] = {0x81, 0x00, 0x00, static_cast<uint8_t>(1 + rng() % 4)};
-      f.bytes.insert(f.bytes.begin() + 12, tag, tag + 4);
+    const unsigned kind = rng() % 6;
+    if (kind == 0) {  // ARP: no key in any mode
+      f.bytes = ethernet(0x0806);
+      f.bytes.resize(42, static_cast<uint8_t>(i));
+    } else if (kind == 1) {  // IPv6 + UDP: 20 sources, 3 destinations, 2 ports
+      f.bytes = ethernet(0x86dd);
+      f.bytes.insert(f.bytes.end(), {0x60, 0, 0, 0, 0, 9, 17, 64});  // payload 8 + 1 bytes, UDP
+      for (const uint8_t last : {static_cast<uint8_t>(rng() % 20), static_cast<uint8_t>(100 + rng() % 3)}) {
+        f.bytes.insert(f.bytes.end(), {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        f.bytes.push_back(last);
+      }
+      put16(f.bytes, static_cast<uint16_t>(5000 + rng() % 2));
+      put16(f.bytes, 53);
+      put16(f.bytes, 9);
+      put16(f.bytes, 0);
+      f.bytes.push_back('q');
+    } else {
+      f.bytes = ipv4(0x0a000000 | (rng() % 60), 0xc0a80000 | (rng() % 3), 17,
+                     static_cast<uint16_t>(5000 + rng() % 2), 53, "q");  // 60 sources, 360 flows
+      if (kind == 2) {  // an 802.1Q tag after the MACs: the walk's frame
+        const uint8_t tag[] = {0x81, 0x00, 0x00, static_cast<uint8_t>(1 + rng() % 4)};
+        f.bytes.insert(f.bytes.begin() + 12, tag, tag + 4);
+      }
     }
     frames.push_back(f);
   }

@@ -143,9 +143,10 @@ AGEBLOOM_TARGET_AVX2 inline size_t pointers(const void* const* keys, const size_
 // Hasher::fixed_bulk's groups of four keys of N bytes held as little-endian
 // words (key i's bytes [0, 8) in first[i], [8, 16) in second[i] where N > 8):
 // the lanes are loads, with no pointer to follow and nothing to insert. A
-// caller fills the words for a whole burst before hashing it, so these loads
-// meet stores long retired. Returns how many keys it hashed (n rounded down
-// to a multiple of four).
+// caller fills the words for a whole burst before hashing it, so most of
+// these loads meet stores already written to the cache (a 32-byte load over
+// four 8-byte stores still in the store buffer would wait for them). Returns
+// how many keys it hashed (n rounded down to a multiple of four).
 template <size_t N>
 AGEBLOOM_TARGET_AVX2 inline size_t words(const uint64_t* first, const uint64_t* second, size_t n, const Flips& flips,
                                          uint64_t* out) noexcept {
