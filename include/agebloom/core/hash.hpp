@@ -47,9 +47,7 @@ class Hasher {
   // made at compile time keeps the scalar routine).
   constexpr explicit Hasher(uint64_t seed = 0) noexcept
       : seed_(seed),
-        flip4to8_(short_key_flip(seed)),
-        flip9to16_low_((secret64(32) ^ secret64(40)) - seed),
-        flip9to16_high_((secret64(48) ^ secret64(56)) + seed),
+        flips_{short_key_flip(seed), (secret64(32) ^ secret64(40)) - seed, (secret64(48) ^ secret64(56)) + seed},
         isa_(std::is_constant_evaluated() ? Isa::baseline : widest_isa(Isa::avx512)) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
@@ -74,7 +72,7 @@ class Hasher {
     if constexpr (N >= 4 && N <= 8) {
       // XXH3_len_4to8_128b with the bitflip precomputed, from xxhash.h's own pieces.
       const auto* p = static_cast<const uint8_t*>(key);
-      const uint64_t keyed = (XXH_readLE32(p) + (uint64_t{XXH_readLE32(p + N - 4)} << 32)) ^ flip4to8_;
+      const uint64_t keyed = (XXH_readLE32(p) + (uint64_t{XXH_readLE32(p + N - 4)} << 32)) ^ flips_.len4to8;
       XXH128_hash_t m = XXH_mult64to128(keyed, XXH_PRIME64_1 + (N << 2));
       m.high64 += m.low64 << 1;
       m.low64 ^= m.high64 >> 3;
@@ -100,7 +98,7 @@ class Hasher {
 #if AGEBLOOM_INTRINSICS_DISPATCH
     // Every CPU with AVX-512 has AVX2: this body serves both.
     if (isa_ != Isa::baseline)
-      i = short_keys_avx2::words<N>(first, second, n, {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[0].h1);
+      i = short_keys_avx2::words<N>(first, second, n, flips_, &out[0].h1);
 #endif
     for (; i < n; ++i) {
       uint8_t key[16];
@@ -146,7 +144,7 @@ class Hasher {
   // together by `group_body` (short_keys_avx512::pointers or
   // short_keys_avx2::pointers), runs of other groups (and the tail) one key at
   // a time by hash_each. One length check per group: long keys lose ~5% to
-  // it (agebloom-bench hash/bulk/len:32).
+  // it with groups of eight, ~8% with four (agebloom-bench hash/bulk/len:32).
   template <size_t Group, class Body>
   void hash_groups(Body group_body, const void* const* keys, const size_t* lengths, size_t n,
                    KeyHash* out) const noexcept {
@@ -160,7 +158,7 @@ class Hasher {
         i = j;
         continue;
       }
-      const size_t done = group_body(keys + i, lengths + i, n - i, {flip4to8_, flip9to16_low_, flip9to16_high_}, &out[i].h1);
+      const size_t done = group_body(keys + i, lengths + i, n - i, flips_, &out[i].h1);
       if (done == 0) hash_each(keys + i, lengths + i, Group, out + i);  // a group of mixed lengths
       i += done == 0 ? Group : done;
     }
@@ -192,8 +190,10 @@ class Hasher {
   }
 
   uint64_t seed_;
-  uint64_t flip4to8_;  // short_key_flip(seed_)
-  uint64_t flip9to16_low_, flip9to16_high_;  // XXH3_len_9to16_128b's bitflipl and bitfliph
+  // What XXH3's short routines XOR in, from the seed alone: len4to8 is
+  // short_key_flip(seed_), len9to16_low and _high XXH3_len_9to16_128b's
+  // bitflipl and bitfliph.
+  short_keys::Flips flips_;
   Isa isa_;            // the body hash_bulk runs
 };
 // The vector bodies store {h1, h2} pairs as consecutive words.
