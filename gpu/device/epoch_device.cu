@@ -3,8 +3,11 @@
 // with the clearing of the segments the batch rotates into between the
 // verdicts and the inserts; insert-on-miss repeats the first two (and the
 // unstamping) until the verdicts stop changing.
+#include <cub/device/device_radix_sort.cuh>
+
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "device/epoch_device.cuh"
@@ -32,12 +35,13 @@ __device__ void write_warp_bits(uint32_t* out, uint64_t base, uint32_t mask) {
 
 // Grid-stride loops step by whole warps so every lane of a warp takes part in
 // each __ballot_sync (lanes past n vote false). head: APBF's newest slice.
-template <class Family>
+// L: the guarded epoch layout the kernel is made for (-1: any; APBF).
+template <class Family, int L>
 __global__ void contains_kernel(typename Family::Ref f, uint32_t head, const KeyHash* keys, uint64_t n,
                                 uint32_t* out) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - threadIdx.x % 32 < n; i += stride) {
-    const bool v = i < n && Family::contains(f, keys[i], head);
+    const bool v = i < n && Family::template contains<L>(f, keys[i], head);
     const uint32_t mask = __ballot_sync(0xffffffffu, v);
     if (threadIdx.x % 32 == 0) write_warp_bits(out, i, mask);
   }
@@ -76,10 +80,84 @@ __global__ void insert_kernel(typename Family::Ref f, BatchPlan p, const KeyHash
     Family::insert(f, p, keys, first, fbits, i, skip, skip_base, insert);
 }
 
+// The one-line layout line by line (line_replay.hpp). 1: each packet's line
+// and index, the pairs the radix sort orders.
+__global__ void line_key_kernel(GuardedEpochRef f, const KeyHash* keys, uint64_t n, uint32_t* line,
+                                uint32_t* index) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    line[i] = line_key(f, keys, i);
+    index[i] = static_cast<uint32_t>(i);
+  }
+}
+
+// 2: the thread at the head of each line's run (sorted[t - 1] differs)
+// replays the run; runs are short (about batch / lines packets), so the
+// threads that find no head cost a load and a compare.
+__global__ void line_replay_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, const uint32_t* sorted,
+                                   const uint32_t* index, const uint32_t* skip, uint64_t skip_base, uint8_t* seen,
+                                   LineWriteBack wb) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t t = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < p.count; t += stride) {
+    const uint32_t line = sorted[t];
+    if (t > 0 && sorted[t - 1] == line) continue;
+    uint32_t len = 1;
+    while (t + len < p.count && sorted[t + len] == line) ++len;
+    replay_line(f, p, keys, index + t, len, skip, skip_base, seen, wb);
+  }
+}
+
+// 4 (insert-always, when the batch rotates): the clears on untouched lines.
+__global__ void clear_untouched_kernel(GuardedEpochRef f, uint64_t cleared, uint8_t* touched) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t line = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; line < f.segment_words; line += stride)
+    clear_untouched(f, line, cleared, touched);
+}
+
+// 3: the verdict bytes as bits of out, a warp's 32 at a time.
+__global__ void pack_verdicts_kernel(const uint8_t* seen, uint64_t n, uint32_t* out, uint64_t out_base) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i - threadIdx.x % 32 < n; i += stride) {
+    const uint32_t mask = __ballot_sync(0xffffffffu, i < n && seen[i] != 0);
+    if (threadIdx.x % 32 == 0) write_warp_bits(out, out_base + i, mask);
+  }
+}
+
+// Zeroes lanes `slots` (bit s: lane s) of every line, a thread per line: one
+// pass over the lines for all the batch's rotations, where a 2D memset per
+// lane (8-byte rows, 64-byte pitch) measured slower than the inserts.
+__global__ void clear_lanes_kernel(GuardedEpochRef f, uint64_t slots) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t line = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; line < f.segment_words; line += stride)
+    for (uint64_t m = slots; m != 0; m &= m - 1) *f.word(placement::lowest_bit(m), line) = 0;
+}
+
+// The slots a batch clears, as a mask.
+uint64_t cleared_slots(const BatchPlan& p, uint32_t slots) {
+  uint64_t m = 0;
+  for (uint32_t s = 0; s < slots; ++s)
+    if (p.keep_end[s] != BatchPlan::kNever) m |= uint64_t{1} << s;
+  return m;
+}
+
 uint32_t slots_of(const EpochShape& s) { return s.segments; }
 uint32_t slots_of(const ApbfShape& s) { return s.segments(); }
 
 }  // namespace
+
+cudaError_t GuardedEpochFamily::clear(const GuardedEpochRef& r, uint64_t slots, cudaStream_t stream) {
+  if (slots == 0) return cudaSuccess;
+  if (r.word_stride != 1) {
+    clear_lanes_kernel<<<grid_for(r.segment_words), kThreads, 0, stream>>>(r, slots);
+    return cudaGetLastError();
+  }
+  for (uint32_t s = 0; s < r.segments; ++s)
+    if ((slots >> s) & 1u)
+      if (cudaError_t e = cudaMemsetAsync(r.word(s, 0), 0, r.segment_words * sizeof(uint64_t), stream);
+          e != cudaSuccess)
+        return e;
+  return cudaSuccess;
+}
 
 template <class Family>
 uint32_t EpochDevice<Family>::slots() const noexcept {
@@ -101,9 +179,98 @@ GpuStatus EpochDevice<Family>::create_shape(const Expected<Shape>& shape, EpochD
   AGEBLOOM_CUDA_TRY(cudaMemset(d.base_, 0, d.shape_.bytes));
   d.state_ = d.shape_.initial_state();
   d.ref_ = d.shape_.at(d.base_);
+  if constexpr (Family::kByLine) {
+    if (d.shape_.ref.layout == SegmentLayout::lanes) {
+      AGEBLOOM_GPU_TRY(d.replay_by_line(true));
+      out = static_cast<EpochDevice&&>(d);
+      return {};
+    }
+  }
   AGEBLOOM_GPU_TRY(d.reserve_first_setters());
   out = static_cast<EpochDevice&&>(d);
   return {};
+}
+
+template <class Family>
+GpuStatus EpochDevice<Family>::replay_by_line(bool on) {
+  if (!on) {
+    if (first_ == nullptr) AGEBLOOM_GPU_TRY(reserve_first_setters());
+    by_line_ = false;
+    return {};
+  }
+  if constexpr (Family::kByLine) {
+    if (shape_.ref.layout == SegmentLayout::lanes) {
+      if (line_seen_ == nullptr) AGEBLOOM_GPU_TRY(reserve_line_buffers());
+      by_line_ = true;
+      return {};
+    }
+  }
+  return gpu_error(GpuErrc::unsupported);
+}
+
+// Line by line: batches of at most 2^25 packets (17 bytes each here, and the
+// sort's scratch), fewer where device memory is short; the sort looks at the
+// bits a line number can have.
+template <class Family>
+GpuStatus EpochDevice<Family>::reserve_line_buffers() {
+  if constexpr (Family::kByLine) {
+    size_t free_b = 0, total_b = 0;
+    AGEBLOOM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    constexpr uint64_t kPerPacket = 4 * sizeof(uint32_t) + 1;
+    const uint64_t cap = std::max<uint64_t>(std::min<uint64_t>(uint64_t{1} << 25, free_b / 4 / kPerPacket), 1024);
+    const uint64_t lines = shape_.ref.segment_words;
+    int bits = 1;
+    while (bits < 32 && (uint64_t{1} << bits) < lines) ++bits;
+    line_key_bits_ = bits;
+    for (int b = 0; b < 2; ++b) {
+      AGEBLOOM_CUDA_TRY(cudaMalloc(&line_keys_[b], cap * sizeof(uint32_t)));
+      AGEBLOOM_CUDA_TRY(cudaMalloc(&line_index_[b], cap * sizeof(uint32_t)));
+    }
+    AGEBLOOM_CUDA_TRY(cudaMalloc(&line_seen_, cap));
+    AGEBLOOM_CUDA_TRY(cudaMalloc(&line_touched_, lines));
+    AGEBLOOM_CUDA_TRY(cudaMemset(line_touched_, 0, lines));
+    size_t temp = 0;
+    AGEBLOOM_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp, line_keys_[0], line_keys_[1], line_index_[0],
+                                                      line_index_[1], static_cast<int>(cap), 0, line_key_bits_));
+    AGEBLOOM_CUDA_TRY(cudaMalloc(&sort_temp_, temp));
+    sort_temp_bytes_ = temp;
+    line_cap_ = cap;
+    return {};
+  } else {
+    return gpu_error(GpuErrc::unsupported);
+  }
+}
+
+template <class Family>
+GpuStatus EpochDevice<Family>::line_verdicts(const BatchPlan& p, const KeyHash* k, const uint32_t* skip,
+                                             uint64_t skip_base, uint32_t* out, uint64_t out_base,
+                                             LineWriteBack wb, cudaStream_t stream) {
+  if constexpr (Family::kByLine) {
+    line_key_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, k, p.count, line_keys_[0], line_index_[0]);
+    AGEBLOOM_LAUNCH_TRY();
+    size_t temp = sort_temp_bytes_;
+    AGEBLOOM_CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp_, temp, line_keys_[0], line_keys_[1],
+                                                      line_index_[0], line_index_[1], static_cast<int>(p.count), 0,
+                                                      line_key_bits_, stream));
+    line_replay_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, line_keys_[1], line_index_[1], skip,
+                                                                   skip_base, line_seen_, wb);
+    AGEBLOOM_LAUNCH_TRY();
+    pack_verdicts_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(line_seen_, p.count, out, out_base);
+    AGEBLOOM_LAUNCH_TRY();
+    return {};
+  } else {
+    return gpu_error(GpuErrc::unsupported);
+  }
+}
+
+template <class Family>
+uint32_t EpochDevice<Family>::batch_epochs(bool stamps) const noexcept {
+  return stamps && !by_line_ && Family::kStampsPerEpoch ? first_arrays_ : slots();
+}
+
+template <class Family>
+uint64_t EpochDevice<Family>::batch_packets(uint64_t remaining) const noexcept {
+  return by_line_ ? std::min(remaining, line_cap_) : remaining;
 }
 
 template <class Family>
@@ -130,7 +297,20 @@ GpuStatus EpochDevice<Family>::contains_async(const KeyHash* keys, size_t n, uin
                                               cudaStream_t stream) const {
   if (n == 0) return {};
   if (keys == nullptr || out == nullptr) return gpu_error(GpuErrc::bad_argument);
-  contains_kernel<Family><<<grid_for(n), kThreads, 0, stream>>>(ref_, state_.current, keys, n, out);
+  // One kernel per guarded epoch layout (GuardedEpochRef::contains_as).
+  auto launch = [&](auto layout) {
+    contains_kernel<Family, decltype(layout)::value><<<grid_for(n), kThreads, 0, stream>>>(ref_, state_.current, keys,
+                                                                                            n, out);
+  };
+  if constexpr (Family::kByLine) {
+    switch (ref_.layout) {
+      case SegmentLayout::lanes: launch(std::integral_constant<int, int(SegmentLayout::lanes)>{}); break;
+      case SegmentLayout::blocked: launch(std::integral_constant<int, int(SegmentLayout::blocked)>{}); break;
+      case SegmentLayout::flat: launch(std::integral_constant<int, int(SegmentLayout::flat)>{}); break;
+    }
+  } else {
+    launch(std::integral_constant<int, -1>{});
+  }
   AGEBLOOM_LAUNCH_TRY();
   return {};
 }
@@ -163,23 +343,37 @@ GpuStatus EpochDevice<Family>::run_batches(const KeyHash* keys, size_t n, uint32
   if (n == 0) return {};
   if (keys == nullptr) return gpu_error(GpuErrc::bad_argument);
   const uint64_t fbits = shape_.segment_bits();
-  const uint32_t max_epochs = out != nullptr && Family::kStampsPerEpoch ? first_arrays_ : slots();
+  const uint32_t max_epochs = batch_epochs(out != nullptr);
+  const bool stamps = out != nullptr && !by_line_;
   batches_ = 0;
   rounds_ = 0;
   for (uint64_t done = 0; done < n; ++batches_) {
-    const BatchPlan p =
-        Family::plan(state_, shape_, ref_, timed ? now + done : nullptr, nullptr, 0, n - done, max_epochs);
+    const BatchPlan p = Family::plan(state_, shape_, ref_, timed ? now + done : nullptr, nullptr, 0,
+                                     out != nullptr ? batch_packets(n - done) : n - done, max_epochs);
     const KeyHash* k = keys + done;
-    if (out != nullptr) {
+    const uint64_t cleared = cleared_slots(p, slots());
+    if (by_line_ && out != nullptr) {
+      // Verdicts, inserts and the touched lines' clears in the line pass;
+      // then the other lines' clears (line_replay.hpp, step 3).
+      AGEBLOOM_GPU_TRY(line_verdicts(p, k, nullptr, 0, out, done, {cleared, line_touched_}, stream));
+      if constexpr (Family::kByLine) {
+        if (cleared != 0) {
+          clear_untouched_kernel<<<grid_for(ref_.segment_words), kThreads, 0, stream>>>(ref_, cleared, line_touched_);
+          AGEBLOOM_LAUNCH_TRY();
+        }
+      }
+      done += p.count;
+      continue;
+    }
+    if (stamps) {
       first_setter_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, nullptr, 0);
       AGEBLOOM_LAUNCH_TRY();
       verdict_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done);
       AGEBLOOM_LAUNCH_TRY();
     }
-    for (uint32_t s = 0; s < slots(); ++s)
-      if (p.keep_end[s] != BatchPlan::kNever) AGEBLOOM_CUDA_TRY(Family::clear(ref_, s, stream));
+    AGEBLOOM_CUDA_TRY(Family::clear(ref_, cleared, stream));
     insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(
-        ref_, p, k, out != nullptr ? first_ : nullptr, fbits, nullptr, 0, true);
+        ref_, p, k, stamps ? first_ : nullptr, fbits, nullptr, 0, true);
     AGEBLOOM_LAUNCH_TRY();
     done += p.count;
   }
@@ -200,7 +394,7 @@ GpuStatus EpochDevice<Family>::test_or_insert(const KeyHash* keys, size_t n, uin
   if (keys == nullptr || out == nullptr || (timed && now == nullptr) || n > (uint64_t{1} << 31))
     return gpu_error(GpuErrc::bad_argument);
   const uint64_t fbits = shape_.segment_bits();
-  const uint32_t max_epochs = Family::kStampsPerEpoch ? first_arrays_ : slots();
+  const uint32_t max_epochs = batch_epochs(true);
   const size_t words = (n + 31) / 32;
   std::vector<uint32_t> seen(words, 0), next(words, 0);  // out's words on the host: the guess, then the answer
   uint32_t* next_dev = nullptr;
@@ -218,32 +412,37 @@ GpuStatus EpochDevice<Family>::test_or_insert(const KeyHash* keys, size_t n, uin
     const KeyHash* k = keys + done;
     for (bool changed = true; changed; ++rounds_) {
       st = state_;
-      p = Family::plan(st, shape_, ref_, timed ? now + done : nullptr, seen.data(), done, n - done, max_epochs);
+      p = Family::plan(st, shape_, ref_, timed ? now + done : nullptr, seen.data(), done, batch_packets(n - done),
+                       max_epochs);
       const uint64_t w0 = done / 32, w1 = (done + p.count + 31) / 32;
-      first_setter_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done);
-      AGEBLOOM_LAUNCH_TRY();
       AGEBLOOM_CUDA_TRY(cudaMemsetAsync(next_dev + w0, 0, (w1 - w0) * sizeof(uint32_t), stream));
-      verdict_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, next_dev, done);
-      AGEBLOOM_LAUNCH_TRY();
-      insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done, false);
-      AGEBLOOM_LAUNCH_TRY();
+      if (by_line_) {
+        AGEBLOOM_GPU_TRY(line_verdicts(p, k, out, done, next_dev, done, {}, stream));
+      } else {
+        first_setter_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done);
+        AGEBLOOM_LAUNCH_TRY();
+        verdict_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, next_dev, done);
+        AGEBLOOM_LAUNCH_TRY();
+        insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, first_, fbits, out, done, false);
+        AGEBLOOM_LAUNCH_TRY();
+      }
       AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(next.data() + w0, next_dev + w0, (w1 - w0) * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost, stream));
       AGEBLOOM_CUDA_TRY(cudaStreamSynchronize(stream));
+      // The batch's verdict bits that changed, a word at a time.
       changed = false;
-      for (uint64_t at = done; at < done + p.count; ++at) {
-        const uint32_t bit = 1u << (at % 32);
-        if ((seen[at / 32] ^ next[at / 32]) & bit) {
-          seen[at / 32] ^= bit;
-          changed = true;
-        }
+      for (uint64_t w = w0; w < w1; ++w) {
+        const uint64_t lo = std::max<uint64_t>(done, w * 32), hi = std::min<uint64_t>(done + p.count, w * 32 + 32);
+        const uint32_t in_batch = static_cast<uint32_t>(((uint64_t{1} << (hi - lo)) - 1) << (lo - w * 32));
+        const uint32_t diff = (seen[w] ^ next[w]) & in_batch;
+        seen[w] ^= diff;
+        changed |= diff != 0;
       }
       if (changed)
         AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(out + w0, seen.data() + w0, (w1 - w0) * sizeof(uint32_t),
                                           cudaMemcpyHostToDevice, stream));
     }
-    for (uint32_t s = 0; s < slots(); ++s)
-      if (p.keep_end[s] != BatchPlan::kNever) AGEBLOOM_CUDA_TRY(Family::clear(ref_, s, stream));
+    AGEBLOOM_CUDA_TRY(Family::clear(ref_, cleared_slots(p, slots()), stream));
     insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, nullptr, fbits, out, done, true);
     AGEBLOOM_LAUNCH_TRY();
     state_ = st;
@@ -270,9 +469,23 @@ void EpochDevice<Family>::release() noexcept {
   // Errors on free cannot be reported from a destructor; the memory is gone either way.
   if (base_ != nullptr) (void)cudaFree(base_);
   if (first_ != nullptr) (void)cudaFree(first_);
+  for (int b = 0; b < 2; ++b) {
+    if (line_keys_[b] != nullptr) (void)cudaFree(line_keys_[b]);
+    if (line_index_[b] != nullptr) (void)cudaFree(line_index_[b]);
+    line_keys_[b] = line_index_[b] = nullptr;
+  }
+  if (line_seen_ != nullptr) (void)cudaFree(line_seen_);
+  if (line_touched_ != nullptr) (void)cudaFree(line_touched_);
+  if (sort_temp_ != nullptr) (void)cudaFree(sort_temp_);
   base_ = nullptr;
   first_ = nullptr;
   first_arrays_ = 0;
+  line_seen_ = nullptr;
+  line_touched_ = nullptr;
+  sort_temp_ = nullptr;
+  sort_temp_bytes_ = 0;
+  line_cap_ = 0;
+  by_line_ = false;
 }
 
 template <class Family>
@@ -283,6 +496,15 @@ void EpochDevice<Family>::swap(EpochDevice& o) noexcept {
   std::swap(ref_, o.ref_);
   std::swap(first_, o.first_);
   std::swap(first_arrays_, o.first_arrays_);
+  std::swap(by_line_, o.by_line_);
+  std::swap(line_keys_, o.line_keys_);
+  std::swap(line_index_, o.line_index_);
+  std::swap(line_seen_, o.line_seen_);
+  std::swap(line_touched_, o.line_touched_);
+  std::swap(sort_temp_, o.sort_temp_);
+  std::swap(sort_temp_bytes_, o.sort_temp_bytes_);
+  std::swap(line_cap_, o.line_cap_);
+  std::swap(line_key_bits_, o.line_key_bits_);
   std::swap(batches_, o.batches_);
   std::swap(rounds_, o.rounds_);
 }

@@ -33,6 +33,7 @@
 #include "device/check.cuh"
 #include "portable/epoch_plan.hpp"
 #include "portable/guarded_epoch_ref.hpp"
+#include "portable/line_replay.hpp"
 #include "agebloom/gpu/replay.hpp"
 #include "portable/replay_steps.hpp"
 
@@ -43,6 +44,7 @@ struct GuardedEpochFamily {
   using Ref = GuardedEpochRef;
   using Shape = EpochShape;
   static constexpr bool kStampsPerEpoch = true;
+  static constexpr bool kByLine = true;  // the one-line layout may replay line by line
 
   static BatchPlan plan(EpochState& st, const Shape& shape, const Ref&, const uint64_t* now, const uint32_t* skip,
                         uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
@@ -61,15 +63,16 @@ struct GuardedEpochFamily {
                                 uint64_t i, const uint32_t* skip, uint64_t base, bool ins) {
     insert_and_unstamp(f, p, k, first, fb, i, skip, base, ins);
   }
-  __device__ static bool contains(const Ref& f, KeyHash h, uint32_t) { return f.contains(h); }
-  // Zeroes segment s: contiguous words for flat and blocked segments; for the
-  // one-line layout lane s of every line, a 2D memset of 8-byte columns with
-  // a 64-byte pitch.
-  static cudaError_t clear(const Ref& r, uint32_t s, cudaStream_t stream) {
-    if (r.word_stride == 1) return cudaMemsetAsync(r.word(s, 0), 0, r.segment_words * sizeof(uint64_t), stream);
-    return cudaMemset2DAsync(r.word(s, 0), r.word_stride * sizeof(uint64_t), 0, sizeof(uint64_t), r.segment_words,
-                             stream);
+  // L: the layout the kernel was made for (contains_as), or -1 for any.
+  template <int L>
+  __device__ static bool contains(const Ref& f, KeyHash h, uint32_t) {
+    if constexpr (L < 0) return f.contains(h);
+    else return f.template contains_as<static_cast<SegmentLayout>(L)>(h);
   }
+  // Zeroes the segments in `slots` (bit s: segment s): contiguous words for
+  // flat and blocked segments; for the one-line layout lanes of every line,
+  // one kernel for all of them (epoch_device.cu).
+  static cudaError_t clear(const Ref& r, uint64_t slots, cudaStream_t stream);
 };
 
 // APBF / APBBF: one first-setter array per physical slice.
@@ -77,6 +80,7 @@ struct ApbfFamily {
   using Ref = ApbfRef;
   using Shape = ApbfShape;
   static constexpr bool kStampsPerEpoch = false;
+  static constexpr bool kByLine = false;
 
   static BatchPlan plan(EpochState& st, const Shape&, const Ref& f, const uint64_t* now, const uint32_t* skip,
                         uint64_t skip_base, uint64_t remaining, uint32_t) noexcept {
@@ -94,9 +98,14 @@ struct ApbfFamily {
                                 uint64_t i, const uint32_t* skip, uint64_t base, bool ins) {
     apbf_insert_and_unstamp(f, p, k, first, fb, i, skip, base, ins);
   }
+  template <int>
   __device__ static bool contains(const Ref& f, KeyHash h, uint32_t head) { return f.contains(h, head); }
-  static cudaError_t clear(const Ref& r, uint32_t s, cudaStream_t stream) {
-    return cudaMemsetAsync(r.slice(s), 0, r.slice_words * sizeof(uint64_t), stream);
+  static cudaError_t clear(const Ref& r, uint64_t slots, cudaStream_t stream) {
+    for (uint32_t s = 0; s < r.slices; ++s)
+      if ((slots >> s) & 1u)
+        if (cudaError_t e = cudaMemsetAsync(r.slice(s), 0, r.slice_words * sizeof(uint64_t), stream); e != cudaSuccess)
+          return e;
+    return cudaSuccess;
   }
 };
 
@@ -148,6 +157,13 @@ class EpochDevice {
   GpuStatus test_or_insert(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream,
                            const uint64_t* now = nullptr);
 
+  // The one-line layout's verdicts: line by line (line_replay.hpp; the
+  // default for that layout) or by first-setter stamps (every other layout's
+  // method). Reserves what the chosen method needs, so no _async call
+  // allocates; GpuErrc::unsupported for line by line on another layout.
+  GpuStatus replay_by_line(bool on);
+  bool replays_by_line() const noexcept { return by_line_; }
+
   Ref ref() const noexcept { return ref_; }
   const Shape& shape() const noexcept { return shape_; }
   uint64_t insertions() const noexcept { return state_.insertions; }
@@ -162,7 +178,15 @@ class EpochDevice {
   static GpuStatus create_shape(const Expected<Shape>& shape, EpochDevice& out);
   uint32_t slots() const noexcept;
   GpuStatus run_batches(const KeyHash* keys, size_t n, uint32_t* out, cudaStream_t stream, const uint64_t* now);
+  // Verdicts of batch p (keys k) line by line into out's bits from out_base;
+  // with wb.touched, each touched line's final state too (line_replay.hpp).
+  GpuStatus line_verdicts(const BatchPlan& p, const KeyHash* k, const uint32_t* skip, uint64_t skip_base,
+                          uint32_t* out, uint64_t out_base, LineWriteBack wb, cudaStream_t stream);
+  // The most epochs and packets one batch may take with the method in use.
+  uint32_t batch_epochs(bool stamps) const noexcept;
+  uint64_t batch_packets(uint64_t remaining) const noexcept;
   GpuStatus reserve_first_setters();
+  GpuStatus reserve_line_buffers();
   void release() noexcept;
   void swap(EpochDevice& o) noexcept;
 
@@ -172,6 +196,18 @@ class EpochDevice {
   Ref ref_{};
   uint32_t* first_ = nullptr;  // first-setter stamps: first_arrays_ arrays of shape_.segment_bits()
   uint32_t first_arrays_ = 0;
+  // Line by line: (line, index) pairs before and after the sort, each packet's
+  // verdict byte, the lines' marks, the sort's scratch; batches of at most
+  // line_cap_ packets.
+  bool by_line_ = false;
+  uint32_t* line_keys_[2] = {};
+  uint32_t* line_index_[2] = {};
+  uint8_t* line_seen_ = nullptr;
+  uint8_t* line_touched_ = nullptr;  // one mark per line, all 0 between batches
+  void* sort_temp_ = nullptr;
+  size_t sort_temp_bytes_ = 0;
+  uint64_t line_cap_ = 0;
+  int line_key_bits_ = 32;
   uint64_t batches_ = 0;
   uint64_t rounds_ = 0;
 };

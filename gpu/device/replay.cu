@@ -149,6 +149,7 @@ GpuStatus replay_impl(const Config& c, const KeyHash* keys, size_t n, const Repl
   typename DeviceFor<Config>::type f;
   AGEBLOOM_GPU_TRY(DeviceFor<Config>::type::create(c, f));
   if (arena_image != nullptr) AGEBLOOM_GPU_TRY(f.upload(arena_image, arena_bytes));
+  if (!opt.by_line && f.replays_by_line()) AGEBLOOM_GPU_TRY(f.replay_by_line(false));
   size_t chunk = 0;
   AGEBLOOM_GPU_TRY(choose_chunk(n, opt.chunk_keys, chunk));
   Resources r;

@@ -283,7 +283,21 @@ inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64
   BatchPlan p = detail::open_batch(st, segments);
   EpochSchedule& sch = st.schedule;
   uint64_t inserted = 0;
+  // Count windows under insert-on-miss: only inserting packets move the
+  // schedule, so a word of 32 guesses whose insertions cannot fill the epoch
+  // (the fill stays <= ℓ, so none of them finds it full) is taken at once.
+  const bool by_words = now == nullptr && skip != nullptr && sch.kind == WindowKind::count;
   for (; p.count < remaining; ++p.count) {
+    const uint64_t at = skip_base + p.count;
+    if (by_words && at % 32 == 0 && remaining - p.count >= 32) {
+      const uint32_t ins = 32 - static_cast<uint32_t>(__builtin_popcount(skip[at / 32]));
+      if (sch.fill + ins <= sch.length) {
+        sch.fill += ins;
+        inserted += ins;
+        p.count += 31;  // and the loop's ++
+        continue;
+      }
+    }
     const uint32_t i = static_cast<uint32_t>(p.count);
     EpochSchedule after = sch;
     const bool ins = inserts(skip, skip_base + p.count);

@@ -114,7 +114,7 @@ std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
 // every verdict and the final state the same.
 template <class Filter, class Config>
 void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk,
-                        const std::vector<uint64_t>& times = {}, bool on_miss = false) {
+                        const std::vector<uint64_t>& times = {}, bool on_miss = false, bool by_line = true) {
   const uint64_t* now = times.empty() ? nullptr : times.data();
   const size_t bytes = gpu::arena_image_bytes(fc(c));
   Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
@@ -128,6 +128,7 @@ void expect_same_replay(const Config& c, const std::string& what, uint64_t windo
   gpu::ReplayOptions opt;
   opt.chunk_keys = chunk;
   opt.times = now;
+  opt.by_line = by_line;
   if (on_miss) opt.policy = gpu::ReplayPolicy::insert_on_miss;
   gpu::ReplayStats stats;
   const gpu::GpuStatus s = replay(c, keys.data(), n, opt, got.data(), gpu_image.get(), bytes, &stats);
@@ -249,6 +250,13 @@ TEST_F(GpuVsCpuInterleaved, ReplayTenMillionKeysLongEpochs) {
 
 TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) {
   expect_same_replay<Filter>(config(1'000), "interleaved64", 1'000, 1'000'000, 0);
+}
+
+// The one-line layout replays line by line by default; its first-setter
+// method (the other layouts') must still agree, both policies.
+TEST_F(GpuVsCpuInterleaved, ReplayByFirstSettersToo) {
+  expect_same_replay<Filter>(config(100'003), "interleaved64 stamps", 100'003, 2'000'000, 65'536, {}, false, false);
+  expect_same_replay<Filter>(config(100'003), "interleaved64 stamps on-miss", 100'003, 2'000'000, 0, {}, true, false);
 }
 
 TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) { expect_same_bulk<Filter>(config(500'000), 500'000, 4'000'000, 9); }

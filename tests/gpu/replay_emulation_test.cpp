@@ -22,6 +22,7 @@
 #include "agebloom/agebloom.hpp"
 #include "portable/apbf_replay.hpp"
 #include "portable/epoch_plan.hpp"
+#include "portable/line_replay.hpp"
 #include "portable/replay_steps.hpp"
 
 namespace {
@@ -60,7 +61,9 @@ std::vector<char> cpu_verdicts(Filter& f, const std::vector<KeyHash>& keys, cons
   return want;
 }
 
-// The device's memory, on the host: the arena image and the first-setter arrays.
+// The device's memory, on the host: the arena image and the first-setter
+// arrays. by_line: the one-line layout's verdicts line by line
+// (line_replay.hpp) instead of by first setters.
 struct Emulated {
   EpochShape shape;
   std::vector<unsigned char> memory;
@@ -68,11 +71,37 @@ struct Emulated {
   EpochState state;
   std::vector<uint32_t> first;
   uint64_t batches = 0;
+  bool by_line = false;
+  std::vector<uint8_t> touched;  // by_line: one mark per line
 
-  explicit Emulated(const EpochShape& s) : shape(s), memory(s.bytes + 64, 0) {
+  Emulated(const EpochShape& s, bool line)
+      : shape(s), memory(s.bytes + 64, 0), by_line(line), touched(line ? s.ref.segment_words : 0, 0) {
     image = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
     state = shape.initial_state();
     first.assign(size_t{shape.segments} * shape.segment_bits(), gpu::kUnset);
+  }
+
+  // The device's line pass: packets keyed by line and sorted stably (the
+  // device's radix sort is stable too), then each line's run replayed, runs
+  // in a random order. seen[i]: packet i's verdict.
+  static void line_pass(const gpu::GuardedEpochRef& f, const BatchPlan& p, const KeyHash* k, const uint32_t* skip,
+                        uint64_t skip_base, std::vector<uint8_t>& seen, std::mt19937_64& rng,
+                        gpu::LineWriteBack wb = {}) {
+    std::vector<uint32_t> idx(p.count);
+    std::iota(idx.begin(), idx.end(), 0u);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](uint32_t a, uint32_t b) { return gpu::line_key(f, k, a) < gpu::line_key(f, k, b); });
+    std::vector<std::pair<uint32_t, uint32_t>> runs;  // start, length
+    for (uint32_t at = 0; at < idx.size();) {
+      uint32_t end = at + 1;
+      while (end < idx.size() && gpu::line_key(f, k, idx[end]) == gpu::line_key(f, k, idx[at])) ++end;
+      runs.emplace_back(at, end - at);
+      at = end;
+    }
+    std::shuffle(runs.begin(), runs.end(), rng);
+    seen.assign(p.count, 2);
+    for (auto [at, len] : runs) gpu::replay_line(f, p, k, idx.data() + at, len, skip, skip_base, seen.data(), wb);
+    EXPECT_TRUE(std::none_of(seen.begin(), seen.end(), [](uint8_t v) { return v == 2; })) << "a packet without verdict";
   }
 
   // One call of the device's run_batches over keys[0..n) (time windows: at
@@ -91,7 +120,27 @@ struct Emulated {
       std::vector<uint64_t> order(p.count);
       std::iota(order.begin(), order.end(), 0);
       auto scramble = [&] { std::shuffle(order.begin(), order.end(), rng); };
-      uint32_t* F = out != nullptr ? first.data() : nullptr;
+      uint32_t* F = out != nullptr && !by_line ? first.data() : nullptr;
+      if (out != nullptr && by_line) {
+        // Verdicts and each touched line's final state in one pass, then the
+        // clears on the lines nobody touched (in a random order too).
+        uint64_t cleared = 0;
+        for (uint32_t s = 0; s < shape.segments; ++s)
+          if (p.keep_end[s] != BatchPlan::kNever) cleared |= uint64_t{1} << s;
+        std::vector<uint8_t> seen;
+        line_pass(f, p, k, nullptr, 0, seen, rng, {cleared, touched.data()});
+        for (uint64_t i = 0; i < p.count; ++i) (*out)[done + i] = static_cast<char>(seen[i]);
+        if (cleared != 0) {
+          std::vector<uint64_t> lines(f.segment_words);
+          std::iota(lines.begin(), lines.end(), 0);
+          std::shuffle(lines.begin(), lines.end(), rng);
+          for (uint64_t w : lines) gpu::clear_untouched(f, w, cleared, touched.data());
+        }
+        EXPECT_TRUE(std::all_of(touched.begin(), touched.end(), [](uint8_t t) { return t == 0; }))
+            << "every mark reset";
+        done += p.count;
+        continue;
+      }
       if (out != nullptr) {
         scramble();
         for (uint64_t i : order) gpu::stamp_first_setter(f, p, k, F, fbits, i);
@@ -130,14 +179,20 @@ struct Emulated {
         const KeyHash* k = keys + done;
         std::vector<uint64_t> order(p.count);
         std::iota(order.begin(), order.end(), 0);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (uint64_t i : order) gpu::stamp_first_setter(f, p, k, first.data(), fbits, i, seen.data(), done);
         std::vector<char> v(p.count);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (uint64_t i : order) v[i] = gpu::replay_verdict(f, p, k, first.data(), fbits, i);
-        std::shuffle(order.begin(), order.end(), rng);
-        for (uint64_t i : order)
-          gpu::insert_and_unstamp(f, p, k, first.data(), fbits, i, seen.data(), done, /*insert=*/false);
+        if (by_line) {
+          std::vector<uint8_t> line_seen;
+          line_pass(f, p, k, seen.data(), done, line_seen, rng);
+          std::copy(line_seen.begin(), line_seen.end(), v.begin());
+        } else {
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order) gpu::stamp_first_setter(f, p, k, first.data(), fbits, i, seen.data(), done);
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order) v[i] = gpu::replay_verdict(f, p, k, first.data(), fbits, i);
+          std::shuffle(order.begin(), order.end(), rng);
+          for (uint64_t i : order)
+            gpu::insert_and_unstamp(f, p, k, first.data(), fbits, i, seen.data(), done, /*insert=*/false);
+        }
         changed = false;
         for (uint64_t i = 0; i < p.count; ++i) {
           const uint64_t at = done + i;
@@ -186,10 +241,14 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   ASSERT_FALSE(::testing::Test::HasFailure());
 
   std::mt19937_64 rng(7);
-  for (uint32_t max_epochs : {shape->segments, 2u, 1u}) {
+  const bool lanes = shape->ref.layout == gpu::SegmentLayout::lanes;
+  for (bool by_line : {false, true}) {
+   if (by_line && !lanes) continue;
+   for (uint32_t max_epochs : {shape->segments, 2u, 1u}) {
     for (size_t chunk : {n, size_t{4096}, size_t{777}}) {
-      SCOPED_TRACE("max_epochs " + std::to_string(max_epochs) + ", chunk " + std::to_string(chunk));
-      Emulated gpu(*shape);
+      SCOPED_TRACE(std::string(by_line ? "by line" : "first setters") + ", max_epochs " +
+                   std::to_string(max_epochs) + ", chunk " + std::to_string(chunk));
+      Emulated gpu(*shape, by_line);
       std::vector<char> got(n);
       uint32_t rounds = 0;
       for (size_t at = 0; at < n; at += chunk) {
@@ -222,6 +281,7 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
         ASSERT_EQ(f.contains(h), cpu->contains(h)) << "key " << id;
       }
     }
+   }
   }
 
   if (on_miss) return;
@@ -233,7 +293,7 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
     }
     cpu_ins->insert(keys[i]);
   }
-  Emulated ins(*shape);
+  Emulated ins(*shape, false);
   ins.run(keys.data(), now, n, nullptr, shape->segments, rng);
   const std::vector<unsigned char> s = cpu_ins.state();
   EXPECT_EQ(std::memcmp(ins.image + gpu::kWordsOffset, s.data() + gpu::kWordsOffset, used - gpu::kWordsOffset), 0);

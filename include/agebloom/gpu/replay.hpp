@@ -85,6 +85,11 @@ struct ReplayOptions {
   // than one chunk stream through two key buffers: chunk c+1 is copied while
   // chunk c replays.
   size_t chunk_keys = 0;
+  // The one-line layout only: its verdicts line by line (a stable sort of
+  // the batch by line, then each line's packets in order;
+  // gpu/portable/line_replay.hpp), the default. false: by first-setter
+  // stamps, the method every other layout uses, kept to compare the two.
+  bool by_line = true;
 };
 
 // What a replay() did.
