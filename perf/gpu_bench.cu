@@ -1,18 +1,24 @@
 // agebloom-gpu-bench: keys per second of the CUDA guarded epoch filter.
 //
-//   agebloom-gpu-bench [--sizes 8M,64M,512M,2G] [--keys N] [--seed HEX] [--no-paper]
+//   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64] [--keys N]
+//                      [--seed HEX] [--no-paper]
 //
 // For each filter size (guarded epoch flat and blocked B = 512, r = 8, 14 bits
 // per window item, so W = bytes * 8 / 14; and the one-line layout, r = 7,
 // k = 8, W = bytes * 8 / 28) it times, with CUDA events and keys already in
 // device memory:
 //   insert   bulk insert of N keys (rotating at epoch ends)
-//   query    bulk contains of N/2 live + N/2 never-inserted keys
-//   replay   exact test_and_insert replay of N keys (verdicts as the CPU's)
-// and prints keys/s plus an estimate of the DRAM traffic as a fraction of the
-// peak bandwidth (query: one 32-byte sector per probed bit, flat, one 64-byte
-// line per segment, blocked, one line, one-line layout; an upper bound since
-// L2 hits are counted).
+//   q live   bulk contains of the last min(W, N/2) inserted keys (all live)
+//   q neg    bulk contains of N/2 never-inserted keys (a negative probes
+//            every segment: the slow case of the segment layouts)
+//   replay   exact test_and_insert replay of N keys (verdicts as the CPU's);
+//            for the one-line layout also by first-setter stamps ("rp
+//            stamp"), the method it used before line-by-line replay
+//   on-miss  the exact replay under insert-on-miss
+// and prints keys/s plus an estimate of the negative query's DRAM traffic as a
+// fraction of the peak bandwidth (one 32-byte sector per probed bit, flat, one
+// 64-byte line per segment, blocked, one line, one-line layout; an upper
+// bound since L2 hits are counted).
 // Then the paper-000 configuration: 200,000,000 insertions, W = 40,000,000,
 // 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
 // FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
@@ -119,6 +125,11 @@ double query_bytes_per_key(const GuardedEpochConfig& c) {
 }
 double query_bytes_per_key(const InterleavedEpochConfig&) { return 64.0; }
 
+// The one-line layout's replay by first-setter stamps, beside its default
+// (line by line), in the same process.
+bool has_stamp_column(const GuardedEpochConfig&) { return false; }
+bool has_stamp_column(const InterleavedEpochConfig&) { return true; }
+
 template <class Config>
 GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, uint64_t n, uint64_t seed,
                        double peak) {
@@ -128,23 +139,45 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.count, sizeof(unsigned long long)));
   GuardedEpochDevice f;
   AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, f));
-  double t_ins = 0, t_q = 0, t_rep = 0;
+  double t_ins = 0, t_live = 0, t_neg = 0, t_rep = 0, t_stamps = 0, t_miss = 0;
   AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
   AGEBLOOM_GPU_TRY(timed([&] { return f.insert_async(b.keys, n, nullptr); }, t_ins));
-  // Live half: the last n/2 inserted; negative half: fresh indices.
-  AGEBLOOM_GPU_TRY(fill_keys(b.keys, n / 2, n / 2, seed));
-  AGEBLOOM_GPU_TRY(fill_keys(b.keys + n / 2, n - n / 2, uint64_t{1} << 62, seed));
+  // Live: the last min(W, n/2) inserted, all inside the window (found: all
+  // of them, no false negatives); negative: n/2 never inserted (found: FPs).
+  const uint64_t live = std::min<uint64_t>(window, n / 2), neg = n / 2;
+  uint64_t live_found = 0, neg_found = 0;
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, live, n - live, seed));
   AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
-  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, n, b.bits, nullptr); }, t_q));
-  GuardedEpochDevice g;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, g));
-  AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
+  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, live, b.bits, nullptr); }, t_live));
+  AGEBLOOM_GPU_TRY(count_bits(b, live, live_found));
+  AGEBLOOM_GPU_TRY(fill_keys(b.keys, neg, uint64_t{1} << 62, seed));
   AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
-  AGEBLOOM_GPU_TRY(timed([&] { return g.test_and_insert_async(b.keys, n, b.bits, nullptr); }, t_rep));
-  const double qbw = peak > 0 ? n * query_bytes_per_key(cfg) / t_q / peak : 0;
-  std::printf("%10.1f MiB  %-8s %3u %2u %12llu %10.3f %10.3f %10.3f %8.2f\n",
+  AGEBLOOM_GPU_TRY(timed([&] { return f.contains_async(b.keys, neg, b.bits, nullptr); }, t_neg));
+  AGEBLOOM_GPU_TRY(count_bits(b, neg, neg_found));
+  // Replays from an empty filter: insert-always (the default method, and
+  // for the one-line layout first-setter stamps too), then insert-on-miss.
+  auto replay = [&](bool stamps, bool on_miss, double& t) -> GpuStatus {
+    GuardedEpochDevice g;
+    AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, g));
+    if (stamps) AGEBLOOM_GPU_TRY(g.replay_by_line(false));
+    AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
+    AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
+    return timed([&] { return on_miss ? g.test_or_insert(b.keys, n, b.bits, nullptr)
+                                      : g.test_and_insert_async(b.keys, n, b.bits, nullptr); }, t);
+  };
+  AGEBLOOM_GPU_TRY(replay(false, false, t_rep));
+  if (has_stamp_column(cfg)) AGEBLOOM_GPU_TRY(replay(true, false, t_stamps));
+  AGEBLOOM_GPU_TRY(replay(false, true, t_miss));
+  const double bytes = query_bytes_per_key(cfg);
+  const double qbw = peak > 0 ? neg * bytes / t_neg / peak : 0;
+  std::printf("%10.1f MiB  %-8s %3u %2u %12llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.5f %6.0f %7.2f\n",
               static_cast<double>(f.bytes()) / (1 << 20), layout, cfg.segments(), cfg.k,
-              static_cast<unsigned long long>(window), n / t_ins / 1e9, n / t_q / 1e9, n / t_rep / 1e9, qbw);
+              static_cast<unsigned long long>(window), n / t_ins / 1e9, live / t_live / 1e9, neg / t_neg / 1e9,
+              (live + neg) / (t_live + t_neg) / 1e9, n / t_rep / 1e9, t_stamps > 0 ? n / t_stamps / 1e9 : 0.0,
+              n / t_miss / 1e9, static_cast<double>(neg_found) / neg, bytes, qbw);
+  if (live_found != live)
+    std::printf("  FALSE NEGATIVES: %llu of %llu live keys not found\n",
+                static_cast<unsigned long long>(live - live_found), static_cast<unsigned long long>(live));
   return {};
 }
 
@@ -222,6 +255,18 @@ GpuStatus bench_paper(uint32_t block_bits, uint64_t seed) {
   return {};
 }
 
+// "a,b,c" -> {"a", "b", "c"}
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p <= list.size();) {
+    size_t q = list.find(',', p);
+    if (q == std::string::npos) q = list.size();
+    out.push_back(list.substr(p, q - p));
+    p = q + 1;
+  }
+  return out;
+}
+
 uint64_t parse_size(const std::string& s) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
@@ -233,20 +278,22 @@ uint64_t parse_size(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<uint64_t> sizes = {8ull << 20, 32ull << 20, 128ull << 20, 512ull << 20, 2048ull << 20};
+  std::vector<uint64_t> sizes = {8ull << 20, 32ull << 20, 128ull << 20, 512ull << 20, 1024ull << 20, 2048ull << 20};
+  std::vector<std::string> layouts = {"flat", "blk512", "line64"};
   uint64_t n = 64ull << 20, seed = 0x6167656c6f6f6d21ULL;
   bool paper = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
-      std::string list = argv[++i];
-      for (size_t p = 0; p <= list.size();) {
-        size_t q = list.find(',', p);
-        if (q == std::string::npos) q = list.size();
-        sizes.push_back(parse_size(list.substr(p, q - p)));
-        p = q + 1;
-      }
+      for (const std::string& v : split_list(argv[++i])) sizes.push_back(parse_size(v));
+    } else if (a == "--layouts" && i + 1 < argc) {
+      layouts = split_list(argv[++i]);
+      for (const std::string& l : layouts)
+        if (l != "flat" && l != "blk512" && l != "line64") {
+          std::fprintf(stderr, "agebloom-gpu-bench: --layouts takes flat, blk512 and line64, not '%s'\n", l.c_str());
+          return 2;
+        }
     } else if (a == "--keys" && i + 1 < argc) {
       n = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--seed" && i + 1 < argc) {
@@ -254,7 +301,8 @@ int main(int argc, char** argv) {
     } else if (a == "--no-paper") {
       paper = false;
     } else {
-      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--keys N] [--seed HEX] [--no-paper]\n");
+      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64] [--keys N] [--seed HEX] "
+                           "[--no-paper]\n");
       return 2;
     }
   }
@@ -271,10 +319,14 @@ int main(int argc, char** argv) {
   std::printf("device: %s; peak DRAM %.0f GB/s; seed %016llx; %llu keys per measurement\n",
               gpu_description().c_str(), peak / 1e9, static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(n));
-  std::printf("%14s  %-8s %3s %2s %12s %10s %10s %10s %8s\n", "filter", "layout", "seg", "k", "window W",
-              "insert G/s", "query G/s", "replay G/s", "q bw/pk");
+  std::printf("%14s  %-8s %3s %2s %12s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "filter", "layout", "seg", "k",
+              "window W", "insert", "q live", "q neg", "q mix", "replay", "rp stamp", "on-miss", "FPR", "B/key",
+              "neg bw");
+  std::printf("(G keys/s; replay: exact insert-always, the default method; rp stamp: the one-line layout by "
+              "first-setter stamps; on-miss: exact insert-on-miss; B/key: DRAM bytes a negative query reads at most; "
+              "neg bw: negative queries' B/key traffic over the peak)\n");
   for (uint64_t bytes : sizes)
-    for (const char* layout : {"flat", "blk512", "line64"})
+    for (const std::string& layout : layouts)
       if (GpuStatus s = bench_size(bytes, layout, n, seed, peak); !s) {
         std::fprintf(stderr, "agebloom-gpu-bench: %s\n", s.message().c_str());
         return 1;

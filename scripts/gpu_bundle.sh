@@ -6,6 +6,9 @@
 # not matter), real traces, and run.sh, the device-side script.
 #
 #   scripts/gpu_bundle.sh            # builds build-gpu (-Dgpu=enabled), writes .gpu-bundle/
+#   AGEBLOOM_GPU_BASELINE=/path/to/older/agebloom-gpu-bench scripts/gpu_bundle.sh
+#                                    # also packs an older build's benchmark, which run.sh
+#                                    # times in the same call (ratios on one machine)
 #
 # Then, with the device tool: run(command=".gpu-bundle/run.sh", carry=[".gpu-bundle"]);
 # its logs come back from $OUT. The device image has nvcc but not the Debian
@@ -23,6 +26,7 @@ rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/traces"
 cp "$build/tests/gpu/gpu_replay_test" "$build/tests/gpu/gpu_replay_emulation_test" \
    "$build/perf/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$b/bin/"
+if [[ -n ${AGEBLOOM_GPU_BASELINE:-} ]]; then cp "$AGEBLOOM_GPU_BASELINE" "$b/bin/agebloom-gpu-bench-base"; fi
 for exe in "$b"/bin/*; do ldd "$exe" | awk '/=> \// {print $3}'; done | sort -u | while read -r lib; do
   cp -L "$lib" "$b/lib/"
 done

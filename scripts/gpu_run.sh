@@ -5,35 +5,53 @@
 #   1. the replay algorithm emulated on the host (no device needed);
 #   2. the CUDA backend against the CPU filters, bit for bit (gpu_replay_test:
 #      10M-key replays, chunked streaming, snapshots both ways, bulk forms);
-#   3. agebloom-replay, CPU and GPU, on every bundled real trace and every
+#   3. (after 4 and 5) agebloom-replay, CPU and GPU, on every bundled real trace and every
 #      filter the GPU takes: verdict files must be identical; seconds of each;
-#   4. agebloom-gpu-bench: sizes 8 MiB .. 2 GiB, three layouts, and the configuration of Guarded Epoch Bloom Filters (vs its B200 figure).
-# STEPS (default "emulation test replay bench") picks steps, to split the
-# work over several device calls (each at most 10 minutes).
+#   4. agebloom-gpu-bench: sizes 8 MiB .. 2 GiB, three layouts, and the configuration of Guarded Epoch Bloom Filters (vs its B200 figure);
+#   5. (STEPS has "base", and the bundle an older build's benchmark) that
+#      benchmark, BASE_ARGS (default --sizes 8M,1G), for ratios on this machine;
+#   6. (STEPS has "ncu") Nsight Compute's speed-of-light section for the
+#      one-line layout's kernels at 1 GiB: what bounds each.
+# STEPS (default "emulation test bench base replay") picks steps, to split the
+# work over several device calls (each at most 10 minutes). Every step has
+# its own time limit (LIMIT_<step> seconds), so one that hangs costs its
+# limit, not the call.
 set -uo pipefail
-steps=${STEPS:-emulation test replay bench}
+steps=${STEPS:-emulation test bench base replay}
 want() { [[ " $steps " == *" $1 "* ]]; }
 b=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/agebloom-gpu}
 mkdir -p "$out"
 cudalib=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 / {print $NF; exit}')
 libpath="$b/lib${cudalib:+:$(dirname "$cudalib")}"
-run() { "$b/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$@"; }
+limit() { local v="LIMIT_$1"; echo "${!v:-$2}"; }
+timed_run() { local s=$1 d=$2; shift 2; timeout -k 5 "$(limit "$s" "$d")" "$b/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$@"; }
 status=0
 step() { echo "== $*" | tee -a "$out/summary.txt"; }
 
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1 || true
 if want emulation; then
 step "emulation"
-run "$b/bin/gpu_replay_emulation_test" >"$out/emulation.log" 2>&1 || status=1
+timed_run emulation 120 "$b/bin/gpu_replay_emulation_test" >"$out/emulation.log" 2>&1 || status=1
 tail -1 "$out/emulation.log" | tee -a "$out/summary.txt"
 fi
 if want test; then
 step "gpu vs cpu"
-run "$b/bin/gpu_replay_test" >"$out/gpu_replay_test.log" 2>&1
+timed_run test 240 "$b/bin/gpu_replay_test" >"$out/gpu_replay_test.log" 2>&1
 rc=$?
 [[ $rc -eq 0 ]] || status=1
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |device:|W=" "$out/gpu_replay_test.log" | tee -a "$out/summary.txt"
+fi
+if want bench; then
+step "bench"
+timed_run bench 240 "$b/bin/agebloom-gpu-bench" ${BENCH_ARGS:-} >"$out/gpu_bench.log" 2>&1 || status=1
+cat "$out/gpu_bench.log" | tee -a "$out/summary.txt"
+fi
+if want base && [[ -x $b/bin/agebloom-gpu-bench-base ]]; then
+step "base"
+# shellcheck disable=SC2086
+timed_run base 120 "$b/bin/agebloom-gpu-bench-base" ${BASE_ARGS:---sizes 8M,1G} >"$out/gpu_bench_base.log" 2>&1 || status=1
+cat "$out/gpu_bench_base.log" | tee -a "$out/summary.txt"
 fi
 if want replay; then
 step "agebloom-replay cpu vs gpu on real traces"
@@ -44,8 +62,8 @@ compare() {
   local c="$out/tmp/$n.cpu" g="$out/tmp/$n.gpu" jc jg r
   # shellcheck disable=SC2206
   local args=("$t" --key "$mode" --filter "$filter" $window --seed 1 --json)
-  jc=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "FAILED cpu $filter $mode ${window// /_} $(basename "$t"): ${jc%%$'\n'*}"; return; }
-  jg=$(run "$b/bin/agebloom-replay" "${args[@]}" --backend gpu --verdicts "$g" 2>&1) || {
+  jc=$(timed_run replay_one 60 "$b/bin/agebloom-replay" "${args[@]}" --backend cpu --verdicts "$c" 2>&1) || { echo "FAILED cpu $filter $mode ${window// /_} $(basename "$t"): ${jc%%$'\n'*}"; return; }
+  jg=$(timed_run replay_one 60 "$b/bin/agebloom-replay" "${args[@]}" --backend gpu --verdicts "$g" 2>&1) || {
     # A plan past the backend's documented limits is refused with the reason
     # (and --backend auto replays it on the CPU): not a difference.
     if [[ $jg == *"the GPU backend replays"* ]]; then r=unsupported; else r=FAILED; fi
@@ -62,7 +80,7 @@ n=0
 for filter in guarded-epoch guarded-epoch-blocked ring interleaved apbf apbbf; do
   for t in "$b"/traces/*.pcap "$b"/traces/*.pcapng; do
    [[ -f $t ]] || continue
-    for mode in src-ip flow; do
+    for mode in ${REPLAY_KEYS:-src-ip flow}; do
      for window in "--window 1000" "--ttl 50ms --capacity 5000" "--window 1000 --policy insert-on-miss" \
                    "--ttl 50ms --capacity 5000 --policy insert-on-miss"; do
       while (( $(jobs -rp | wc -l) >= 8 )); do wait -n; done
@@ -88,10 +106,19 @@ if grep '^unsupported' "$out/replay.log" | grep -v '^unsupported gpu apbb\?f ' >
   status=1
 fi
 fi
-if want bench; then
-step "bench"
-run "$b/bin/agebloom-gpu-bench" >"$out/gpu_bench.log" 2>&1 || status=1
-cat "$out/gpu_bench.log" | tee -a "$out/summary.txt"
+if want ncu; then
+step "ncu"
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [[ -n $ncu ]]; then
+  # The loader runs the bench, so the profiled process is the bundle's.
+  timeout -k 5 "$(limit ncu 150)" "$ncu" --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --kernel-name-base function -k 'regex:contains_kernel|line_|insert_kernel|first_setter|verdict_kernel|Onesweep|pack_' \
+    --launch-count ${NCU_LAUNCHES:-40} "$b/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$b/bin/agebloom-gpu-bench" \
+    --sizes 1G --layouts line64 --keys 16777216 --no-paper >"$out/ncu.log" 2>&1
+  echo "ncu rc $?" | tee -a "$out/summary.txt"
+else
+  echo "no ncu on this machine" | tee -a "$out/summary.txt"
+fi
 fi
 echo "status $status" | tee -a "$out/summary.txt"
 exit $status
