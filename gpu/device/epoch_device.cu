@@ -92,8 +92,9 @@ __global__ void line_key_kernel(GuardedEpochRef f, const KeyHash* keys, uint64_t
 }
 
 // 2: the thread at the head of each line's run (sorted[t - 1] differs)
-// replays the run; runs are short (about batch / lines packets), so the
-// threads that find no head cost a load and a compare.
+// replays the run; the threads that find no head cost a load and a compare.
+// (Runs of uniform keys are short; one key filling the batch is one long
+// run: line_replay.hpp.)
 __global__ void line_replay_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, const uint32_t* sorted,
                                    const uint32_t* index, const uint32_t* skip, uint64_t skip_base, uint8_t* seen,
                                    LineWriteBack wb) {
@@ -180,7 +181,7 @@ GpuStatus EpochDevice<Family>::create_shape(const Expected<Shape>& shape, EpochD
   d.state_ = d.shape_.initial_state();
   d.ref_ = d.shape_.at(d.base_);
   if constexpr (Family::kByLine) {
-    if (d.shape_.ref.layout == SegmentLayout::lanes) {
+    if (d.lines_by_line()) {
       AGEBLOOM_GPU_TRY(d.replay_by_line(true));
       out = static_cast<EpochDevice&&>(d);
       return {};
@@ -194,12 +195,13 @@ GpuStatus EpochDevice<Family>::create_shape(const Expected<Shape>& shape, EpochD
 template <class Family>
 GpuStatus EpochDevice<Family>::replay_by_line(bool on) {
   if (!on) {
+    release_line_buffers();  // before the stamps take their share of what is free
     if (first_ == nullptr) AGEBLOOM_GPU_TRY(reserve_first_setters());
     by_line_ = false;
     return {};
   }
   if constexpr (Family::kByLine) {
-    if (shape_.ref.layout == SegmentLayout::lanes) {
+    if (lines_by_line()) {
       if (line_seen_ == nullptr) AGEBLOOM_GPU_TRY(reserve_line_buffers());
       by_line_ = true;
       return {};
@@ -469,6 +471,14 @@ void EpochDevice<Family>::release() noexcept {
   // Errors on free cannot be reported from a destructor; the memory is gone either way.
   if (base_ != nullptr) (void)cudaFree(base_);
   if (first_ != nullptr) (void)cudaFree(first_);
+  release_line_buffers();
+  base_ = nullptr;
+  first_ = nullptr;
+  first_arrays_ = 0;
+}
+
+template <class Family>
+void EpochDevice<Family>::release_line_buffers() noexcept {
   for (int b = 0; b < 2; ++b) {
     if (line_keys_[b] != nullptr) (void)cudaFree(line_keys_[b]);
     if (line_index_[b] != nullptr) (void)cudaFree(line_index_[b]);
@@ -477,9 +487,6 @@ void EpochDevice<Family>::release() noexcept {
   if (line_seen_ != nullptr) (void)cudaFree(line_seen_);
   if (line_touched_ != nullptr) (void)cudaFree(line_touched_);
   if (sort_temp_ != nullptr) (void)cudaFree(sort_temp_);
-  base_ = nullptr;
-  first_ = nullptr;
-  first_arrays_ = 0;
   line_seen_ = nullptr;
   line_touched_ = nullptr;
   sort_temp_ = nullptr;

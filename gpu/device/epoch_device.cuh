@@ -127,9 +127,12 @@ class EpochDevice {
 
   // Validates `c`, allocates its arena image in device memory and zeroes it
   // (the state the CPU filter's create() leaves), and reserves the replay's
-  // working memory (first-setter stamps), so that no _async call allocates. GpuErrc::invalid_config (with
+  // working memory (the one-line layout's line buffers, else first-setter
+  // stamps), so that no _async call allocates. GpuErrc::invalid_config (with
   // config_error), GpuErrc::unsupported (a shape the replay does not take) or
-  // GpuErrc::cuda.
+  // GpuErrc::cuda. After any error from a call below, the device filter's
+  // state is unspecified (a batch may have stopped half done): start again
+  // from create() or upload().
   template <class Config>
   static GpuStatus create(const Config& c, EpochDevice& out) {
     return create_shape(shape_of(c), out);
@@ -187,6 +190,15 @@ class EpochDevice {
   uint64_t batch_packets(uint64_t remaining) const noexcept;
   GpuStatus reserve_first_setters();
   GpuStatus reserve_line_buffers();
+  void release_line_buffers() noexcept;
+  // The one-line layout with at most 2^32 lines: what the line sort's 32-bit
+  // keys number (line_replay.hpp); past that (256 GiB) it replays by stamps.
+  bool lines_by_line() const noexcept {
+    if constexpr (Family::kByLine)
+      return shape_.ref.layout == SegmentLayout::lanes && shape_.ref.segment_words <= (uint64_t{1} << 32);
+    else
+      return false;
+  }
   void release() noexcept;
   void swap(EpochDevice& o) noexcept;
 

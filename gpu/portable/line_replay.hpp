@@ -19,9 +19,16 @@
 //
 //   3. insert-always: the run's thread owns its line for the batch, so it
 //      also writes the line's final state back (a cleared slot keeps only
-//      what the batch set there, the others their old bits too) and marks
-//      the line touched; the lines no packet touched then get the batch's
-//      clears (clear_untouched), which reset the marks. No insert pass.
+//      what the batch set there, the others their old bits too) and, when
+//      the batch clears a slot, marks the line touched; the lines no packet
+//      touched then get those clears (clear_untouched), which reset the
+//      marks. No insert pass.
+//
+// The cost of a run is serial: uniform keys make runs of about batch / lines
+// packets, but a key that fills most of a batch (one source flooding a
+// src-ip trace) is one run that one thread replays alone. Not measured yet;
+// a warp per long run (a prefix OR per slot across its lanes) is the step
+// that would bound it.
 //
 // What it replaces: stamping each of a packet's k bits with atomicMin in a
 // 4-byte-per-bit array per epoch (32 bytes of stamps for every byte of
@@ -46,8 +53,8 @@
 
 namespace agebloom::gpu {
 
-// The sort key of packet i: its line (the one-line layout has fewer than
-// 2^32 lines on any GPU: 256 GiB).
+// The sort key of packet i: its line (reserve_line_buffers refuses more
+// than 2^32 lines, 256 GiB, and the layout then replays by stamps).
 AGEBLOOM_HD inline uint32_t line_key(const GuardedEpochRef& f, const KeyHash* keys, uint64_t i) noexcept {
   return static_cast<uint32_t>(f.line_of(keys[i]));
 }

@@ -319,6 +319,10 @@ TEST(GpuVsCpuOnMiss, ReplayEveryLayoutBothWindowKinds) {
   auto ring = RotatingRing::config(Window::time(span), 4, 0.01, 0, 500'000, true);
   ASSERT_TRUE(ring.has_value());
   expect_same_replay<GuardedEpochFilter>(*ring, "on-miss time ring", 670'000, n, 3'000'000, t, true);
+  auto til = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 700'000});
+  ASSERT_TRUE(til.has_value());
+  expect_same_replay<InterleavedEpochFilter<uint64_t>>(*til, "on-miss time interleaved64", 670'000, n, 3'000'000, t,
+                                                        true);
 }
 
 // APBF and APBBF: 10M keys, both policies, count and time windows.

@@ -377,6 +377,9 @@ TEST(GpuReplayEmulation, InsertOnMiss) {
   auto ring = RotatingRing::config(Window::time(span), 5, 0.01, 0, 2000, true);
   ASSERT_TRUE(ring);
   check_replay<GuardedEpochFilter>(*ring, t.size(), 2700, "on-miss time ring, capacity trigger", t, true);
+  auto til = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 3000});
+  ASSERT_TRUE(til);
+  check_replay<InterleavedEpochFilter<uint64_t>>(*til, t.size(), 2700, "on-miss time interleaved64", t, true);
 }
 
 // APBF and APBBF: the planner and passes of gpu/portable/apbf_replay.hpp, run the same
