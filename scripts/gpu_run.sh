@@ -12,6 +12,8 @@
 #      benchmark, BASE_ARGS (default --sizes 8M,1G), for ratios on this machine;
 #   6. (STEPS has "ncu") Nsight Compute's speed-of-light section for the
 #      one-line layout's kernels at 1 GiB: what bounds each.
+# Knobs: BENCH_ARGS (the benchmark's options), REPLAY_KEYS (step 3's keys,
+# default "src-ip flow"), NCU_LAUNCHES (kernels profiled, default 40).
 # STEPS (default "emulation test bench base replay") picks steps, to split the
 # work over several device calls (each at most 10 minutes). Every step has
 # its own time limit (LIMIT_<step> seconds), so one that hangs costs its
