@@ -130,15 +130,7 @@ __global__ void pack_verdicts_kernel(const uint8_t* seen, uint64_t n, uint32_t* 
 __global__ void clear_lanes_kernel(GuardedEpochRef f, uint64_t slots) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t line = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; line < f.segment_words; line += stride)
-    for (uint64_t m = slots; m != 0; m &= m - 1) *f.word(placement::lowest_bit(m), line) = 0;
-}
-
-// The slots a batch clears, as a mask.
-uint64_t cleared_slots(const BatchPlan& p, uint32_t slots) {
-  uint64_t m = 0;
-  for (uint32_t s = 0; s < slots; ++s)
-    if (p.keep_end[s] != BatchPlan::kNever) m |= uint64_t{1} << s;
-  return m;
+    f.clear_lanes(line, slots);
 }
 
 uint32_t slots_of(const EpochShape& s) { return s.segments; }
@@ -353,7 +345,7 @@ GpuStatus EpochDevice<Family>::run_batches(const KeyHash* keys, size_t n, uint32
     const BatchPlan p = Family::plan(state_, shape_, ref_, timed ? now + done : nullptr, nullptr, 0,
                                      out != nullptr ? batch_packets(n - done) : n - done, max_epochs);
     const KeyHash* k = keys + done;
-    const uint64_t cleared = cleared_slots(p, slots());
+    const uint64_t cleared = p.cleared_slots(slots());
     if (by_line_ && out != nullptr) {
       // Verdicts, inserts and the touched lines' clears in the line pass;
       // then the other lines' clears (line_replay.hpp, step 3).
@@ -444,7 +436,7 @@ GpuStatus EpochDevice<Family>::test_or_insert(const KeyHash* keys, size_t n, uin
         AGEBLOOM_CUDA_TRY(cudaMemcpyAsync(out + w0, seen.data() + w0, (w1 - w0) * sizeof(uint32_t),
                                           cudaMemcpyHostToDevice, stream));
     }
-    AGEBLOOM_CUDA_TRY(Family::clear(ref_, cleared_slots(p, slots()), stream));
+    AGEBLOOM_CUDA_TRY(Family::clear(ref_, p.cleared_slots(slots()), stream));
     insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, nullptr, fbits, out, done, true);
     AGEBLOOM_LAUNCH_TRY();
     state_ = st;

@@ -142,6 +142,13 @@ struct BatchPlan {
   // and inserts in the new one; a time-window shift happens before.
   uint32_t seen_from[GuardedEpochConfig::kMaxSegments] = {};
 
+  // The slots the batch clears (bit s: slot s; at most 64 slots).
+  AGEBLOOM_HD uint64_t cleared_slots(uint32_t segments) const noexcept {
+    uint64_t m = 0;
+    for (uint32_t s = 0; s < segments; ++s)
+      if (keep_end[s] != kNever) m |= uint64_t{1} << s;
+    return m;
+  }
   // The epoch packet i inserts in.
   AGEBLOOM_HD uint32_t epoch_of(uint64_t i) const noexcept {
     uint32_t e = 0;

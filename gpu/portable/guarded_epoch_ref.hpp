@@ -66,6 +66,10 @@ struct GuardedEpochRef {
   // every segment, which is what makes the layout one line per key).
   AGEBLOOM_HD uint64_t line_of(KeyHash h) const noexcept { return lanes.line(h); }
   AGEBLOOM_HD uint64_t lane_mask(KeyHash h) const noexcept { return lanes.word(h); }
+  // Lanes: zeroes lanes `slots` (bit s: segment s) of one line.
+  AGEBLOOM_HD void clear_lanes(uint64_t line, uint64_t slots) const noexcept {
+    for (uint64_t m = slots; m != 0; m &= m - 1) *word(placement::lowest_bit(m), line) = 0;
+  }
 
   // Blocked: the key's k bits as masks over its block's words (B <= 512: at
   // most 8; the ones past B/64 stay 0), the same block index in every

@@ -108,7 +108,7 @@ AGEBLOOM_HD inline void clear_untouched(const GuardedEpochRef& f, uint64_t line,
     touched[line] = 0;
     return;
   }
-  for (uint64_t m = cleared; m != 0; m &= m - 1) *f.word(placement::lowest_bit(m), line) = 0;
+  f.clear_lanes(line, cleared);
 }
 
 }  // namespace agebloom::gpu

@@ -124,9 +124,7 @@ struct Emulated {
       if (out != nullptr && by_line) {
         // Verdicts and each touched line's final state in one pass, then the
         // clears on the lines nobody touched (in a random order too).
-        uint64_t cleared = 0;
-        for (uint32_t s = 0; s < shape.segments; ++s)
-          if (p.keep_end[s] != BatchPlan::kNever) cleared |= uint64_t{1} << s;
+        const uint64_t cleared = p.cleared_slots(shape.segments);
         std::vector<uint8_t> seen;
         line_pass(f, p, k, nullptr, 0, seen, rng, {cleared, touched.data()});
         for (uint64_t i = 0; i < p.count; ++i) (*out)[done + i] = static_cast<char>(seen[i]);
