@@ -40,16 +40,18 @@ TEST(InterleavedEpoch, NoLiveFalseNegativesCountAndTime) {
   for (int trial = 0; trial < 8; ++trial) {
     check_live_window<uint64_t>(64, trial % 2, rng);
     check_live_window<uint32_t>(32, trial % 2, rng);
+    check_live_window<ab::bits::Word128>(128, trial % 2, rng);
   }
 }
 
-TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
+template <class Lane>
+void check_fpr_matches_model(uint32_t lane_bits) {
   for (double p : {0.05, 0.01, 0.001}) {
     const uint64_t W = 40000;
-    auto cfg = InterleavedEpochConfig::for_fpr(Window::count(W), p, {.lane_bits = 64});
+    auto cfg = InterleavedEpochConfig::for_fpr(Window::count(W), p, {.lane_bits = lane_bits});
     ASSERT_TRUE(cfg);
     EXPECT_LE(cfg->model_fpr(), p);
-    Owned<uint64_t> f(*cfg);
+    Owned<Lane> f(*cfg);
     const uint64_t ell = cfg->epoch_length();
     const uint64_t per_epoch = static_cast<uint64_t>(300 / p);
     uint64_t t = 0, probes = 0, pos = 0, next = 1ULL << 50;
@@ -59,8 +61,14 @@ TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
       for (uint64_t q = 0; q < per_epoch; ++q, ++probes) pos += f->contains(key_hash(next++));
     }
     const double measured = static_cast<double>(pos) / probes;
-    EXPECT_NEAR(measured / cfg->model_fpr(), 1.0, 0.15) << "p=" << p << " measured " << measured;
+    EXPECT_NEAR(measured / cfg->model_fpr(), 1.0, 0.15)
+        << "lane " << lane_bits << " p=" << p << " k=" << cfg->k << " measured " << measured;
   }
+}
+
+TEST(InterleavedEpoch, MeasuredFprMatchesModel) {
+  check_fpr_matches_model<uint64_t>(64);
+  check_fpr_matches_model<ab::bits::Word128>(128);
 }
 
 // The price of one line per query, quantified: more bits per item than the
@@ -71,6 +79,47 @@ TEST(InterleavedEpoch, CostsMoreBitsThanTheFlatLayout) {
   ASSERT_TRUE(il && flat);
   EXPECT_GT(il->bits_per_item(), flat->bits_per_item());
   EXPECT_LT(il->bits_per_item(), 2.5 * flat->bits_per_item());
+}
+
+// Four 128-bit lanes: wider blocks, so the busy lines cost less FPR than in
+// eight 64-bit lanes (27.2 bits per item at 1%); still more than the flat
+// layout with as many segments (Prop. 2 with r = 3). The figures are the
+// model's (docs/ALGORITHMS.md), the bounds loose enough for the sizing step.
+TEST(InterleavedEpoch, WideLanesCostFewerBits) {
+  const Window w = Window::count(1'000'000);
+  auto narrow = InterleavedEpochConfig::for_fpr(w, 0.01, {.lane_bits = 64});
+  auto wide = ab::Interleaved128Config::for_fpr(w, 0.01);
+  auto flat = ab::GuardedEpochConfig::for_fpr(w, 0.01, {.r = 3});
+  ASSERT_TRUE(narrow && wide && flat);
+  EXPECT_EQ(wide->lane_bits, 128u);
+  EXPECT_EQ(wide->r, 3u);
+  EXPECT_EQ(wide->k, 8u);
+  EXPECT_LT(wide->bits_per_item(), 0.8 * narrow->bits_per_item());
+  EXPECT_GT(wide->bits_per_item(), flat->bits_per_item());
+  EXPECT_NEAR(wide->bits_per_item(), 21.0, 0.3);
+  EXPECT_LE(wide->model_fpr(), 0.01);
+  // The model's FP grows by the blocks' load spread: one line fewer misses the target.
+  InterleavedEpochConfig fewer = *wide;
+  fewer.lines -= 1;
+  EXPECT_GT(fewer.model_fpr(), 0.01);
+}
+
+// The 128-bit lane's pattern: b parts of 128/b bits, one bit in each, at the
+// offset read from h2's field at j·64/b (bits.hpp), for every b.
+TEST(InterleavedEpoch, WideLanePatternHasOneBitPerPart) {
+  std::mt19937_64 rng(128);
+  for (uint32_t b : {2u, 4u, 8u, 16u, 32u, 64u}) {
+    const uint32_t span = 128 / b, stride = 64 / b;
+    for (int trial = 0; trial < 2000; ++trial) {
+      const uint64_t y = rng();
+      const ab::bits::Word128 m = ab::bits::word128_pattern(y, b);
+      ASSERT_EQ(ab::bits::popcount(m), static_cast<int>(b)) << b;
+      for (uint32_t part = 0; part < b; ++part) {
+        const uint32_t bit = part * span + static_cast<uint32_t>((y >> (part * stride)) & (span - 1));
+        ASSERT_TRUE(((bit < 64 ? m.lo >> bit : m.hi >> (bit - 64)) & 1) != 0) << "b " << b << " part " << part;
+      }
+    }
+  }
 }
 
 TEST(InterleavedEpoch, InvalidParametersAreErrors) {
@@ -106,6 +155,24 @@ TEST(InterleavedEpoch, InvalidParametersAreErrors) {
   auto c32 = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01, {.lane_bits = 32});
   ASSERT_TRUE(c32);
   EXPECT_EQ(ab::InterleavedEpochFilter<uint64_t>::bytes_needed(*c32).code(), ab::Errc::block_size_invalid);
+  // 128-bit lanes: four segments at most, and at least two parts (the
+  // pattern's fields are read at a stride of 64/k bits).
+  auto wide = ab::Interleaved128Config::for_fpr(Window::count(1000), 0.01);
+  ASSERT_TRUE(wide);
+  EXPECT_TRUE(wide->validate());
+  InterleavedEpochConfig w = *wide;
+  w.r = 4;
+  EXPECT_EQ(w.validate().code(), ab::Errc::segments_out_of_range);
+  w.r = 3;
+  w.k = 1;
+  EXPECT_EQ(w.validate().code(), ab::Errc::k_out_of_range);
+  w.k = 128;
+  EXPECT_EQ(w.validate().code(), ab::Errc::k_out_of_range);
+  EXPECT_EQ(ab::Interleaved128Config::for_fpr(Window::count(1000), 0.01, 4).code(), ab::Errc::segments_out_of_range);
+  EXPECT_EQ(ab::Interleaved128Config::for_fpr(Window::time(1000), 0.01).code(), ab::Errc::capacity_zero);
+  // Each lane width's filter refuses the other's config.
+  EXPECT_EQ(ab::InterleavedEpochFilter<uint64_t>::bytes_needed(*wide).code(), ab::Errc::block_size_invalid);
+  EXPECT_EQ(ab::InterleavedEpochFilter<ab::bits::Word128>::bytes_needed(*c32).code(), ab::Errc::block_size_invalid);
 }
 
 // The bulk form against the scalar calls (live_window_check.hpp), for every
@@ -128,6 +195,13 @@ TEST(InterleavedEpoch, OperationFormsAgree) {
   auto c32 = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.05, {.lane_bits = 32});
   ASSERT_TRUE(c32);
   check_bulk_matches_scalar<uint32_t>(*c32);
+  auto c128 = ab::Interleaved128Config::for_fpr(Window::count(3000), 0.05);
+  ASSERT_TRUE(c128);
+  for (uint32_t k : {2u, 4u, 8u, 16u, 32u}) {  // k = 8 has its own bulk body
+    InterleavedEpochConfig c = *c128;
+    c.k = k;
+    check_bulk_matches_scalar<ab::bits::Word128>(c);
+  }
 }
 
 // The AVX2 probe (interleaved_avx2.hpp, chosen at create() for 64-bit lanes

@@ -27,3 +27,19 @@ TEST(WordPatternIsa, ShuffleEqualsPortable) {
       ASSERT_EQ(ab::bits::word_pattern<8>(y), ab::bits::word_pattern_scalar<8>(y));
     }
 }
+
+// word128_pattern<8>'s shuffles (the 128-bit lanes of "interleaved-128")
+// against its loop: every key, and every 4-bit offset in every byte.
+TEST(WordPatternIsa, Word128ShuffleEqualsPortable) {
+  if (!__builtin_cpu_supports("ssse3")) GTEST_SKIP() << "CPU without SSSE3";
+  const ab::Hasher hash(5);
+  for (uint64_t i = 0; i < 100000; ++i) {
+    const uint64_t y = hash(&i, sizeof i).h2;
+    ASSERT_EQ(ab::bits::word128_pattern<8>(y), ab::bits::word128_pattern_scalar<8>(y)) << std::hex << y;
+  }
+  for (uint64_t byte = 0; byte < 8; ++byte)
+    for (uint64_t v = 0; v < 256; ++v) {
+      const uint64_t y = v << (8 * byte);
+      ASSERT_EQ(ab::bits::word128_pattern<8>(y), ab::bits::word128_pattern_scalar<8>(y)) << byte << " " << v;
+    }
+}

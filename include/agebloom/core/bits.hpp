@@ -101,6 +101,75 @@ constexpr uint64_t word_pattern(uint64_t y, uint32_t b) noexcept {
   }
 }
 
+// A 128-bit word, low half first: a lane of the wide one-line layout
+// (interleaved_epoch.hpp with 128-bit lanes), four of them to a line.
+struct Word128 {
+  uint64_t lo = 0;  // bits 0..63
+  uint64_t hi = 0;  // bits 64..127
+
+  friend constexpr Word128 operator&(Word128 a, Word128 b) noexcept { return {a.lo & b.lo, a.hi & b.hi}; }
+  friend constexpr Word128 operator|(Word128 a, Word128 b) noexcept { return {a.lo | b.lo, a.hi | b.hi}; }
+  constexpr Word128& operator|=(Word128 b) noexcept { return *this = *this | b; }  // sets b's bits
+  friend constexpr bool operator==(Word128, Word128) noexcept = default;
+};
+// Set bits of a 128-bit word.
+constexpr int popcount(Word128 w) noexcept { return __builtin_popcountll(w.lo) + __builtin_popcountll(w.hi); }
+
+// The pattern of a 128-bit lane: b parts of 128/b bits, one bit per part,
+// part j's offset the log2(128/b) bits of y at bit j·64/b (b >= 2: every
+// field fits its stride, so the fields are disjoint and b·log2(128/b) <= 64
+// bits of y are used, as partitioned_pattern; the same FP model). For b = 8
+// (the planner's choice at 1%) part j is the 16-bit half-word j and its
+// offset the low 4 bits of y's byte j.
+template <uint32_t B>
+constexpr Word128 word128_pattern_scalar(uint64_t y) noexcept {
+  static_assert(B >= 2 && B <= 64 && (B & (B - 1)) == 0, "b: a power of two from 2 to 64");
+  constexpr uint32_t span = 128 / B, stride = 64 / B;
+  uint64_t m[2] = {0, 0};
+  for (uint32_t part = 0; part < B; ++part) {
+    const uint32_t bit = part * span + static_cast<uint32_t>((y >> (part * stride)) & (span - 1));
+    m[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+  return {m[0], m[1]};
+}
+
+// word128_pattern_scalar's word; for b = 8 with SSSE3, byte shuffles (the
+// same word): y's byte j goes to bytes 2j and 2j + 1, a table turns its low 3
+// bits into 1 << offset in both, and bit 3 keeps the low or the high one
+// (offset 0..15 of the 16-bit part = 8·bit3 + low 3 bits).
+template <uint32_t B>
+constexpr Word128 word128_pattern(uint64_t y) noexcept {
+#if defined(__SSSE3__) && !defined(__CUDACC__)
+  if constexpr (B == 8) {
+    if (!__builtin_is_constant_evaluated()) {
+      using v16qi = char __attribute__((vector_size(16)));
+      using v2di = long long __attribute__((vector_size(16)));
+      const v16qi ones = {1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128};
+      const v16qi spread = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7};
+      const v16qi high = {0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8};
+      const v2di word = {static_cast<long long>(y), 0};
+      const v16qi bytes = __builtin_ia32_pshufb128(reinterpret_cast<v16qi>(word), spread);
+      const v16qi bit = __builtin_ia32_pshufb128(ones, bytes & 7);
+      const v2di m = reinterpret_cast<v2di>(bit & (v16qi)((bytes & 8) == high));
+      return {static_cast<uint64_t>(m[0]), static_cast<uint64_t>(m[1])};
+    }
+  }
+#endif
+  return word128_pattern_scalar<B>(y);
+}
+
+// word128_pattern for a b chosen at run time (a power of two from 2 to 64).
+constexpr Word128 word128_pattern(uint64_t y, uint32_t b) noexcept {
+  switch (b) {
+    case 2: return word128_pattern<2>(y);
+    case 4: return word128_pattern<4>(y);
+    case 8: return word128_pattern<8>(y);
+    case 16: return word128_pattern<16>(y);
+    case 32: return word128_pattern<32>(y);
+    default: return word128_pattern<64>(y);
+  }
+}
+
 inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }   // p's line, to read
 inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }  // p's line, to write
 

@@ -2,13 +2,14 @@
 //
 // The paper layouts keep each segment in its own array, so a query touches
 // one line per segment. Here the segments' words for one line index are
-// interleaved into one 64-byte line (8 lanes of 64 bits, or 16 of 32): lane j
+// interleaved into one 64-byte line (8 lanes of 64 bits, 16 of 32, or 4 of
+// 128: the registry's "interleaved" and "interleaved-128"): lane j
 // of line x is segment j's block x, the "vertical layout" DPDK's vBF uses for
 // its sets. A key picks one line (from h1) and a pattern inside a lane (from
 // h2): the lane is partitioned into k parts with one bit in each (Age-Partitioned Bloom Filters,
 // §6), so k is a power of two; then
 //   - a query reads one line and tests the pattern against every lane,
-//   - an insert ORs the pattern into the current segment's lane (one word),
+//   - an insert ORs the pattern into the current segment's lane,
 //   - an epoch rotation clears one lane in every line.
 // Semantics are the guarded epoch filter's (Guarded Epoch Bloom Filters, Algorithm 1: r+1
 // segments, epochs of ⌈W/r⌉, Lemma 1 and Prop. 1 hold unchanged), so the
@@ -38,7 +39,7 @@ namespace agebloom {
 //   InterleavedEpochConfig::for_fpr(window, fpr, {.lane_bits = ...})
 // (every structure's own, so a knob of one cannot be passed to another).
 struct InterleavedEpochSizing {
-  uint32_t lane_bits = 64;  // 64: 8 segments per line, 32: 16
+  uint32_t lane_bits = 64;  // 64: 8 segments per line, 32: 16, 128: 4
   uint32_t r = 0;  // live epochs; 0: every lane (lanes - 1)
   uint64_t capacity = 0;  // expected insertions per time window
 };
@@ -50,7 +51,7 @@ struct InterleavedEpochConfig {
   uint32_t r = 7;          // live epochs; r + 1 segments, at most lanes()
   uint32_t k = 0;          // bits per key inside its lane: one per part, a power of two
   uint64_t lines = 0;      // 64-byte lines
-  uint32_t lane_bits = 64; // 64 (8 lanes per line) or 32 (16 lanes)
+  uint32_t lane_bits = 64; // 64 (8 lanes per line), 32 (16 lanes) or 128 (4 lanes)
   uint64_t capacity = 0;   // expected insertions per window (time windows)
   uint64_t epoch_capacity = 0;  // time windows: an epoch also ends after this many insertions
                                 // (--on-flood keep-fpr: a flood shortens the window, not the FPR);
@@ -67,10 +68,10 @@ struct InterleavedEpochConfig {
   // The Errc of the first field out of range, or ok.
   constexpr Status validate() const noexcept {
     if (Status s = window.validate(); !s) return s;
-    if (lane_bits != 64 && lane_bits != 32) return Errc::block_size_invalid;
+    if (lane_bits != 64 && lane_bits != 32 && lane_bits != 128) return Errc::block_size_invalid;
     if (r == 0 || r >= lanes()) return Errc::segments_out_of_range;  // r + 1 segments (no wrap at r = 2^32 - 1)
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
-    if (!is_pow2(k) || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
+    if (!is_pow2(k) || k < min_k() || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
     if (lines == 0) return Errc::budget_too_small;
     if (lines > kMaxStructureBits / 512) return Errc::too_large;
     return Errc::ok;
@@ -79,6 +80,10 @@ struct InterleavedEpochConfig {
   // Where a key's bits go (core/placement.hpp; 64-bit lanes): the CPU
   // filter and the GPU replay both take them from here.
   constexpr placement::Lanes placement() const noexcept { return {lines, k}; }
+
+  // The fewest parts a lane's pattern may have: a 128-bit lane's fields are
+  // read at a stride of 64/k bits of h2 (bits::word128_pattern), so k >= 2.
+  constexpr uint32_t min_k() const noexcept { return lane_bits == 128 ? 2 : 1; }
 
   // log2 of the bits per part of a lane (lane_bits / k): the width of each
   // part's offset field of h2.
@@ -111,16 +116,16 @@ struct InterleavedEpochConfig {
     c.lane_bits = lane_bits;
     c.r = r ? r : (lane_bits ? 512 / lane_bits - 1 : 0);
     c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    c.k = 1;
+    c.k = c.min_k();
     c.lines = 1;
     if (Status s = c.validate(); !s) return s;
     if (c.capacity == 0) return Errc::capacity_zero;
     // Lines of the best k for them (a power of two): meets the target?
     auto meets = [&](uint64_t lines) {
       c.lines = lines;
-      uint32_t best_k = 1;
+      uint32_t best_k = c.min_k();
       double best = 2.0;
-      for (uint32_t k = 1; k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
+      for (uint32_t k = c.min_k(); k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
            k *= 2) {
         c.k = k;
         const double p = c.model_fpr();
@@ -137,11 +142,33 @@ struct InterleavedEpochConfig {
   }
 };
 
+// The wide one-line layout's shape (the registry's "interleaved-128"): four
+// segments as 128-bit lanes, r = 3. The blocks are twice as wide as the
+// 64-bit lanes', so the busy lines' excess load costs less FPR: 21.0 bits per
+// item at FPR 1% against 27.2 (docs/ALGORITHMS.md, "One-cache-line layouts").
+// The same fields as InterleavedEpochConfig; its own type so that the
+// registry maps it to its own filter, InterleavedEpochFilter<bits::Word128>.
+struct Interleaved128Config : InterleavedEpochConfig {
+  constexpr Interleaved128Config() noexcept : InterleavedEpochConfig{.r = 3, .lane_bits = 128} {}  // no lines yet
+  // c as this type (c.lane_bits should be 128: the filter's create() checks).
+  constexpr explicit Interleaved128Config(const InterleavedEpochConfig& c) noexcept : InterleavedEpochConfig(c) {}
+
+  // InterleavedEpochConfig::for_fpr with 128-bit lanes (r = 0: all four).
+  static constexpr Expected<Interleaved128Config> for_fpr(Window window, double fpr, uint32_t r = 0,
+                                                         uint64_t capacity = 0) noexcept {
+    auto c = InterleavedEpochConfig::for_fpr(window, fpr, {.lane_bits = 128, .r = r, .capacity = capacity});
+    if (!c) return c.error();
+    return Interleaved128Config(*c);
+  }
+};
+
 // The one-line guarded epoch filter over an arena, with Lane-wide lanes
-// (the registry's "interleaved" is Lane = uint64_t): a handle; its lines live in the arena.
+// (the registry's "interleaved" is Lane = uint64_t, "interleaved-128" Lane =
+// bits::Word128): a handle; its lines live in the arena.
 template <class Lane = uint64_t>
 class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> {
-  static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
+  static_assert(sizeof(Lane) == 16 || sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 128, 64 or 32 bits");
+  static constexpr bool kWide = sizeof(Lane) == 16;  // 128-bit lanes: two words each
 
  public:
   static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
@@ -218,6 +245,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
         case 16: return bulk_test_and_insert<16>(h, n, out);
         default: break;
       }
+    } else if constexpr (kWide) {
+      if (cfg_.k == 8) return bulk_test_and_insert<8>(h, n, out);
     }
     bulk_test_and_insert<0>(h, n, out);
   }
@@ -266,6 +295,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   Lane pattern(KeyHash h) const noexcept {
     if constexpr (sizeof(Lane) == 8) {
       return cfg_.placement().word(h);
+    } else if constexpr (kWide) {
+      return bits::word128_pattern(h.h2, cfg_.k);
     } else {
       bits::Pattern<1> p;
       bits::partitioned_pattern(h.h2, cfg_.k, log2_part_, p);
@@ -273,10 +304,11 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     }
   }
 
-  // B != 0: the pattern of B parts in a 64-bit lane, B fixed at compile time.
+  // B != 0: the pattern of B parts in a 64- or 128-bit lane, B fixed at compile time.
   template <uint32_t B>
   Lane pattern_of(KeyHash h) const noexcept {
-    if constexpr (B != 0) return bits::word_pattern<B>(h.h2);
+    if constexpr (B != 0 && kWide) return bits::word128_pattern<B>(h.h2);
+    else if constexpr (B != 0) return bits::word_pattern<B>(h.h2);
     else return pattern(h);
   }
 

@@ -55,9 +55,10 @@ constexpr Expected<uint64_t> fewest_lines(double start, Meets&& meets) noexcept 
 
 // The lines of a one-line filter: 512-bit lines of 64/sizeof(Lane) lanes,
 // one lane per segment or slice, so a key's bits in every lane are one line.
+// Lane: uint32_t, uint64_t or bits::Word128 (four 128-bit lanes).
 template <class Lane>
 class LaneLines {
-  static_assert(sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 64 or 32 bits");
+  static_assert(sizeof(Lane) == 16 || sizeof(Lane) == 8 || sizeof(Lane) == 4, "lanes of 128, 64 or 32 bits");
 
  public:
   static constexpr uint32_t kLaneBits = sizeof(Lane) * 8;  // bits per lane
@@ -104,7 +105,7 @@ class LaneLines {
     l.lines_ = *lines;
     l.count_ = count;
     for (uint64_t i = 0; i < count; ++i)
-      for (auto& lane : l.lines_[i].lane) lane = 0;
+      for (auto& lane : l.lines_[i].lane) lane = Lane{};
     return l;
   }
 
@@ -133,19 +134,32 @@ class LaneLines {
   // lowers the same vector code to whatever the target has.
   static bool any_lane_covers(const Line& line, Lane mask) noexcept {
 #if defined(__GNUC__) && !defined(__CUDACC__)
-    using Vec = std::conditional_t<sizeof(Lane) == 8, detail::U64x2, detail::U32x4>;
-    constexpr uint32_t kPer = 16 / sizeof(Lane);
-    Vec m;
-    for (uint32_t i = 0; i < kPer; ++i) m[i] = mask;
-    Vec any{};
-    for (uint32_t v = 0; v < kLanes / kPer; ++v) {
-      Vec x;
-      __builtin_memcpy(&x, &line.lane[v * kPer], sizeof x);
-      any |= (Vec)((x & m) == m);
+    if constexpr (sizeof(Lane) == 16) {
+      // A lane is one 16-byte word: covered when both halves compare equal.
+      const detail::U64x2 m = {mask.lo, mask.hi};
+      detail::U64x2 any{};
+      for (uint32_t v = 0; v < kLanes; ++v) {
+        detail::U64x2 x;
+        __builtin_memcpy(&x, &line.lane[v], sizeof x);
+        const detail::U64x2 eq = (detail::U64x2)((x & m) == m);
+        any |= eq & __builtin_shufflevector(eq, eq, 1, 0);
+      }
+      return any[0] != 0;
+    } else {
+      using Vec = std::conditional_t<sizeof(Lane) == 8, detail::U64x2, detail::U32x4>;
+      constexpr uint32_t kPer = 16 / sizeof(Lane);
+      Vec m;
+      for (uint32_t i = 0; i < kPer; ++i) m[i] = mask;
+      Vec any{};
+      for (uint32_t v = 0; v < kLanes / kPer; ++v) {
+        Vec x;
+        __builtin_memcpy(&x, &line.lane[v * kPer], sizeof x);
+        any |= (Vec)((x & m) == m);
+      }
+      Lane r = 0;
+      for (uint32_t i = 0; i < kPer; ++i) r |= any[i];
+      return r != 0;
     }
-    Lane r = 0;
-    for (uint32_t i = 0; i < kPer; ++i) r |= any[i];
-    return r != 0;
 #else
     bool hit = false;
     for (uint32_t j = 0; j < kLanes; ++j) hit |= (line.lane[j] & mask) == mask;
@@ -157,14 +171,17 @@ class LaneLines {
   // on rotation (n lanes when a segment is wider than a lane).
   void clear_lane(uint32_t j, uint32_t n = 1) noexcept {
     for (uint64_t i = 0; i < count_; ++i)
-      for (uint32_t l = j; l < j + n; ++l) lines_[i].lane[l] = 0;
+      for (uint32_t l = j; l < j + n; ++l) lines_[i].lane[l] = Lane{};
   }
 
   // Fraction of set bits (control plane: reads every line).
   double fill_ratio() const noexcept {
     uint64_t set = 0;
     for (uint64_t i = 0; i < count_; ++i)
-      for (Lane lane : lines_[i].lane) set += static_cast<uint64_t>(__builtin_popcountll(lane));
+      for (Lane lane : lines_[i].lane) {
+        if constexpr (sizeof(Lane) == 16) set += static_cast<uint64_t>(bits::popcount(lane));
+        else set += static_cast<uint64_t>(__builtin_popcountll(lane));
+      }
     return static_cast<double>(set) / (static_cast<double>(count_) * 512);
   }
 

@@ -49,6 +49,7 @@ enum class Structure : uint8_t {
   btbf,
   clock4,
   two_line,
+  interleaved_128,
 };
 
 // Which windows a structure keeps.
@@ -116,6 +117,10 @@ inline constexpr StructureInfo kStructures[] = {
      "two adjacent cache lines",
      "guarded epoch with 4 segments as 128-bit lanes; a key's bits straddle two adjacent lines", false, false, false,
      false, false},
+    {Structure::interleaved_128, "interleaved-128", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout, 128-bit lanes)",
+     kBothWindows, "one cache line",
+     "guarded epoch with 4 segments as 128-bit lanes of one 64-byte line: fewer bits than interleaved", false, false,
+     true, false, false},
 };
 // How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
@@ -307,6 +312,20 @@ struct StructureTraits<Structure::interleaved> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = InterleavedEpochConfig::for_fpr(r.window, r.fpr, {.lane_bits = 64, .capacity = r.capacity})) emit(*c);
+  }
+};
+
+// Guarded epoch in the one-line layout with four 128-bit lanes: every
+// segment's 16 bytes of an index in one 64-byte line (interleaved_epoch.hpp).
+template <>
+struct StructureTraits<Structure::interleaved_128> {
+  // The configuration plan() emits, and the filter it builds.
+  using Config = Interleaved128Config;
+  using Filter = InterleavedEpochFilter<bits::Word128>;  // the filter a Config builds
+  // r = 3: all four lanes.
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = Interleaved128Config::for_fpr(r.window, r.fpr, 0, r.capacity)) emit(*c);
   }
 };
 
