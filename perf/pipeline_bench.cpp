@@ -446,12 +446,13 @@ void register_pipeline() {
     const char* filter;
     Isa widest = Isa::avx512;  // what the filter's bulk body and the hash may use: all but the "-baseline-isa" cases
   };
-  // auto, and both one-line layouts it chooses between, by name; auto again
+  // auto, and the one-line layouts, by name; auto again
   // with its bulk body's and the hash's baseline builds, so one run shows what
   // AVX2 buys.
   for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
                        Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::baseline},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "interleaved-128"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-apbf"},
                        Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
                        Case{"src_ip", pk::KeyMode::src_ip, "two-line"},

@@ -49,6 +49,7 @@ cases = [
     ("dedup_fwd src-ip auto", "parse+hash", f"pipeline/stage/dedup_fwd_src_ip/auto/{W}/parse+hash"),
     ("dedup_fwd src-ip auto", "parse+hash+filter", f"pipeline/stage/dedup_fwd_src_ip/auto/{W}/parse+hash+filter"),
     ("dedup_fwd src-ip auto", "all", f"pipeline/dedup_fwd_src_ip/auto/{W}/burst:32"),
+    ("dedup_fwd src-ip interleaved-128", "all", f"pipeline/dedup_fwd_src_ip/interleaved-128/{W}/burst:32"),
     ("dedup_fwd src-ip two-line", "all", f"pipeline/dedup_fwd_src_ip/two-line/{W}/burst:32"),
     ("dedup_fwd flow auto", "all", f"pipeline/dedup_fwd_flow/auto/{W}/burst:32"),
 ]
@@ -97,7 +98,8 @@ print("\ninstructions per packet by stage (callgrind; Rx/Tx excluded):")
 print(f"  5tswap      parse+swap {swap:6.1f}")
 print("  dedup_fwd   " + "  ".join(f"{k} {v:.1f}" for k, v in stages.items()) +
       f"  total {per[(a, 'all')]:.1f}  ({per[(a, 'all')] / swap:.2f} of 5tswap)")
-print(f"  two-line filter, whole path: {per[('dedup_fwd src-ip two-line', 'all')]:.1f};"
+print(f"  whole path with interleaved-128: {per[('dedup_fwd src-ip interleaved-128', 'all')]:.1f};"
+      f" two-line: {per[('dedup_fwd src-ip two-line', 'all')]:.1f};"
       f" flow mode: {per[('dedup_fwd flow auto', 'all')]:.1f}")
 json.dump({"rows": rows, "stages": stages, "5tswap": swap}, open(out, "w"), indent=1)
 print(f"\nwritten: {out}")

@@ -224,3 +224,22 @@ TEST(InterleavedEpoch, Avx2BodyAgreesWithTheBaseline) {
   Owned<uint64_t> other(k4);
   EXPECT_EQ(other->isa(), ab::Isa::baseline);
 }
+
+// The same for the 128-bit lanes' AVX2 probe (k = 8): verdicts and state
+// byte for byte, in every lane as the current one.
+TEST(InterleavedEpoch, Avx2BodyAgreesWithTheBaselineIn128BitLanes) {
+  auto cfg = ab::Interleaved128Config::for_fpr(Window::count(5000), 0.01);
+  ASSERT_TRUE(cfg);
+  ASSERT_EQ(cfg->k, 8u);
+  Owned<ab::bits::Word128> wide(*cfg), base(*cfg);
+  base->use_isa(ab::Isa::baseline);
+  EXPECT_EQ(base->isa(), ab::Isa::baseline);
+  if (!ab::cpu_has_avx2() || !AGEBLOOM_INTRINSICS_DISPATCH) GTEST_SKIP() << "this CPU (or build) has no AVX2 body to run";
+  EXPECT_EQ(wide->isa(), ab::Isa::avx2);
+  std::mt19937_64 rng(128);
+  check_bodies_agree(wide, base, rng, [](std::mt19937_64& r) { return key_hash(r() % 12000); });
+  InterleavedEpochConfig k16 = *cfg;
+  k16.k = 16;
+  Owned<ab::bits::Word128> other(k16);
+  EXPECT_EQ(other->isa(), ab::Isa::baseline);
+}

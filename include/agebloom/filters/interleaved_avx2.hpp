@@ -6,6 +6,8 @@
 // stage: 41.9 instructions per packet against 53.8, docs/PERFORMANCE.md,
 // "A machine without AVX-512"). The pattern is the baseline's byte shuffle
 // (bits::word_pattern<8>), broadcast to every lane.
+// The 128-bit lanes ("interleaved-128", k = 8) have their own probe below:
+// the same two registers, each holding two lanes.
 // Same verdicts and state as the baseline body (interleaved_epoch_test).
 #pragma once
 
@@ -49,6 +51,38 @@ AGEBLOOM_TARGET_AVX2 inline void test_and_insert_run8(const KeyHash* h, Line* co
     out[i] = !_mm256_testz_si256(held, held);
     // The same branch for the whole run (one segment): predicted.
     _mm256_store_si256(x + reg, _mm256_or_si256(reg ? lanes47 : lanes03, _mm256_and_si256(mask, lane)));
+  }
+}
+
+using Line128 = LaneLines<bits::Word128>::Line;  // a line of four 128-bit lanes
+
+// test_and_insert_run8 for 128-bit lanes with k = 8: the pattern is
+// bits::word128_pattern<8>'s shuffles (one bit per 16-bit part), both halves
+// of a register compare it to one lane each, and a lane holds the key when
+// both of its 64-bit words do (each word's verdict ANDed with its
+// neighbour's). The store is the whole register, for the reason above.
+AGEBLOOM_TARGET_AVX2 inline void test_and_insert_run128(const KeyHash* h, Line128* const* line, size_t n,
+                                                        uint32_t current, bool* out) noexcept {
+  const __m128i ones = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+  const __m128i spread = _mm_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+  const __m128i high = _mm_setr_epi8(0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8);
+  const __m128i seven = _mm_set1_epi8(7), eight = _mm_set1_epi8(8);
+  // Lane `current`: register current / 2 of the line, 128-bit half current % 2 of it.
+  const unsigned reg = current >> 1;
+  const __m256i lane = (current & 1) ? _mm256_setr_epi64x(0, 0, -1, -1) : _mm256_setr_epi64x(-1, -1, 0, 0);
+  for (size_t i = 0; i < n; ++i) {
+    auto* const x = reinterpret_cast<__m256i*>(line[i]);
+    const __m128i bytes = _mm_shuffle_epi8(_mm_cvtsi64_si128(static_cast<long long>(h[i].h2)), spread);
+    const __m128i bit = _mm_shuffle_epi8(ones, _mm_and_si128(bytes, seven));
+    const __m128i pattern = _mm_and_si128(bit, _mm_cmpeq_epi8(_mm_and_si128(bytes, eight), high));
+    const __m256i mask = _mm256_broadcastsi128_si256(pattern);
+    const __m256i lanes01 = _mm256_load_si256(x), lanes23 = _mm256_load_si256(x + 1);
+    const __m256i w01 = _mm256_cmpeq_epi64(_mm256_and_si256(lanes01, mask), mask);
+    const __m256i w23 = _mm256_cmpeq_epi64(_mm256_and_si256(lanes23, mask), mask);
+    const __m256i held = _mm256_or_si256(_mm256_and_si256(w01, _mm256_shuffle_epi32(w01, 0x4E)),
+                                         _mm256_and_si256(w23, _mm256_shuffle_epi32(w23, 0x4E)));
+    out[i] = !_mm256_testz_si256(held, held);
+    _mm256_store_si256(x + reg, _mm256_or_si256(reg ? lanes23 : lanes01, _mm256_and_si256(mask, lane)));
   }
 }
 

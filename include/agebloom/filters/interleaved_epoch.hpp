@@ -254,7 +254,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
-  // Which body test_and_insert_bulk runs: for 64-bit lanes with k = 8, the
+  // Which body test_and_insert_bulk runs: for 64- and 128-bit lanes with k = 8, the
   // AVX2 probe (interleaved_avx2.hpp) when the CPU has it and `widest`
   // allows it, else the baseline. create() allows it. Both give the same
   // verdicts and state (tested); this switch exists for that test and for
@@ -262,7 +262,8 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   void use_isa(Isa widest) noexcept {
     isa_ = Isa::baseline;
 #if AGEBLOOM_INTRINSICS_DISPATCH
-    if (std::is_same_v<Lane, uint64_t> && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2()) isa_ = Isa::avx2;
+    if ((std::is_same_v<Lane, uint64_t> || kWide) && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2())
+      isa_ = Isa::avx2;
 #else
     (void)widest;
 #endif
@@ -329,6 +330,9 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
             if constexpr (B == 8 && std::is_same_v<Lane, uint64_t>)
               if (isa_ == Isa::avx2)
                 return interleaved_avx2::test_and_insert_run8(h + base + i, line + i, end - i, current, out + base + i);
+            if constexpr (B == 8 && kWide)
+              if (isa_ == Isa::avx2)
+                return interleaved_avx2::test_and_insert_run128(h + base + i, line + i, end - i, current, out + base + i);
 #endif
             for (; i < end; ++i) {
               const Lane mask = pattern_of<B>(h[base + i]);
