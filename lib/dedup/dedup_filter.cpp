@@ -70,8 +70,14 @@ std::string human_bytes(double bytes) {
   return buf;
 }
 
-// A --max-accesses limit tightened to two memory accesses per packet.
-std::optional<double> within_two_accesses(std::optional<double> limit) { return limit ? std::min(*limit, 2.0) : 2.0; }
+// A --max-accesses limit tightened to `most` memory accesses per packet.
+std::optional<double> within_accesses(std::optional<double> limit, double most) {
+  return limit ? std::min(*limit, most) : most;
+}
+// How auto_note names the steps of plan_spec's fallback.
+const char* accesses_phrase(double most) {
+  return most == 1.0 ? "at one memory access per packet" : "at two memory accesses per packet";
+}
 
 }  // namespace
 
@@ -99,13 +105,17 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
   if (const auto* err = std::get_if<model::PlanError>(&result); err && req.auto_candidates &&
                                                                   err->code != model::PlanErrc::invalid_request) {
     // No fast layout reaches the target within the limits: auto takes the
-    // most compact structure that does at two memory accesses per packet
-    // (two-line at 1%: it fits where the one-line layout does not), and only
-    // then the most compact of all, rather than refusing.
+    // most compact structure that does at one memory access per packet
+    // (interleaved-128 at 1%: 21.0 bits per item against 27.2), then at two
+    // (two-line: 17.9), and only then the most compact of all, rather than
+    // refusing.
     req.auto_candidates = false;
     const auto limit = req.max_accesses_per_query;
-    req.max_accesses_per_query = within_two_accesses(limit);
-    result = plan();
+    for (const double most : {1.0, 2.0}) {
+      req.max_accesses_per_query = within_accesses(limit, most);
+      result = plan();
+      if (!std::holds_alternative<model::PlanError>(result)) break;
+    }
     if (std::holds_alternative<model::PlanError>(result) && req.max_accesses_per_query != limit) {
       req.max_accesses_per_query = limit;
       result = plan();
@@ -136,8 +146,8 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     if (!set && !info(planned.structure).rate_adaptive)
       return model::PlanError{model::PlanErrc::invalid_request,
                               std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
-                                  " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring or "
-                                  "interleaved (or tlbf, which keeps its FPR by design)"};
+                                  " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring, "
+                                  "interleaved or interleaved-128 (or tlbf, which keeps its FPR by design)"};
   }
   return result;
 }
@@ -155,7 +165,7 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
 std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& chosen) {
   if (spec.structure) return {};
   model::PlanRequest req = request_of(spec);  // every structure, not only the auto candidates
-  char buf[600];
+  char buf[1000];
   if (spec.fpr == 0.0 && spec.mem_bytes) {
     // Sized by memory: the trade shows as FPR within the same memory.
     req.max_total_bytes = spec.mem_bytes;
@@ -176,17 +186,22 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
     std::string fast;
     for (const StructureInfo& s : kStructures)
       if (s.auto_candidate) fast += std::string(fast.empty() ? "" : ", ") + s.name;
-    model::PlanRequest two = limited_request(spec);
-    two.max_accesses_per_query = within_two_accesses(two.max_accesses_per_query);
-    const auto at_two = spec.fpr == 0.0 ? model::plan_lowest_fpr(two) : model::plan(two);
-    const auto* m = std::get_if<model::Plan>(&at_two);
+    // Which step of plan_spec's fallback chose it: one access, two, or any.
+    const char* how = "(more memory accesses per packet)";
+    for (const double most : {1.0, 2.0}) {
+      model::PlanRequest within = limited_request(spec);
+      within.max_accesses_per_query = within_accesses(within.max_accesses_per_query, most);
+      const auto at = spec.fpr == 0.0 ? model::plan_lowest_fpr(within) : model::plan(within);
+      if (const auto* m = std::get_if<model::Plan>(&at)) {
+        if (m->structure == chosen.structure()) how = accesses_phrase(most);
+        break;
+      }
+    }
     std::snprintf(buf, sizeof buf,
                   "--filter auto chose %s (%s, %.1f bits per item): the layouts fastest per packet (%s) do not fit "
                   "the limits given; %s is the most compact layout that fits %s",
                   chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
-                  chosen.bits_per_item(), fast.c_str(), chosen.name().c_str(),
-                  m != nullptr && m->structure == chosen.structure() ? "at two memory accesses per packet"
-                                                                     : "(more memory accesses per packet)");
+                  chosen.bits_per_item(), fast.c_str(), chosen.name().c_str(), how);
     return buf;
   }
   auto result = model::plan(req);
@@ -195,21 +210,23 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   const DedupFilter best(p->config);
   const double mine = static_cast<double>(chosen.bytes_needed()), theirs = static_cast<double>(best.bytes_needed());
   if (!(theirs < 0.8 * mine)) return {};
-  // Between the two: the most compact plan that still reads at most two
-  // lines per packet (two-line at 1%), named when it saves a fifth.
+  // Between the two: the most compact plans that still read at most one
+  // line, and at most two, per packet (interleaved-128 and two-line at 1%),
+  // each named when it saves a fifth.
   std::string middle;
-  model::PlanRequest two = req;
-  two.max_accesses_per_query = within_two_accesses(req.max_accesses_per_query);
-  auto within_two = model::plan(two);
-  if (const auto* m = std::get_if<model::Plan>(&within_two);
-      m != nullptr && m->structure != chosen.structure() && m->structure != p->structure) {
+  for (const double most : {1.0, 2.0}) {
+    model::PlanRequest within = req;
+    within.max_accesses_per_query = within_accesses(req.max_accesses_per_query, most);
+    auto near_plan = model::plan(within);
+    const auto* m = std::get_if<model::Plan>(&near_plan);
+    if (m == nullptr || m->structure == chosen.structure() || m->structure == p->structure) continue;
     const DedupFilter near(m->config);
     const double bytes = static_cast<double>(near.bytes_needed());
     if (bytes < 0.8 * mine && bytes > theirs) {
       char part[200];
-      std::snprintf(part, sizeof part, "; at two memory accesses per packet, %s takes %s (%.1f bits per item): --filter %s",
+      std::snprintf(part, sizeof part, "; %s, %s takes %s (%.1f bits per item): --filter %s", accesses_phrase(most),
                     near.name().c_str(), human_bytes(bytes).c_str(), near.bits_per_item(), near.name().c_str());
-      middle = part;
+      middle += part;
     }
   }
   std::snprintf(buf, sizeof buf,

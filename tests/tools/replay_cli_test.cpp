@@ -214,9 +214,10 @@ TEST(ReplayCli, AutoSaysWhatItChoseAndTheCompactAlternative) {
 }
 
 // Where the fast layout does not fit --mem, auto takes the most compact
-// layout that fits at two memory accesses per packet (two-line), and only
-// under a tighter budget the most compact of all, saying which and why (#18).
-TEST(ReplayCli, AutoUnderMemTakesTwoLineBeforeTheMostCompact) {
+// layout that fits at one memory access per packet (interleaved-128), then at
+// two (two-line), and only under a tighter budget the most compact of all,
+// saying which and why (#18). With room, the note names both middle ways.
+TEST(ReplayCli, AutoUnderMemTakesOneLineThenTwoLineBeforeTheMostCompact) {
   const std::string t = trace("pcapplusplus_example.pcap") + " --fpr 0.01 --window 100000 --seed 1 --json";
   auto chosen = [&](const std::string& mem) {
     const Outcome r = run(t + " --mem " + mem);
@@ -225,8 +226,19 @@ TEST(ReplayCli, AutoUnderMemTakesTwoLineBeforeTheMostCompact) {
     EXPECT_FALSE(j.is_discarded()) << r.out;
     return j.is_discarded() ? nlohmann::json{} : j;
   };
-  const auto roomy = chosen("1"), fits_two = chosen("0.25"), tight = chosen("0.2");
+  const auto roomy = chosen("1"), fits_one = chosen("0.3"), fits_two = chosen("0.25"), tight = chosen("0.2");
   EXPECT_EQ(roomy["filter"]["name"], "interleaved") << roomy.dump();
+  EXPECT_NE(roomy["auto_note"].get<std::string>().find("at one memory access per packet, interleaved-128 takes"),
+            std::string::npos)
+      << roomy.dump();
+  EXPECT_NE(roomy["auto_note"].get<std::string>().find("at two memory accesses per packet, two-line takes"),
+            std::string::npos)
+      << roomy.dump();
+  EXPECT_EQ(fits_one["filter"]["name"], "interleaved-128") << fits_one.dump();
+  EXPECT_NE(fits_one["auto_note"].get<std::string>().find(
+                "interleaved-128 is the most compact layout that fits at one memory access per packet"),
+            std::string::npos)
+      << fits_one.dump();
   EXPECT_EQ(fits_two["filter"]["name"], "two-line") << fits_two.dump();
   EXPECT_NE(fits_two["auto_note"].get<std::string>().find("two-line is the most compact layout that fits at two memory "
                                                           "accesses per packet"),
