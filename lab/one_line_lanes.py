@@ -74,7 +74,7 @@ def bits_per_item(window, lane_bits, segments, line_bits, g, target=0.01):
 
 
 def best(window, lane_bits, segments, line_bits, pattern):
-    ks = [k for k in (1, 2, 4, 8, 16, 32) if k <= lane_bits // 2] if pattern == "partitioned" else range(2, 15)
+    ks = [k for k in (1, 2, 4, 8, 16, 32, 64) if k <= lane_bits // 2] if pattern == "partitioned" else range(2, 15)
     out = []
     for k in ks:
         g = (partitioned_g if pattern == "partitioned" else distinct_g)(lane_bits, k, 200)

@@ -74,6 +74,16 @@ std::string human_bytes(double bytes) {
 std::optional<double> within_accesses(std::optional<double> limit, double most) {
   return limit ? std::min(*limit, most) : most;
 }
+// Whether plan p can keep the spec's flood policy: --on-flood keep-fpr over a
+// time window needs epochs that can end early (a capacity trigger), or a
+// rate-adaptive structure.
+bool keeps_flood_policy(const FilterSpec& spec, const model::Plan& p) {
+  if (spec.on_flood != FloodPolicy::keep_fpr || !spec.window.is_time() || info(p.structure).rate_adaptive) return true;
+  return p.config.visit([](const auto& c) {
+    if constexpr (requires { c.epoch_capacity; c.r; }) return true;
+    else return false;
+  });
+}
 // How auto_note names the steps of plan_spec's fallback.
 const char* accesses_phrase(double most) {
   return most == 1.0 ? "at one memory access per packet" : "at two memory accesses per packet";
@@ -109,14 +119,21 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     // (interleaved-128 at 1%: 21.0 bits per item against 27.2), then at two
     // (two-line: 17.9), and only then the most compact of all, rather than
     // refusing.
+    // A step's plan that cannot keep the flood policy counts as none (the
+    // next step may: two-line ends epochs early, interleaved-apbf does not).
     req.auto_candidates = false;
     const auto limit = req.max_accesses_per_query;
+    bool found = false;
+    std::optional<double> tried;
     for (const double most : {1.0, 2.0}) {
       req.max_accesses_per_query = within_accesses(limit, most);
+      if (req.max_accesses_per_query == tried) continue;  // --max-accesses under 2: one step
+      tried = req.max_accesses_per_query;
       result = plan();
-      if (!std::holds_alternative<model::PlanError>(result)) break;
+      const auto* p = std::get_if<model::Plan>(&result);
+      if ((found = p != nullptr && keeps_flood_policy(spec, *p))) break;
     }
-    if (std::holds_alternative<model::PlanError>(result) && req.max_accesses_per_query != limit) {
+    if (!found && tried != limit) {
       req.max_accesses_per_query = limit;
       result = plan();
     }
@@ -147,7 +164,7 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
       return model::PlanError{model::PlanErrc::invalid_request,
                               std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
                                   " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring, "
-                                  "interleaved or interleaved-128 (or tlbf, which keeps its FPR by design)"};
+                                  "interleaved, interleaved-128 or two-line (or tlbf, which keeps its FPR by design)"};
   }
   return result;
 }
@@ -192,7 +209,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
       model::PlanRequest within = limited_request(spec);
       within.max_accesses_per_query = within_accesses(within.max_accesses_per_query, most);
       const auto at = spec.fpr == 0.0 ? model::plan_lowest_fpr(within) : model::plan(within);
-      if (const auto* m = std::get_if<model::Plan>(&at)) {
+      if (const auto* m = std::get_if<model::Plan>(&at); m != nullptr && keeps_flood_policy(spec, *m)) {
         if (m->structure == chosen.structure()) how = accesses_phrase(most);
         break;
       }
@@ -214,12 +231,15 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   // line, and at most two, per packet (interleaved-128 and two-line at 1%),
   // each named when it saves a fifth.
   std::string middle;
+  std::optional<Structure> named;  // a structure named at one access is not named again at two
   for (const double most : {1.0, 2.0}) {
     model::PlanRequest within = req;
     within.max_accesses_per_query = within_accesses(req.max_accesses_per_query, most);
     auto near_plan = model::plan(within);
     const auto* m = std::get_if<model::Plan>(&near_plan);
-    if (m == nullptr || m->structure == chosen.structure() || m->structure == p->structure) continue;
+    if (m == nullptr || m->structure == chosen.structure() || m->structure == p->structure || m->structure == named)
+      continue;
+    named = m->structure;
     const DedupFilter near(m->config);
     const double bytes = static_cast<double>(near.bytes_needed());
     if (bytes < 0.8 * mine && bytes > theirs) {

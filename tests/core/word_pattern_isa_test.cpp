@@ -31,6 +31,12 @@ TEST(WordPatternIsa, ShuffleEqualsPortable) {
 // word128_pattern<8>'s shuffles (the 128-bit lanes of "interleaved-128")
 // against its loop: every key, and every 4-bit offset in every byte.
 TEST(WordPatternIsa, Word128ShuffleEqualsPortable) {
+  // Part j (16 bits) takes the low 4 bits of byte j: offsets 0..7 land in its
+  // low byte, 8..15 in its high byte (the loop, evaluated at compile time).
+  static_assert(ab::bits::word128_pattern<8>(0x0706050403020100ULL) ==
+                ab::bits::Word128{0x0008000400020001ULL, 0x0080004000200010ULL});
+  static_assert(ab::bits::word128_pattern<8>(0x0F0E0D0C0B0A0908ULL) ==
+                ab::bits::Word128{0x0800040002000100ULL, 0x8000400020001000ULL});
   if (!__builtin_cpu_supports("ssse3")) GTEST_SKIP() << "CPU without SSSE3";
   const ab::Hasher hash(5);
   for (uint64_t i = 0; i < 100000; ++i) {

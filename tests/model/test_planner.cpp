@@ -65,7 +65,9 @@ void check_consistent(const m::Plan& p, std::uint64_t window, double fpr) {
         // k·g past l·g (Sec. 5.2), and l·g past W by rounding.
         EXPECT_DOUBLE_EQ(p.slack_items, double(p.k + p.l_or_r) * p.generation_or_epoch - double(window));
     } else if (std::holds_alternative<ab::GuardedEpochConfig>(p.config.config) ||
-               std::holds_alternative<ab::InterleavedEpochConfig>(p.config.config)) {
+               std::holds_alternative<ab::InterleavedEpochConfig>(p.config.config) ||
+               std::holds_alternative<ab::Interleaved128Config>(p.config.config) ||
+               std::holds_alternative<ab::TwoLineEpochConfig>(p.config.config)) {
         EXPECT_EQ(p.segments, p.l_or_r + 1);
         EXPECT_GE(p.l_or_r * p.generation_or_epoch, window); // r·ℓ >= W (Lemma 1)
         // One epoch past r·ℓ, and r·ℓ past W by rounding.

@@ -116,14 +116,15 @@ struct Word128 {
 constexpr int popcount(Word128 w) noexcept { return __builtin_popcountll(w.lo) + __builtin_popcountll(w.hi); }
 
 // The pattern of a 128-bit lane: b parts of 128/b bits, one bit per part,
-// part j's offset the log2(128/b) bits of y at bit j·64/b (b >= 2: every
-// field fits its stride, so the fields are disjoint and b·log2(128/b) <= 64
-// bits of y are used, as partitioned_pattern; the same FP model). For b = 8
+// part j's offset the log2(128/b) bits of y at bit j·64/b. For every b from
+// 1 to 64, log2(128/b) <= 64/b: each field fits its stride, so the fields are
+// disjoint and b·log2(128/b) <= 64 bits of y are used, as
+// partitioned_pattern (the same FP model). For b = 8
 // (the planner's choice at 1%) part j is the 16-bit half-word j and its
 // offset the low 4 bits of y's byte j.
 template <uint32_t B>
 constexpr Word128 word128_pattern_scalar(uint64_t y) noexcept {
-  static_assert(B >= 2 && B <= 64 && (B & (B - 1)) == 0, "b: a power of two from 2 to 64");
+  static_assert(B >= 1 && B <= 64 && (B & (B - 1)) == 0, "b: a power of two from 1 to 64");
   constexpr uint32_t span = 128 / B, stride = 64 / B;
   uint64_t m[2] = {0, 0};
   for (uint32_t part = 0; part < B; ++part) {
@@ -158,9 +159,10 @@ constexpr Word128 word128_pattern(uint64_t y) noexcept {
   return word128_pattern_scalar<B>(y);
 }
 
-// word128_pattern for a b chosen at run time (a power of two from 2 to 64).
+// word128_pattern for a b chosen at run time (a power of two from 1 to 64).
 constexpr Word128 word128_pattern(uint64_t y, uint32_t b) noexcept {
   switch (b) {
+    case 1: return word128_pattern<1>(y);
     case 2: return word128_pattern<2>(y);
     case 4: return word128_pattern<4>(y);
     case 8: return word128_pattern<8>(y);

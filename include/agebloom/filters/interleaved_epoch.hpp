@@ -71,7 +71,7 @@ struct InterleavedEpochConfig {
     if (lane_bits != 64 && lane_bits != 32 && lane_bits != 128) return Errc::block_size_invalid;
     if (r == 0 || r >= lanes()) return Errc::segments_out_of_range;  // r + 1 segments (no wrap at r = 2^32 - 1)
     if (!window.is_time() && window.span < r) return Errc::window_smaller_than_segments;
-    if (!is_pow2(k) || k < min_k() || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
+    if (!is_pow2(k) || k > lane_bits / 2 || k * log2_part_bits() > 64) return Errc::k_out_of_range;
     if (lines == 0) return Errc::budget_too_small;
     if (lines > kMaxStructureBits / 512) return Errc::too_large;
     return Errc::ok;
@@ -80,10 +80,6 @@ struct InterleavedEpochConfig {
   // Where a key's bits go (core/placement.hpp; 64-bit lanes): the CPU
   // filter and the GPU replay both take them from here.
   constexpr placement::Lanes placement() const noexcept { return {lines, k}; }
-
-  // The fewest parts a lane's pattern may have: a 128-bit lane's fields are
-  // read at a stride of 64/k bits of h2 (bits::word128_pattern), so k >= 2.
-  constexpr uint32_t min_k() const noexcept { return lane_bits == 128 ? 2 : 1; }
 
   // log2 of the bits per part of a lane (lane_bits / k): the width of each
   // part's offset field of h2.
@@ -116,16 +112,16 @@ struct InterleavedEpochConfig {
     c.lane_bits = lane_bits;
     c.r = r ? r : (lane_bits ? 512 / lane_bits - 1 : 0);
     c.capacity = capacity ? capacity : (window.is_time() ? 0 : window.span);
-    c.k = c.min_k();
+    c.k = 1;
     c.lines = 1;
     if (Status s = c.validate(); !s) return s;
     if (c.capacity == 0) return Errc::capacity_zero;
     // Lines of the best k for them (a power of two): meets the target?
     auto meets = [&](uint64_t lines) {
       c.lines = lines;
-      uint32_t best_k = c.min_k();
+      uint32_t best_k = 1;
       double best = 2.0;
-      for (uint32_t k = c.min_k(); k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
+      for (uint32_t k = 1; k <= lane_bits / 2 && k * static_cast<uint32_t>(__builtin_ctz(lane_bits / k)) <= 64;
            k *= 2) {
         c.k = k;
         const double p = c.model_fpr();
