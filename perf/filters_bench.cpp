@@ -124,6 +124,11 @@ struct InterleavedBaseline : Registered<Structure::interleaved> {
   static constexpr const char* kName = "interleaved-baseline-isa";
   static void tune(InterleavedEpochFilter<>& f) { f.use_isa(Isa::baseline); }
 };
+// The same for the one-line layout with 128-bit lanes.
+struct Interleaved128Baseline : Registered<Structure::interleaved_128> {
+  static constexpr const char* kName = "interleaved-128-baseline-isa";
+  static void tune(InterleavedEpochFilter<bits::Word128>& f) { f.use_isa(Isa::baseline); }
+};
 struct TwoLineAvx2 : Registered<Structure::two_line> {
   static constexpr const char* kName = "two-line-avx2-isa";
   static void tune(TwoLineEpochFilter& f) { f.use_isa(Isa::avx2); }
@@ -136,6 +141,7 @@ void register_filters(uint64_t w) {
   register_subject<FilterSubject<GeBlockedBaseline>>(w);
   register_subject<FilterSubject<TwoLineBaseline>>(w);
   register_subject<FilterSubject<InterleavedBaseline>>(w);
+  register_subject<FilterSubject<Interleaved128Baseline>>(w);
   // Where the registered one is AVX2 already, this would be it twice.
   if (cpu_has_avx512() && cpu_has_avx2()) register_subject<FilterSubject<TwoLineAvx2>>(w);
 }
