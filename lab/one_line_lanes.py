@@ -22,27 +22,15 @@ lab/two_line_patterns.py (17.91 bits).
 """
 import math
 import sys
-from math import comb
+
+from two_line_patterns import chain  # same folder: the set-bit Markov chain
 
 
 def distinct_g(bits, k, n_max):
     """g(n): chance that k distinct uniform bits of a `bits`-bit lane are all
-    set after n keys set k distinct bits each (set-bit count as a Markov chain
-    with hypergeometric steps)."""
-    total = comb(bits, k)
-    dist = [0.0] * (bits + 1)
-    dist[0] = 1.0
-    g = []
-    for _ in range(n_max + 1):
-        g.append(sum(dist[s] * comb(s, k) / total for s in range(k, bits + 1)))
-        nxt = [0.0] * (bits + 1)
-        for s, p in enumerate(dist):
-            if p > 1e-300:
-                for t in range(k + 1):
-                    if s + t <= bits:
-                        nxt[s + t] += p * comb(bits - s, t) * comb(s, k - t) / total
-        dist = nxt
-    return g
+    set after n keys set k distinct bits each (two_line_patterns.chain, the
+    two-line model's Markov chain)."""
+    return chain(bits, k, n_max)
 
 
 def partitioned_g(bits, k, n_max):
