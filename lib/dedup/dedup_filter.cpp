@@ -121,7 +121,11 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     // refusing.
     // A step's plan that cannot keep the flood policy counts as none (the
     // next step may: two-line ends epochs early, interleaved-apbf does not).
+    // The steps by accesses take the layouts whose accesses say their cost
+    // (the registry's auto_fallback rows: not pocket-epoch, whose 1.04 lines
+    // per packet cost more cycles than two-line's two).
     req.auto_candidates = false;
+    req.auto_fallback = true;
     const auto limit = req.max_accesses_per_query;
     bool found = false;
     std::optional<double> tried;
@@ -133,8 +137,9 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
       const auto* p = std::get_if<model::Plan>(&result);
       if ((found = p != nullptr && keeps_flood_policy(spec, *p))) break;
     }
-    if (!found && tried != limit) {
+    if (!found) {
       req.max_accesses_per_query = limit;
+      req.auto_fallback = false;  // the last step: the most compact of all
       result = plan();
     }
   }
@@ -208,6 +213,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
     for (const double most : {1.0, 2.0}) {
       model::PlanRequest within = limited_request(spec);
       within.max_accesses_per_query = within_accesses(within.max_accesses_per_query, most);
+      within.auto_fallback = true;
       const auto at = spec.fpr == 0.0 ? model::plan_lowest_fpr(within) : model::plan(within);
       if (const auto* m = std::get_if<model::Plan>(&at); m != nullptr && keeps_flood_policy(spec, *m)) {
         if (m->structure == chosen.structure()) how = accesses_phrase(most);
@@ -235,6 +241,7 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   for (const double most : {1.0, 2.0}) {
     model::PlanRequest within = req;
     within.max_accesses_per_query = within_accesses(req.max_accesses_per_query, most);
+    within.auto_fallback = true;  // the layouts plan_spec's fallback steps take
     auto near_plan = model::plan(within);
     const auto* m = std::get_if<model::Plan>(&near_plan);
     if (m == nullptr || m->structure == chosen.structure() || m->structure == p->structure || m->structure == named)
@@ -394,6 +401,14 @@ std::string describe(const InterleavedEpochConfig& i) {
 }
 std::string describe(const TwoLineEpochConfig& i) {
   return describe_lines(i.r, i.k(), i.lines, TwoLineEpochConfig::kLaneBits, i.epoch_length(), i.epoch_capacity);
+}
+std::string describe(const PocketEpochConfig& c) {
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "r=%u lines=%llu spare_lines=%llu fingerprint_bits=12 epoch=%llu%s", c.r,
+                static_cast<unsigned long long>(c.lines), static_cast<unsigned long long>(c.spare_lines),
+                static_cast<unsigned long long>(c.epoch_length()),
+                c.epoch_capacity ? (" epoch_capacity=" + std::to_string(c.epoch_capacity)).c_str() : "");
+  return buf;
 }
 std::string describe(const TimeLimitedConfig& t) {
   char buf[200];

@@ -133,6 +133,22 @@ Plan describe(const TwoLineEpochConfig& c, double items) {
     return p;
 }
 
+Plan describe(const PocketEpochConfig& c, double items) {
+    Plan p;
+    p.k = 0;  // no hash functions: one 12-bit fingerprint per key
+    p.l_or_r = c.r;
+    p.block_bits = 512;  // a key's line
+    p.segments = c.segments();  // epochs, as the entries' tags: the segments share every line
+    p.bits_per_segment = (c.lines + c.spare_lines) * 512 / c.segments();
+    p.generation_or_epoch = ceil_div(std::uint64_t(items), c.r);
+    p.slack_items = epoch_slack(p.generation_or_epoch, c.r, items);
+    p.peak_npws = guarded_epoch_peak_npws(std::uint64_t(items), c.r);
+    // Its line, and for the keys its line spilled past the floor a spare line.
+    p.accesses_per_query = 1.0 + c.spare_read_share();
+    p.accesses_per_insert = 1.0 + c.spare_read_share();
+    return p;
+}
+
 Plan describe(const InterleavedApbfConfig& c, double items) {
     Plan p;
     p.k = c.k;
@@ -309,7 +325,8 @@ std::vector<Candidate> ranked(const PlanRequest& req, size_t& emitted) {
         // structures that adapt to it.
         const bool rate_unknown = req.window.is_time() && req.capacity == 0;
         if (rate_unknown ? !info(S).rate_adaptive
-                         : (req.structure && *req.structure != S) || (req.auto_candidates && !info(S).auto_candidate))
+                         : (req.structure && *req.structure != S) || (req.auto_candidates && !info(S).auto_candidate) ||
+                               (req.auto_fallback && !info(S).auto_fallback))
             return;
         if (req.structure && *req.structure != S) return;
         if (!(info(S).windows & (req.window.is_time() ? kTimeWindows : kCountWindows))) return;

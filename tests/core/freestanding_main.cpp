@@ -33,19 +33,23 @@ extern "C" int main() {  // extern "C": under -ffreestanding clang does not trea
   auto apbf = ApbfConfig::blocked(Window::count(1000), 3, 8, 512, 4);
   auto il = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01);
   auto wide = Interleaved128Config::for_fpr(Window::count(1000), 0.01);
-  if (!apbf || !il || !wide) return 15;
+  auto pocket = PocketEpochConfig::for_fpr(Window::count(1000), 0.01);
+  if (!apbf || !il || !wide || !pocket) return 15;
   auto a = ApbfFilter::create(*apbf, arena);
   auto b = InterleavedEpochFilter<uint64_t>::create(*il, arena);
   auto c = InterleavedEpochFilter<bits::Word128>::create(*wide, arena);
-  if (!a || !b || !c) return 16;
+  auto d = PocketEpochFilter::create(*pocket, arena);
+  if (!a || !b || !c || !d) return 16;
   for (uint64_t i = 0; i < 3000; ++i) {
     const KeyHash h = hash(&i, sizeof i);
     a->insert(h);
     b->insert(h);
     c->insert(h);
+    d->insert(h);
   }
   for (uint64_t i = 2000; i < 3000; ++i)
-    if (!a->contains(hash(&i, sizeof i)) || !b->contains(hash(&i, sizeof i)) || !c->contains(hash(&i, sizeof i)))
+    if (!a->contains(hash(&i, sizeof i)) || !b->contains(hash(&i, sizeof i)) || !c->contains(hash(&i, sizeof i)) ||
+        !d->contains(hash(&i, sizeof i)))
       return 17;
   // The inferential BTBF: posteriors of keys in the window are high, of an
   // expired key exactly 0 (Theorem 2), all without libm or libstdc++.

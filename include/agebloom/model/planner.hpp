@@ -47,6 +47,8 @@ struct PlanRequest {
     std::optional<Structure> structure;           // restrict to one structure
     bool auto_candidates = false;                 // restrict to the registry's auto_candidate rows
                                                   // (--filter auto: the dataplane's fastest layouts)
+    bool auto_fallback = false;                   // restrict to the registry's auto_fallback rows
+                                                  // (what --filter auto falls back to)
 };
 
 // One ready configuration and its figures (units: see the top of this file).

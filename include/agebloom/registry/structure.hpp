@@ -22,6 +22,7 @@
 #include "agebloom/filters/guarded_epoch.hpp"
 #include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
+#include "agebloom/filters/pocket_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"
 #include "agebloom/filters/block_timing.hpp"
 #include "agebloom/filters/clock.hpp"
@@ -50,6 +51,7 @@ enum class Structure : uint8_t {
   clock4,
   two_line,
   interleaved_128,
+  pocket_epoch,
 };
 
 // Which windows a structure keeps.
@@ -71,56 +73,65 @@ struct StructureInfo {
                          // fastest per packet (docs/PERFORMANCE.md), the fewest bits per item of them
   bool rate_adaptive;    // keeps a time window at an unknown, varying rate (no --capacity needed):
                          // what a time window without a capacity is planned with
+  bool auto_fallback;    // what --filter auto may fall back to when its candidates do not fit the
+                         // limits (dedup_filter.cpp): every layout whose memory accesses say its cost
+                         // per packet; not pocket-epoch, which reads 1.04 lines per operation but
+                         // measured 2-5x two-line's cycles (docs/PERFORMANCE.md)
 };
 
 // The registry: one row per structure, in enumerator order.
 inline constexpr StructureInfo kStructures[] = {
     {Structure::guarded_epoch, "guarded-epoch", "Guarded Epoch Bloom Filters, Sec. 2 and Prop. 2", kBothWindows,
      "k probes x (r+1) segments", "r+1 segments, epochs of W/r, one guard epoch: the most compact", true, false,
-     false, false, false},
+     false, false, false, true},
     {Structure::guarded_epoch_blocked, "guarded-epoch-blocked", "Guarded Epoch Bloom Filters, Sec. 2 (blocked)",
      kBothWindows, "one 512-bit block x (r+1) segments", "guarded epoch with a block per segment probe", true,
-     false, false, false, false},
+     false, false, false, false, true},
     {Structure::apbf, "apbf", "Age-Partitioned Bloom Filters, Sec. 5 (Algorithm 1)", kBothWindows,
-     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false, false, false},
+     "~k+ probes (jump-back scan)", "k+l slices aging by generations; fewest probes per query", true, false, false, false, false, true},
     {Structure::apbbf, "apbbf", "Age-Partitioned Bloom Filters, Sec. 6", kBothWindows, "~2-4 blocks",
-     "APBF whose slices are blocked filters with b bits per block", true, false, false, false, false},
+     "APBF whose slices are blocked filters with b bits per block", true, false, false, false, false, true},
     {Structure::ring, "ring", "Bloom filters for unbounded streams: rotating filters", kBothWindows,
      "k probes x (N+1) filters",
      "N+1 rotating filters; with --ttl and --capacity also rotates when the current one is full", true, false,
-     false, false, false},
+     false, false, false, true},
     {Structure::interleaved, "interleaved", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout)",
      kBothWindows, "one cache line", "guarded epoch with every segment's word of an index in one 64-byte line",
-     true, false, true, true, false},
+     true, false, true, true, false, true},
     {Structure::interleaved_apbf, "interleaved-apbf", "Age-Partitioned Bloom Filters, Sec. 5-6 (one-line layout)",
      kBothWindows, "one cache line", "APBF's k+l <= 16 slices as the lanes of one 64-byte line", false, false,
-     true, false, false},
+     true, false, false, true},
     {Structure::tlbf, "tlbf", "Time-limited Bloom Filter, Sec. 6 (slices stamped with time)", kBothWindows,
      "~k+ probes (jump-back scan)",
      "APBF whose slices carry time: keeps the last T at any rate, in a memory budget (--mem)", false, false, false,
-     false, true},
+     false, true, true},
     {Structure::counting, "counting", "Guarded Epoch Bloom Filters, Sec. 4 (its counting baseline)", kBothWindows,
      "k counters", "4-bit counters with exact window deletion: a ring of the window's hashes (baseline)", false,
-     false, false, false, false},
+     false, false, false, false, true},
     {Structure::stable, "stable", "Deng & Rafiei, Stable Bloom Filters (SIGMOD 2006)", kBothWindows, "k cells",
-     "cells of d bits decayed at random: no window guarantee (baseline)", false, true, false, false, false},
+     "cells of d bits decayed at random: no window guarantee (baseline)", false, true, false, false, false, true},
     {Structure::tbf, "tbf", "Inferential Time-Decaying Bloom Filters, Sec. 3.1 (Timing Bloom Filter)", kCountWindows,
      "k timers", "timers stamped with the insertion count; padding spreads the expiry sweep", false, false, false,
-     false, false},
+     false, false, true},
     {Structure::btbf, "btbf", "Inferential Time-Decaying Bloom Filters, Sec. 3.2 (Block Timing Bloom Filter)",
      kBothWindows, "k timers", "one timestamp per block of B insertions (or ticks): bpt = k bits per timer", false,
-     false, false, false, false},
+     false, false, false, false, true},
     {Structure::clock4, "clock4", "Continuous Bloom Filter (Surprenant): the continuous filter", kBothWindows,
      "k 4-bit cells", "a 15-slot clock per cell ticking every TTL/2, swept so it cannot wrap; keys live TTL..1.5 TTL",
-     false, false, false, false, false},
+     false, false, false, false, false, true},
     {Structure::two_line, "two-line", "Guarded Epoch Bloom Filters, Sec. 2 (two-line layout)", kBothWindows,
      "two adjacent cache lines",
      "guarded epoch with 4 segments as 128-bit lanes; a key's bits straddle two adjacent lines", false, false, false,
-     false, false},
+     false, false, true},
     {Structure::interleaved_128, "interleaved-128", "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout, 128-bit lanes)",
      kBothWindows, "one cache line",
      "guarded epoch with 4 segments as 128-bit lanes of one 64-byte line: fewer bits than interleaved", false, false,
-     true, false, false},
+     true, false, false, true},
+    {Structure::pocket_epoch, "pocket-epoch",
+     "Guarded Epoch Bloom Filters, Sec. 2 + Prefix Filter (Even, Even, Morrison), Sec. 3-4 (epoch-tagged fingerprints)",
+     kBothWindows, "one cache line (a spare line for ~4% of keys)",
+     "guarded epoch of 12-bit fingerprints tagged with their epoch, 40 per 64-byte line: fewest bits at 1% in one line",
+     false, false, true, false, false, false},
 };
 // How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
@@ -326,6 +337,20 @@ struct StructureTraits<Structure::interleaved_128> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = Interleaved128Config::for_fpr(r.window, r.fpr, 0, r.capacity)) emit(*c);
+  }
+};
+
+// Guarded epoch of epoch-tagged fingerprints, a pocket dictionary per line
+// (pocket_epoch.hpp).
+template <>
+struct StructureTraits<Structure::pocket_epoch> {
+  // The configuration plan() emits, and the filter it builds.
+  using Config = PocketEpochConfig;
+  using Filter = PocketEpochFilter;  // the filter a Config builds
+  // r = 7: eight tags, the smallest peak load (r + 1 epochs of W/r).
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = PocketEpochConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
