@@ -88,14 +88,15 @@ inline bool cpu_has_avx512dq() noexcept {
 }
 
 // True when this CPU executes BMI2's pdep/pext quickly: Intel since Haswell,
-// AMD since Zen 3 (family 19h). Zen 1 and 2 (family 17h) and Excavator run
-// them in microcode, tens to hundreds of cycles, slower than the broadword
-// code they would replace. The pocket epoch filter's select uses it.
+// AMD since Zen 3 (family 19h). Zen 1 and 2 (family 17h), Hygon's Zen-based
+// family 18h and Excavator run them in microcode, tens to hundreds of
+// cycles, slower than the broadword code they would replace: any vendor but
+// Intel needs family 19h or later. The pocket epoch filter's select uses it.
 inline bool cpu_has_fast_pdep() noexcept {
 #if AGEBLOOM_ISA_DISPATCH
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("bmi2")) return false;
-  if (!__builtin_cpu_is("amd")) return true;
+  if (__builtin_cpu_is("intel")) return true;
   unsigned eax, ebx, ecx, edx;
   __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
   const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 8 & 0xf) == 0xf ? (eax >> 20) & 0xff : 0);

@@ -70,8 +70,10 @@ inline constexpr double kPocketSpareStay = 1.5;
 //          the C smallest of x as for any C of them);
 //   spare: P(X > C) · [Σ_y Pois_μ(y)(1 − (1 − p)^min(y, C)) + P(Y > C)],
 //          μ = g · lines · E[(X − C)+] / spare: a query reads the spare only if
-//          its line spilled (bounded by P(X > C); the floor makes it rarer),
-//          and a saturated spare line answers yes; g = kPocketSpareStay.
+//          its line spilled (approximated by P(X > C): a line's marks outlive
+//          its overflow, the floor makes reads rarer; the result, measured at
+//          or under the model, is what the tests check), and a saturated
+//          spare line answers yes; g = kPocketSpareStay.
 constexpr double pocket_epoch_fpr(double lines, double spare, double load) noexcept {
   if (load <= 0) return 0.0;
   if (!(lines > 0) || !(spare > 0)) return 1.0;
@@ -152,10 +154,11 @@ struct PocketEpochConfig {
     const uint64_t n = capacity ? capacity : window.span;
     return static_cast<double>(lines + spare_lines) * 512 / static_cast<double>(n ? n : 1);
   }
-  // The share of operations expected to read a spare line as well: the live
-  // entries the spare holds at the peak (a key among them reads it; a
-  // non-member at or above its line's floor does too), an estimate, 3.9% at
-  // the 1% sizing (measured 4.4% on a steady stream: docs/PERFORMANCE.md).
+  // The share of operations expected to read a spare line as well, estimated
+  // by the spare's share of the live entries at the peak (a key among them
+  // reads it). New keys at or above their line's floor read it too, which
+  // this leaves out: 3.9% at the 1% sizing, measured 4.4% on a steady
+  // stream of new keys (docs/PERFORMANCE.md).
   constexpr double spare_read_share() const noexcept { return excess_share(peak_load() / static_cast<double>(lines)); }
 
   // The spare lines for `lines` primary ones: the spilled entries the spare
@@ -199,8 +202,9 @@ struct PocketEpochConfig {
       c.spare_lines = c.spare_for(lines);
       return c.spare_lines <= kMaxStructureBits / 512 - lines && c.model_fpr() <= fpr;
     };
-    // A lower bound: a line's FP is at least its mean load times p while it
-    // is not full.
+    // Where the search starts: the lines whose mean load times p is the
+    // target (an estimate, 1 - (1 - p)^x <= x·p; fewest_lines searches down
+    // from it as well as up).
     const double per_line = fpr * pocket::kFingerprints;
     const double start = c.peak_load() / (per_line < kMaxLoad ? per_line : kMaxLoad);
     auto lines = fewest_lines(start < 1 ? 1 : start, meets);

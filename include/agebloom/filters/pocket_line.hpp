@@ -68,7 +68,7 @@ inline uint32_t select64(uint64_t x, uint32_t j) noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
   if constexpr (kPdep) {
     uint64_t bit;
-    __asm__("pdepq %2, %1, %0" : "=r"(bit) : "r"(uint64_t{1} << j), "r"(x));
+    __asm__("{pdepq %2, %1, %0|pdep %0, %1, %2}" : "=r"(bit) : "r"(uint64_t{1} << j), "r"(x));
     return static_cast<uint32_t>(__builtin_ctzll(bit));
   }
 #endif
@@ -90,12 +90,12 @@ inline uint32_t select64(uint64_t x, uint32_t j) noexcept {
 // where cpu_has_fast_pdep() said so.
 inline uint64_t pdep64(uint64_t x, uint64_t mask) noexcept {
   uint64_t r;
-  __asm__("pdepq %2, %1, %0" : "=r"(r) : "r"(x), "r"(mask));
+  __asm__("{pdepq %2, %1, %0|pdep %0, %1, %2}" : "=r"(r) : "r"(x), "r"(mask));
   return r;
 }
 inline uint64_t pext64(uint64_t x, uint64_t mask) noexcept {
   uint64_t r;
-  __asm__("pextq %2, %1, %0" : "=r"(r) : "r"(x), "r"(mask));
+  __asm__("{pextq %2, %1, %0|pext %0, %1, %2}" : "=r"(r) : "r"(x), "r"(mask));
   return r;
 }
 #else
@@ -180,8 +180,9 @@ struct alignas(64) PocketLine {
   int find_in(const List& l, uint32_t r) const noexcept {
     constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
     const uint32_t w = l.index / 8, b = l.index % 8 * 8;
-    const uint64_t next = w + 1 < kCapacity / 8 ? body[w + 1] : 0;
-    const uint64_t bytes = (body[w] >> b) | ((next << 1) << (63 - b));  // entries index .. index + 7
+    // index is 40 for an empty list past a full line's last: no word there.
+    const uint64_t here = w < kCapacity / 8 ? body[w] : 0, next = w + 1 < kCapacity / 8 ? body[w + 1] : 0;
+    const uint64_t bytes = (here >> b) | ((next << 1) << (63 - b));  // entries index .. index + 7
     const uint64_t diff = (bytes ^ (uint64_t{r << kTagBits} * kOnes)) & (kOnes * 0xf8);  // 0 where the remainder matches
     uint64_t hit = ~((diff | kHigh) - kOnes) & ~diff & kHigh;  // high bit of each matching byte (exact)
     const uint32_t size = l.size < 8 ? l.size : 8;
