@@ -141,7 +141,7 @@ TEST(PocketEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
   ASSERT_TRUE(i128);
   EXPECT_LT(one_pct->bits_per_item(), i128->bits_per_item());
   for (double fpr : {0.05, 0.01, 0.001}) {
-    auto c = PocketEpochConfig::for_fpr(Window::count(fpr < 0.01 ? W / 4 : W), fpr);
+    auto c = PocketEpochConfig::for_fpr(Window::count(fpr == 0.01 ? W : W / 4), fpr);  // W/4: the sanitizer builds' time
     ASSERT_TRUE(c) << c.what();
     EXPECT_LE(c->model_fpr(), fpr);
     Owned f(*c);
@@ -149,7 +149,7 @@ TEST(PocketEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
     for (uint64_t t = 0; t < full; ++t) f->insert(key_hash(t));
     ASSERT_EQ(f->current_segment(), c->r);
     uint64_t fp = 0;
-    const uint64_t probes = static_cast<uint64_t>(4000 / c->model_fpr());  // ~4000 false positives
+    const uint64_t probes = static_cast<uint64_t>(2500 / c->model_fpr());  // ~2500 false positives: ±2% statistical
     for (uint64_t q = 0; q < probes; ++q) fp += f->contains(key_hash((uint64_t{1} << 50) + q));
     const double measured = static_cast<double>(fp) / static_cast<double>(probes);
     EXPECT_NEAR(measured / c->model_fpr(), 1.0, 0.15)
