@@ -372,12 +372,16 @@ PenaltyVerdict DedupFilter::decide_with_penalties(KeyHash h, Policy policy, doub
 }
 
 namespace {
+// " epoch_capacity=N" where a time window's epochs also end at a fill (--on-flood keep-fpr), else "".
+std::string epoch_capacity_suffix(uint64_t epoch_capacity) {
+  return epoch_capacity ? " epoch_capacity=" + std::to_string(epoch_capacity) : "";
+}
 std::string describe(const GuardedEpochConfig& g) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "r=%u k=%u segment_bits=%llu block_bits=%u epoch=%llu%s", g.r, g.k,
                 static_cast<unsigned long long>(g.segment_bits), g.block_bits,
                 static_cast<unsigned long long>(g.epoch_length()),
-                g.epoch_capacity ? (" epoch_capacity=" + std::to_string(g.epoch_capacity)).c_str() : "");
+                epoch_capacity_suffix(g.epoch_capacity).c_str());
   return buf;
 }
 std::string describe(const ApbfConfig& a) {
@@ -393,7 +397,7 @@ std::string describe_lines(uint32_t r, uint32_t k, uint64_t lines, uint32_t lane
   char buf[240];
   std::snprintf(buf, sizeof buf, "r=%u k=%u lines=%llu lane_bits=%u epoch=%llu%s", r, k,
                 static_cast<unsigned long long>(lines), lane_bits, static_cast<unsigned long long>(epoch),
-                epoch_capacity ? (" epoch_capacity=" + std::to_string(epoch_capacity)).c_str() : "");
+                epoch_capacity_suffix(epoch_capacity).c_str());
   return buf;
 }
 std::string describe(const InterleavedEpochConfig& i) {
@@ -407,7 +411,7 @@ std::string describe(const PocketEpochConfig& c) {
   std::snprintf(buf, sizeof buf, "r=%u lines=%llu spare_lines=%llu fingerprint_bits=12 epoch=%llu%s", c.r,
                 static_cast<unsigned long long>(c.lines), static_cast<unsigned long long>(c.spare_lines),
                 static_cast<unsigned long long>(c.epoch_length()),
-                c.epoch_capacity ? (" epoch_capacity=" + std::to_string(c.epoch_capacity)).c_str() : "");
+                epoch_capacity_suffix(c.epoch_capacity).c_str());
   return buf;
 }
 std::string describe(const TimeLimitedConfig& t) {

@@ -220,7 +220,7 @@ struct PocketEpochConfig {
 // arena. Every operation has two bodies, the same code with its select done
 // by broadword arithmetic or by BMI2's pdep (pocket_line.hpp), chosen at
 // create() by cpu_has_fast_pdep(); they give the same verdicts and state
-// (tested).
+// (tested). The bulk forms are BulkOps' (prefetch 16 keys ahead).
 class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
  public:
   constexpr PocketEpochFilter() noexcept = default;  // empty: create() one
@@ -271,12 +271,6 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
   // contains(h) then insert(h): the dedup primitive. One lookup when no
   // epoch ends here (the find that answers also places the key).
   bool test_and_insert(KeyHash h) noexcept { return pdep_ ? test_and_insert<true>(h) : test_and_insert<false>(h); }
-
-  // The sequence of test_and_insert calls over h[0..n), each key's line
-  // requested kPrefetchDistance keys ahead, the body chosen once per burst.
-  void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    pdep_ ? bulk<true>(h, n, out) : bulk<false>(h, n, out);
-  }
 
   // Prefetches h's line (the bulk forms call it ahead); the spare line is
   // read by a few percent of keys, and not prefetched.
@@ -368,15 +362,6 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
     ++state_->ring.insertions;
     put<kPdep>(h, state_->ring.current);
     return hit;
-  }
-
-  template <bool kPdep>
-  void bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) prefetch(h[i]);
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) prefetch(h[i + kPrefetchDistance]);
-      out[i] = test_and_insert<kPdep>(h[i]);
-    }
   }
 
   // Finds h and retags it `tag`, or adds it tagged `tag`; true if found.

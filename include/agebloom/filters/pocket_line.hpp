@@ -291,11 +291,9 @@ struct alignas(64) PocketLine {
 #endif
     for (uint64_t g = gone; g;) {  // highest first: lower indices stay where they are
       const uint32_t i = 63 - static_cast<uint32_t>(__builtin_clzll(g));
-      remove_bit(one_position<kPdep>(i));
-      remove_byte(i);
+      remove<kPdep>(i);
       g &= ~(uint64_t{1} << i);
     }
-    set_count(n - removed);
     return removed;
   }
 
