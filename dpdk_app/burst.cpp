@@ -246,11 +246,19 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   return s;
 }
 
-Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
-                   uint64_t& clock_ns, rte_mbuf** fwd, rte_mbuf** dups) {
-  Keyed keyed;
-  n = key_burst(pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, keyed);
-  return decide_keyed(w, pkts, n, keyed, per_packet_time() ? keyed.time : nullptr, fwd, dups);
+uint16_t stage_burst(Worker& w, Staged& b, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
+                     uint64_t& clock_ns) {
+  b.n = key_burst(b.pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, b.keyed);
+  b.clock_ns = clock_ns;
+  w.filter.prefetch_burst(b.keyed.hash, b.keyed.k);
+  return b.n;
+}
+
+Split decide_staged(Worker& w, Staged& b, rte_mbuf** fwd, rte_mbuf** dups) {
+  const bool per_packet = per_packet_time();
+  if (g_app.opt.spec.window.is_time() && !per_packet)
+    (void)w.filter.advance(b.clock_ns);  // cannot fail: the TSC does not go back
+  return decide_keyed(w, b.pkts, b.n, b.keyed, per_packet ? b.keyed.time : nullptr, fwd, dups);
 }
 
 }  // namespace dedup_fwd

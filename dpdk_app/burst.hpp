@@ -52,13 +52,31 @@ struct Split {
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
                    rte_mbuf** dups);
 
-// Stages 1 and 2 on the lcore that received the burst (RSS, or a single
-// worker): what a worker does between rte_eth_rx_burst and rte_eth_tx_burst.
-// For a TSC clock the caller advances the filter to clock_ns first; with Rx
-// timestamps each packet advances it to its own stamp.
-Split decide_mbufs(Worker& w, rte_mbuf** pkts, uint16_t n, const agebloom::Hasher& hasher,
-                   const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns, rte_mbuf** fwd,
-                   rte_mbuf** dups);
+// A burst between its stages: received, keyed and hashed (stage 1) and the
+// filter lines of its keys requested, its verdicts (stage 2) not yet taken.
+// A worker keeps one in flight: it receives and keys the next burst before it
+// decides this one, so this one's filter lines arrive while that work runs
+// instead of stalling the probe (docs/PERFORMANCE.md, "One burst in flight").
+// The verdicts are the same: bursts are still decided one after another, in
+// arrival order.
+struct Staged {
+  rte_mbuf* pkts[kBurst];
+  uint16_t n = 0;         // packets, after stage 1 dropped the malformed ones
+  Keyed keyed;
+  uint64_t clock_ns = 0;  // the burst's clock on the TSC (time windows without Rx stamps)
+  int port = -1;          // the Rx port every packet of it came from
+};
+
+// Stage 1 on the received b.pkts[0..n), then the keyed packets' filter lines
+// requested (DedupFilter::prefetch_burst). clock_ns as for key_burst; b.clock_ns
+// is set to it. Returns b.n.
+uint16_t stage_burst(Worker& w, Staged& b, uint16_t n, const agebloom::Hasher& hasher,
+                     const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns);
+
+// Stage 2 of a staged burst: for a TSC clock the filter is advanced to
+// b.clock_ns first (with Rx timestamps each packet advances it to its own),
+// then decide_keyed.
+Split decide_staged(Worker& w, Staged& b, rte_mbuf** fwd, rte_mbuf** dups);
 
 // True when time windows take each packet's Rx timestamp (not one TSC reading
 // per burst).

@@ -107,31 +107,56 @@ void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s, int from_po
   }
 }
 
-// One burst from one of the worker's own Rx queues (RSS or a single worker),
-// top to bottom: receive, key, hash, decide, send.
-void process_burst(Worker& w, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
-                   const pk::KeyOptions& keys) {
-  const Options& o = g_app.opt;
-  rte_mbuf* pkts[kBurst];
-  // Busy cycles run from before the receive to after the send, counted for
-  // bursts that brought packets: what testpmd's --record-core-cycles counts,
-  // so the two are compared like for like (scripts/bench_pipeline.sh).
-  const uint64_t t0 = rte_rdtsc();
-  const uint16_t n = receive(q, pkts);
-  if (n == 0) return;
-  w.stats->last_rx_tsc.set(t0);
+// The worker's bursts in flight: at most one staged and not yet decided
+// (burst.hpp, Staged), and the slot the next one is received into.
+struct InFlight {
+  Staged slot[2];
+  Staged* pending = nullptr;  // staged, verdicts not yet taken
+  Staged* next = &slot[0];    // the other slot: the next receive's
+};
 
-  // Time windows on the TSC clock: one reading and one advance for the burst.
-  if (o.spec.window.is_time() && !per_packet_time()) {
-    clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
-    (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
-  }
+// Stage 2 and stage 3 of the burst in flight, if any: decide, split, send.
+void finish_pending(Worker& w, InFlight& f) {
+  Staged* b = f.pending;
+  if (b == nullptr) return;
+  f.pending = nullptr;
   rte_mbuf* fwd[kBurst];
   rte_mbuf* dups[kBurst];
-  const Split s = decide_mbufs(w, pkts, n, hasher, keys, clock_ns, fwd, dups);
-  send_split(w, fwd, dups, s, q.port);
-
+  const Split s = decide_staged(w, *b, fwd, dups);
+  send_split(w, fwd, dups, s, b->port);
   w.stats->bursts.add(1);
+}
+
+// One poll of one of the worker's own Rx queues (RSS or a single worker),
+// top to bottom: receive and key the new burst, request its filter lines,
+// then decide and send the burst received before it, which stays in flight
+// for one poll only (an empty poll sends it at once). Both bursts' work in
+// one loop, so the lines requested for the new one arrive while the old one
+// is decided and the next is received.
+void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns, const ab::Hasher& hasher,
+                   const pk::KeyOptions& keys) {
+  const Options& o = g_app.opt;
+  // Busy cycles run from before the receive to after the send, counted for
+  // polls that brought packets or sent some: what testpmd's
+  // --record-core-cycles counts, so the two are compared like for like
+  // (scripts/bench_pipeline.sh).
+  const uint64_t t0 = rte_rdtsc();
+  Staged& b = *f.next;
+  const uint16_t n = receive(q, b.pkts);
+  if (n == 0 && f.pending == nullptr) return;
+  if (n != 0) {
+    w.stats->last_rx_tsc.set(t0);
+    // Time windows on the TSC clock: one reading for the burst.
+    if (o.spec.window.is_time() && !per_packet_time())
+      clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
+    b.port = q.port;
+    (void)stage_burst(w, b, n, hasher, keys, clock_ns);
+  }
+  finish_pending(w, f);
+  if (n != 0) {
+    f.pending = &b;
+    f.next = &f.slot[0] == &b ? &f.slot[1] : &f.slot[0];
+  }
   w.stats->busy_cycles.add(rte_rdtsc() - t0);
 }
 
@@ -240,6 +265,7 @@ int worker_main(void* arg) {
   const pk::KeyOptions keys = o.key_options();
   const bool housekeeper = rte_lcore_id() == rte_get_main_lcore();
   uint64_t clock_ns = 0;
+  InFlight in_flight;
 
   std::printf("dedup_fwd: worker %u on lcore %u (socket %d) polls", w.index, w.lcore_id, w.socket);
   if (w.ring) std::printf(" its ring from the dispatcher");
@@ -254,9 +280,17 @@ int worker_main(void* arg) {
       const bool last = g_app.dispatch_done.load(std::memory_order_acquire);
       if (process_ring_burst(w) == 0 && last) break;
     } else {
-      if (g_app.quit.load(std::memory_order_relaxed)) break;
-      for (const RxQueue& q : w.rxq) process_burst(w, q, clock_ns, hasher, keys);
+      if (g_app.quit.load(std::memory_order_relaxed)) {
+        finish_pending(w, in_flight);
+        break;
+      }
+      for (const RxQueue& q : w.rxq) process_burst(w, q, in_flight, clock_ns, hasher, keys);
     }
+    // The filter's figures and snapshots describe every packet received so
+    // far: the burst in flight is decided first.
+    if (w.stats->figures_request.load(std::memory_order_relaxed) != 0 ||
+        w.stats->snapshot_request.load(std::memory_order_acquire))
+      finish_pending(w, in_flight);
     if (w.stats->figures_request.load(std::memory_order_relaxed) != 0) {
       // Done here, between bursts, because only the owner may read the
       // filter without a race. The ask is taken before publishing, so one

@@ -230,6 +230,7 @@ class Rig final : public Live {
     for (uint64_t done = 0; done < 2 * kWindow + kWindow / 16; done += kPackets) {
       refill();
       for (unsigned b = 0; b < kBursts; ++b) (void)decide(b);
+      (void)finish();
     }
   }
   ~Rig() override {
@@ -253,9 +254,10 @@ class Rig final : public Live {
   // figures (each includes the ones before it; the differences are the
   // stages): `parse` runs the fast key extraction dedup_fwd's stage 1 uses
   // for these frames, `key` the whole stage 1 (parse and hash, key_burst),
-  // `filter` stage 1 and the filter's verdicts (decide_burst), without the
-  // split into lists and the counters decide() adds. Returns a count that
-  // depends on the work, so none of it is optimised away.
+  // `filter` stage 1, its filter lines requested and the verdicts of the
+  // burst before it (decide_burst; one burst in flight, as decide() does),
+  // without the split into lists and the counters decide() adds. Returns a
+  // count that depends on the work, so none of it is optimised away.
   uint32_t parse(unsigned b) {
     uint32_t keyed = 0;
     rte_mbuf** pkts = &mbufs_[b * kBurst32];
@@ -276,19 +278,45 @@ class Rig final : public Live {
     return kept + keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
   }
   uint32_t filter_verdicts(unsigned b) {
-    df::Keyed keyed;
-    const uint16_t kept = key_burst(b, keyed);
-    bool dup[kBurst32];
-    worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
-    uint32_t n = kept;
-    for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
+    df::Staged& next = staged_[pending_ == &staged_[0] ? 1 : 0];
+    stage(b, next);
+    uint32_t n = next.n;
+    auto verdicts = [&](const df::Keyed& keyed) {
+      bool dup[kBurst32];
+      worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
+      for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
+    };
+    if (pending_ != nullptr) verdicts(pending_->keyed);
+    pending_ = &next;
+    if (b + 1 == kBursts) {  // the frames are rewritten next: none stays in flight
+      verdicts(next.keyed);
+      pending_ = nullptr;
+    }
     return n;
   }
 
-  // dedup_fwd's work on burst b: nf + nd, which must be the whole burst.
+  // dedup_fwd's work as its worker does it (dpdk_app/worker.cpp): burst b
+  // staged (stage 1, its filter lines requested), then the burst staged before
+  // it decided and split. Returns that burst's nf + nd (0 when none was in
+  // flight), which must be the whole burst; finish() decides the last one.
   uint16_t decide(unsigned b) {
-    const df::Split s =
-        df::decide_mbufs(worker_, &mbufs_[b * kBurst32], kBurst32, hasher_, click_, clock_ns_, fwd_, dups_);
+    df::Staged& next = staged_[pending_ == &staged_[0] ? 1 : 0];
+    stage(b, next);
+    const uint16_t placed = finish();
+    pending_ = &next;
+    return placed;
+  }
+  uint16_t finish() {
+    if (pending_ == nullptr) return 0;
+    const df::Split s = df::decide_staged(worker_, *pending_, fwd_, dups_);
+    pending_ = nullptr;
+    return static_cast<uint16_t>(s.nf + s.nd);
+  }
+  // Burst b alone, staged and decided at once: dedup_fwd's worker before it
+  // kept a burst in flight (the same code, without the overlap).
+  uint16_t decide_alone(unsigned b) {
+    stage(b, staged_[0]);
+    const df::Split s = df::decide_staged(worker_, staged_[0], fwd_, dups_);
     return static_cast<uint16_t>(s.nf + s.nd);
   }
   void swap(unsigned b) { five_tuple_swap(&mbufs_[b * kBurst32], kBurst32, 0); }
@@ -306,6 +334,12 @@ class Rig final : public Live {
                          keyed);
   }
 
+  void stage(unsigned b, df::Staged& into) {
+    std::memcpy(into.pkts, &mbufs_[b * kBurst32], kBurst32 * sizeof(rte_mbuf*));
+    into.port = 0;
+    (void)df::stage_burst(worker_, into, kBurst32, hasher_, click_, clock_ns_);
+  }
+
   rte_mempool* pool_ = nullptr;
   bool allocated_ = false;
   std::vector<rte_mbuf*> mbufs_ = std::vector<rte_mbuf*>(kPackets);
@@ -317,6 +351,8 @@ class Rig final : public Live {
   pk::KeyOptions click_;
   uint64_t clock_ns_ = 0;
   uint64_t next_source_ = 0;
+  df::Staged staged_[2];
+  df::Staged* pending_ = nullptr;  // staged by decide(), not yet decided
   rte_mbuf* fwd_[kBurst32];
   rte_mbuf* dups_[kBurst32];
   std::string error_;
@@ -389,13 +425,20 @@ void run_5tswap(benchmark::State& st) {
   st.SetLabel("parse + swap MAC, IPv4, UDP ports; burst 32");
 }
 
-void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode, Isa widest) {
+void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode, Isa widest, bool in_flight) {
   Rig& r = rig(filter, mode, widest);
   if (!r.error().empty()) return st.SkipWithError(r.error().c_str());
   const df::LcoreStats& s = r.stats();
   const uint64_t rx0 = s.rx.get(), keyed0 = s.keyed.get(), dup0 = s.duplicates.get();
   uint64_t placed = 0;
-  const Totals t = time_bursts(st, r, [&](unsigned b) { placed += r.decide(b); });
+  const Totals t = time_bursts(st, r, [&](unsigned b) {
+    if (!in_flight) {
+      placed += r.decide_alone(b);
+      return;
+    }
+    placed += r.decide(b);
+    if (b + 1 == kBursts) placed += r.finish();  // the frames are rewritten next
+  });
   // The accounting dedup_fwd relies on: every packet split into exactly one
   // list, counted once as received, and (these frames all parse) keyed.
   const uint64_t rx = s.rx.get() - rx0, keyed = s.keyed.get() - keyed0;
@@ -407,7 +450,7 @@ void run_dedup(benchmark::State& st, const std::string& filter, pk::KeyMode mode
   st.counters["dup_rate"] = keyed ? static_cast<double>(s.duplicates.get() - dup0) / keyed : 0.0;
   st.counters["bits_per_item"] = r.filter().bits_per_item();
   st.SetLabel(r.filter().name() + " (" + r.filter().parameters() + ") isa=" + isa_name(r.filter().isa()) +
-              " hash=" + isa_name(r.hasher().isa()) + "; burst 32");
+              " hash=" + isa_name(r.hasher().isa()) + "; burst 32" + (in_flight ? ", one in flight" : ", one at a time"));
 }
 
 // The stages of dedup_fwd's burst code before the split, for the per-stage
@@ -445,11 +488,13 @@ void register_pipeline() {
     pk::KeyMode mode;
     const char* filter;
     Isa widest = Isa::avx512;  // what the filter's bulk body and the hash may use: all but the "-baseline-isa" cases
+    bool in_flight = true;     // a burst kept in flight, as the worker does; false: the "-one-burst" case
   };
-  // auto, and the one-line layouts, by name; auto again
-  // with its bulk body's and the hash's baseline builds, so one run shows what
-  // AVX2 buys.
+  // auto, and the one-line layouts, by name; auto again with its bulk
+  // body's and the hash's baseline builds, and one burst at a time, so one
+  // run shows what AVX2 and the burst in flight buy.
   for (const Case c : {Case{"src_ip", pk::KeyMode::src_ip, "auto"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::avx512, false},
                        Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::baseline},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-128"},
@@ -459,10 +504,12 @@ void register_pipeline() {
                        Case{"src_ip", pk::KeyMode::src_ip, "two-line"},
                        Case{"flow", pk::KeyMode::flow, "auto"}}) {
     const std::string name = std::string("pipeline/dedup_fwd_") + c.key + "/" + c.filter +
-                             (c.widest == Isa::baseline ? "-baseline-isa" : "") + "/W:" + std::to_string(kWindow) +
-                             "/burst:32";
-    fixed_under_valgrind(benchmark::RegisterBenchmark(
-                             name.c_str(), [c](benchmark::State& st) { run_dedup(st, c.filter, c.mode, c.widest); }))
+                             (c.widest == Isa::baseline ? "-baseline-isa" : "") + (c.in_flight ? "" : "-one-burst") +
+                             "/W:" + std::to_string(kWindow) + "/burst:32";
+    fixed_under_valgrind(benchmark::RegisterBenchmark(name.c_str(),
+                                                      [c](benchmark::State& st) {
+                                                        run_dedup(st, c.filter, c.mode, c.widest, c.in_flight);
+                                                      }))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

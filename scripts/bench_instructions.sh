@@ -13,8 +13,9 @@
 # timed bursts (4 iterations of 256 bursts of 32 packets; the filter is
 # filled to steady state first, uncounted). The stages are differences of
 # cumulative cases: parse (the fast key extraction), + hash (the rest of
-# stage 1: key_burst), + filter (decide_burst), + split and counters (the
-# whole decide_mbufs, as dedup_fwd runs it). 5tswap's parse and swap are one
+# stage 1: key_burst), + filter (the lines requested, and decide_burst on the
+# burst before, as the worker keeps one in flight), + split and counters (the
+# whole stage_burst + decide_staged, as dedup_fwd runs it). 5tswap's parse and swap are one
 # loop in testpmd and are reported as one stage. Receive and transmit are not
 # in either figure (no PMD here; scripts/bench_pipeline.sh has them).
 set -euo pipefail

@@ -154,6 +154,16 @@ class DedupFilter {
   // now == nullptr: the caller advanced the filter already (one clock per burst);
   // otherwise now[0..n) must not decrease.
   void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup) noexcept;
+  // Requests the filter lines (blocks, segments' words) that n keys will
+  // touch, changing no state. A caller that keys the next burst before it
+  // decides this one calls it as soon as the hashes are known, so the lines
+  // arrive while other work runs instead of at the probe (dedup_fwd's
+  // worker; docs/PERFORMANCE.md, "One burst in flight").
+  void prefetch_burst(const KeyHash* h, size_t n) const noexcept {
+    std::visit([&](const auto& f) {
+      for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
+    }, filter_);
+  }
   // Whether h was inserted within the window (or is a false positive); no insertion.
   bool contains(KeyHash h) const noexcept {
     return std::visit([&](const auto& f) { return f.contains(h); }, filter_);
