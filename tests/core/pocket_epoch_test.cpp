@@ -35,7 +35,9 @@ TEST(PocketLine, SelectFindsTheJthSetBit) {
     if (x == 0) continue;
     uint32_t j = 0;
     for (uint32_t b = 0; b < 64; ++b)
-      if (x >> b & 1) ASSERT_EQ(pk::detail::select64(x, j++), b) << std::hex << x;
+      if (x >> b & 1) {
+        ASSERT_EQ(pk::detail::select64(x, j++), b) << std::hex << x;
+      }
   }
 }
 
@@ -100,9 +102,13 @@ void check_line_is_a_multiset() {
         const bool present = std::any_of(ref.begin(), ref.end(), [&](auto& e) { return e.first == v; });
         const int i = line.find<kPdep>(pk::Fingerprint::of(v));
         ASSERT_EQ(i >= 0, present) << v;
-        if (i >= 0) ASSERT_EQ(line.fingerprint<kPdep>(static_cast<uint32_t>(i)).value(), v);
+        if (i >= 0) {
+          ASSERT_EQ(line.fingerprint<kPdep>(static_cast<uint32_t>(i)).value(), v);
+        }
       }
-      if (!ref.empty()) ASSERT_EQ(line.fingerprint<kPdep>(line.largest<kPdep>()).value(), want.back().first);
+      if (!ref.empty()) {
+        ASSERT_EQ(line.fingerprint<kPdep>(line.largest<kPdep>()).value(), want.back().first);
+      }
     }
   }
   EXPECT_GT(sweeps, 10000u);
@@ -218,7 +224,9 @@ TEST(PocketEpoch, NoLiveFalseNegativesWhenLinesSpillAndTheSpareSaturates) {
     Owned f(*cfg);
     EXPECT_EQ(live_window_misses(f.filter, false, 4000, 0, rng, key_hash), 0u) << lines << " lines";
     EXPECT_GT(f->spare_reads(), 0u);
-    if (lines < 100) EXPECT_GT(f->saturations(), 0u);
+    if (lines < 100) {
+      EXPECT_GT(f->saturations(), 0u);
+    }
   }
 }
 

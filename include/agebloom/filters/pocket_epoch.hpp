@@ -365,8 +365,10 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
   }
 
   // Finds h and retags it `tag`, or adds it tagged `tag`; true if found.
+  // Inline: the common cases (found, or added to a line that is not full and
+  // sent nothing to the spare that this key could meet); the rest is put_rare.
   template <bool kPdep>
-  bool put(KeyHash h, uint32_t tag) noexcept {
+  [[gnu::always_inline]] inline bool put(KeyHash h, uint32_t tag) noexcept {
     const uint64_t b = line_of(h);
     const pocket::Fingerprint f = fingerprint(h);
     pocket::PocketLine& line = lines_[b];
@@ -375,6 +377,18 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
       line.retag(static_cast<uint32_t>(i), tag);
       return true;
     }
+    if (!line.full() && !reads_spare(line, f)) {
+      line.insert_at(l, f.remainder, tag);
+      return false;
+    }
+    return put_rare<kPdep>(b, line, l, f, tag);
+  }
+
+  // put() for a key missing from its line, when the line spilled past the
+  // key's floor (the spare may hold it) or is full.
+  template <bool kPdep>
+  [[gnu::noinline]] bool put_rare(uint64_t b, pocket::PocketLine& line, const pocket::PocketLine::List& l,
+                                  pocket::Fingerprint f, uint32_t tag) noexcept {
     if (reads_spare(line, f)) {
       ++state_->spare_reads;
       pocket::PocketLine& s = spare_of(b, f);
@@ -421,7 +435,7 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
   // The next segment becomes current: its entries, its spill marks and its
   // saturations go, in every line.
   template <bool kPdep>
-  void rotate() noexcept {
+  [[gnu::noinline]] void rotate() noexcept {
     const uint32_t t = state_->ring.current = (state_->ring.current + 1) % cfg_.segments();
     for (uint64_t i = 0; i < cfg_.lines + cfg_.spare_lines; ++i) {
       pocket::PocketLine& line = lines_[i];
