@@ -289,6 +289,15 @@ typedef enum agebloom_policy {
 AGEBLOOM_API void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
                                       agebloom_policy policy, uint8_t* dup) AGEBLOOM_NOEXCEPT;
 
+/** Requests the filter lines that n keys will touch, and changes nothing:
+ *  call it as soon as a burst's hashes are known and decide that burst a
+ *  little later (after receiving and hashing the next one, say), so the
+ *  lines arrive meanwhile instead of stalling the bulk call. dedup_fwd keeps
+ *  one burst in flight this way (docs/PERFORMANCE.md, "One burst in flight");
+ *  the verdicts are those of the same calls without it. */
+AGEBLOOM_API void agebloom_prefetch_bulk(const agebloom_filter* f, const agebloom_hash* h,
+                                         size_t n) AGEBLOOM_NOEXCEPT;
+
 /** Time windows: expires what ended by `now` (nanoseconds on the caller's
  *  clock, e.g. rte_get_tsc_cycles() scaled, or packet timestamps); call it
  *  once per burst before the burst's operations. Count windows: a no-op.

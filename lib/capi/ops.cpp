@@ -103,6 +103,10 @@ void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, c
                                  as_bools(dup));
 }
 
+void agebloom_prefetch_bulk(const agebloom_filter* f, const agebloom_hash* h, size_t n) noexcept {
+  filter_of(f).prefetch_burst(to_cpp(h), n);
+}
+
 int agebloom_advance(agebloom_filter* f, uint64_t now) noexcept {
   if (!live(f)) return AGEBLOOM_EINVAL;
   const Status s = handle(f)->filter.advance(now);

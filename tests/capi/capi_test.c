@@ -187,6 +187,30 @@ static void test_operations(void) {
       same &= dup[i] == seen;
     }
     CHECK(same);
+    /* prefetch_bulk changes nothing: the saved image is the same before
+     * and after it, and the verdicts that follow are those without it. */
+    {
+      agebloom_filter *p = NULL, *q = NULL;
+      static uint8_t with[N], without[N];
+      CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &p) == AGEBLOOM_OK);
+      CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &q) == AGEBLOOM_OK);
+      agebloom_insert_bulk(p, h, N / 2);
+      agebloom_insert_bulk(q, h, N / 2);
+      const size_t bytes = agebloom_filter_save_bytes(p);
+      unsigned char *before = malloc(bytes), *after = malloc(bytes);
+      size_t wb = 0, wa = 0;
+      CHECK(before && after && agebloom_filter_save(p, before, bytes, &wb) == AGEBLOOM_OK);
+      agebloom_prefetch_bulk(p, h, N);
+      agebloom_prefetch_bulk(p, h, 0);
+      CHECK(agebloom_filter_save(p, after, bytes, &wa) == AGEBLOOM_OK && wa == wb && memcmp(before, after, wb) == 0);
+      agebloom_dedup_bulk(p, h, N, NULL, AGEBLOOM_INSERT_ALWAYS, with);
+      agebloom_dedup_bulk(q, h, N, NULL, AGEBLOOM_INSERT_ALWAYS, without);
+      CHECK(memcmp(with, without, N) == 0);
+      free(before);
+      free(after);
+      agebloom_filter_destroy(p);
+      agebloom_filter_destroy(q);
+    }
     CHECK(agebloom_default_policy(AGEBLOOM_KEY_CLICK) == AGEBLOOM_INSERT_ON_MISS);
     CHECK(agebloom_default_policy(AGEBLOOM_KEY_SRC_IP) == AGEBLOOM_INSERT_ALWAYS);
     agebloom_filter_destroy(d);

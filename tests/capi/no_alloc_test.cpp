@@ -81,6 +81,7 @@ void data_path(const char* structure, bool time_window) {
                                   sizeof key, &len, nullptr) == AGEBLOOM_OK, "extract_key");
       (void)agebloom_test_and_insert_key(a, key, len);
       agebloom_hash_keys(a, kp, lens, 64, h);
+      agebloom_prefetch_bulk(a, h, 64);
       agebloom_test_and_insert_bulk(a, h, 64, out);
       agebloom_dedup_bulk(a, h, 64, nullptr, AGEBLOOM_INSERT_ON_MISS, out);
       agebloom_contains_bulk(a, h, 64, out);
