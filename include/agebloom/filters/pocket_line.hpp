@@ -142,6 +142,10 @@ struct alignas(64) PocketLine {
   void set_marks(uint32_t m) noexcept { head[2] = (head[2] & ~(0xffull << 32)) | uint64_t{m & 0xff} << 32; }
   void set_floor(uint32_t f) noexcept { head[2] = (head[2] & ~(0xfffull << 40)) | uint64_t{f & 0xfff} << 40; }
   void set_count(uint32_t n) noexcept { head[2] = (head[2] & ~(63ull << 52)) | uint64_t{n & 63} << 52; }
+  // The count one up (the line not full) or one down (not empty): the field
+  // cannot carry or borrow into its neighbours.
+  void count_up() noexcept { head[2] += uint64_t{1} << 52; }
+  void count_down() noexcept { head[2] -= uint64_t{1} << 52; }
 
   // Entry i's byte: remainder << kTagBits | tag.
   uint32_t entry(uint32_t i) const noexcept { return static_cast<uint32_t>(body[i / 8] >> (i % 8 * 8)) & 0xff; }
@@ -210,7 +214,7 @@ struct alignas(64) PocketLine {
   void insert_at(const List& l, uint32_t r, uint32_t t) noexcept {
     insert_bit(l.pos + l.size);
     insert_byte(l.index + l.size, r << kTagBits | t);
-    set_count(count() + 1);
+    count_up();
   }
   // Adds f with tag t at the end of its list; the line must not be full.
   template <bool kPdep = false>
@@ -223,7 +227,7 @@ struct alignas(64) PocketLine {
   void remove(uint32_t i) noexcept {
     remove_bit(one_position<kPdep>(i));
     remove_byte(i);
-    set_count(count() - 1);
+    count_down();
   }
 
   // The fingerprint of entry i.
@@ -297,14 +301,19 @@ struct alignas(64) PocketLine {
         header.append(detail::pext64(h[w], keep), width - static_cast<uint32_t>(__builtin_popcountll(drop)));
       }
       head[0] = header.word[0], head[1] = header.word[1], head[2] = (header.word[2] & kHeaderHigh) | meta;
-      detail::BitPacker<kCapacity / 8> bytes;
+      // The body's kept bytes: each word's, packed by pext, stored at the
+      // next free byte (whole bytes, so an unaligned store places them).
+      unsigned char bytes[kCapacity + 8] = {};
+      uint32_t at = 0;
       for (uint32_t w = 0; w < kCapacity / 8; ++w) {
         const uint64_t keep_entries = ~(gone >> (8 * w)) & 0xff;
         const uint64_t keep = detail::pdep64(keep_entries, kOnes) * 0xff;  // a kept entry's whole byte
-        bytes.append(detail::pext64(body[w], keep), 8 * static_cast<uint32_t>(__builtin_popcountll(keep_entries)));
+        const uint64_t kept = detail::pext64(body[w], keep);
+        __builtin_memcpy(bytes + at, &kept, 8);
+        at += static_cast<uint32_t>(__builtin_popcountll(keep_entries));
       }
-      for (uint32_t w = 0; w < kCapacity / 8; ++w) body[w] = bytes.word[w];
-      set_count(n - removed);
+      __builtin_memcpy(body, bytes, kCapacity);
+      head[2] -= uint64_t{removed} << 52;
       return removed;
     }
 #endif
@@ -319,9 +328,11 @@ struct alignas(64) PocketLine {
  private:
   // The header's bits p .. p + 63 (zeros past bit 159).
   uint64_t header_from(uint32_t p) const noexcept {
-    const uint64_t h[4] = {head[0], head[1], head[2] & kHeaderHigh, 0};
+    const uint64_t h2 = head[2] & kHeaderHigh;
     const uint32_t w = p / 64, b = p % 64;
-    return (h[w] >> b) | ((h[w + 1] << 1) << (63 - b));  // two shifts: b = 0 needs no UB
+    const uint64_t lo = w == 0 ? head[0] : w == 1 ? head[1] : h2;  // selects, not an indexed array:
+    const uint64_t hi = w == 0 ? head[1] : w == 1 ? h2 : 0;         // no store and reload
+    return (lo >> b) | ((hi << 1) << (63 - b));  // two shifts: b = 0 needs no UB
   }
   bool header_bit(uint32_t p) const noexcept { return header_from(p) & 1; }
 
