@@ -102,7 +102,7 @@ inline uint64_t pext64(uint64_t x, uint64_t mask) noexcept {
 #define AGEBLOOM_POCKET_PDEP 0
 #endif
 
-// Bits appended one run after another into words: how a sweep packs what it keeps.
+// Bits appended one run after another into words: how a sweep packs the header bits it keeps.
 template <uint32_t kWords>
 struct BitPacker {
   uint64_t word[kWords] = {};
@@ -141,7 +141,6 @@ struct alignas(64) PocketLine {
   uint32_t floor() const noexcept { return static_cast<uint32_t>(head[2] >> 40) & 0xfff; }  // smallest spilled
   void set_marks(uint32_t m) noexcept { head[2] = (head[2] & ~(0xffull << 32)) | uint64_t{m & 0xff} << 32; }
   void set_floor(uint32_t f) noexcept { head[2] = (head[2] & ~(0xfffull << 40)) | uint64_t{f & 0xfff} << 40; }
-  void set_count(uint32_t n) noexcept { head[2] = (head[2] & ~(63ull << 52)) | uint64_t{n & 63} << 52; }
   // The count one up (the line not full) or one down (not empty): the field
   // cannot carry or borrow into its neighbours.
   void count_up() noexcept { head[2] += uint64_t{1} << 52; }
