@@ -246,12 +246,11 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   return s;
 }
 
-uint16_t stage_burst(Worker& w, Staged& b, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
-                     uint64_t& clock_ns) {
+void stage_burst(Worker& w, Staged& b, uint16_t n, const ab::Hasher& hasher, const pk::KeyOptions& keys,
+                 uint64_t& clock_ns) {
   b.n = key_burst(b.pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, b.keyed);
   b.clock_ns = clock_ns;
   w.filter.prefetch_burst(b.keyed.hash, b.keyed.k);
-  return b.n;
 }
 
 Split decide_staged(Worker& w, Staged& b, rte_mbuf** fwd, rte_mbuf** dups) {

@@ -69,8 +69,8 @@ struct Staged {
 
 // Stage 1 on the received b.pkts[0..n), then the keyed packets' filter lines
 // requested (DedupFilter::prefetch_burst). clock_ns as for key_burst; b.clock_ns
-// is set to it. Returns b.n.
-uint16_t stage_burst(Worker& w, Staged& b, uint16_t n, const agebloom::Hasher& hasher,
+// is set to it, b.n to the packets left.
+void stage_burst(Worker& w, Staged& b, uint16_t n, const agebloom::Hasher& hasher,
                      const agebloom::packet::KeyOptions& keys, uint64_t& clock_ns);
 
 // Stage 2 of a staged burst: for a TSC clock the filter is advanced to

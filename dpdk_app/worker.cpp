@@ -108,11 +108,11 @@ void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s, int from_po
 }
 
 // The worker's bursts in flight: at most one staged and not yet decided
-// (burst.hpp, Staged), and the slot the next one is received into.
+// (burst.hpp, Staged); the next receive takes the other slot.
 struct InFlight {
   Staged slot[2];
   Staged* pending = nullptr;  // staged, verdicts not yet taken
-  Staged* next = &slot[0];    // the other slot: the next receive's
+  Staged& free_slot() noexcept { return pending == &slot[0] ? slot[1] : slot[0]; }
 };
 
 // Stage 2 and stage 3 of the burst in flight, if any: decide, split, send.
@@ -141,7 +141,7 @@ void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns,
   // --record-core-cycles counts, so the two are compared like for like
   // (scripts/bench_pipeline.sh).
   const uint64_t t0 = rte_rdtsc();
-  Staged& b = *f.next;
+  Staged& b = f.free_slot();
   const uint16_t n = receive(q, b.pkts);
   if (n == 0 && f.pending == nullptr) return;
   if (n != 0) {
@@ -150,13 +150,10 @@ void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns,
     if (o.spec.window.is_time() && !per_packet_time())
       clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
     b.port = q.port;
-    (void)stage_burst(w, b, n, hasher, keys, clock_ns);
+    stage_burst(w, b, n, hasher, keys, clock_ns);
   }
   finish_pending(w, f);
-  if (n != 0) {
-    f.pending = &b;
-    f.next = &f.slot[0] == &b ? &f.slot[1] : &f.slot[0];
-  }
+  if (n != 0) f.pending = &b;
   w.stats->busy_cycles.add(rte_rdtsc() - t0);
 }
 

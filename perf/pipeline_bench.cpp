@@ -278,7 +278,7 @@ class Rig final : public Live {
     return kept + keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
   }
   uint32_t filter_verdicts(unsigned b) {
-    df::Staged& next = staged_[pending_ == &staged_[0] ? 1 : 0];
+    df::Staged& next = free_slot();
     stage(b, next);
     uint32_t n = next.n;
     auto verdicts = [&](const df::Keyed& keyed) {
@@ -300,7 +300,7 @@ class Rig final : public Live {
   // it decided and split. Returns that burst's nf + nd (0 when none was in
   // flight), which must be the whole burst; finish() decides the last one.
   uint16_t decide(unsigned b) {
-    df::Staged& next = staged_[pending_ == &staged_[0] ? 1 : 0];
+    df::Staged& next = free_slot();
     stage(b, next);
     const uint16_t placed = finish();
     pending_ = &next;
@@ -337,8 +337,9 @@ class Rig final : public Live {
   void stage(unsigned b, df::Staged& into) {
     std::memcpy(into.pkts, &mbufs_[b * kBurst32], kBurst32 * sizeof(rte_mbuf*));
     into.port = 0;
-    (void)df::stage_burst(worker_, into, kBurst32, hasher_, click_, clock_ns_);
+    df::stage_burst(worker_, into, kBurst32, hasher_, click_, clock_ns_);
   }
+  df::Staged& free_slot() { return pending_ == &staged_[0] ? staged_[1] : staged_[0]; }
 
   rte_mempool* pool_ = nullptr;
   bool allocated_ = false;
