@@ -67,6 +67,14 @@ struct Staged {
   int port = -1;          // the Rx port every packet of it came from
 };
 
+// A worker's bursts in flight: at most one staged and not yet decided; the
+// next receive takes the other slot.
+struct InFlight {
+  Staged slot[2];
+  Staged* pending = nullptr;  // staged, verdicts not yet taken
+  Staged& free_slot() noexcept { return pending == &slot[0] ? slot[1] : slot[0]; }
+};
+
 // Stage 1 on the received b.pkts[0..n), then the keyed packets' filter lines
 // requested (DedupFilter::prefetch_burst). clock_ns as for key_burst; b.clock_ns
 // is set to it, b.n to the packets left.

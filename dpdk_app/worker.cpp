@@ -107,14 +107,6 @@ void send_split(Worker& w, rte_mbuf** fwd, rte_mbuf** dups, Split s, int from_po
   }
 }
 
-// The worker's bursts in flight: at most one staged and not yet decided
-// (burst.hpp, Staged); the next receive takes the other slot.
-struct InFlight {
-  Staged slot[2];
-  Staged* pending = nullptr;  // staged, verdicts not yet taken
-  Staged& free_slot() noexcept { return pending == &slot[0] ? slot[1] : slot[0]; }
-};
-
 // Stage 2 and stage 3 of the burst in flight, if any: decide, split, send.
 void finish_pending(Worker& w, InFlight& f) {
   Staged* b = f.pending;

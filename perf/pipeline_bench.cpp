@@ -278,7 +278,7 @@ class Rig final : public Live {
     return kept + keyed.k + static_cast<uint32_t>(keyed.hash[0].h1);
   }
   uint32_t filter_verdicts(unsigned b) {
-    df::Staged& next = free_slot();
+    df::Staged& next = flight_.free_slot();
     stage(b, next);
     uint32_t n = next.n;
     auto verdicts = [&](const df::Keyed& keyed) {
@@ -286,11 +286,11 @@ class Rig final : public Live {
       worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
       for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
     };
-    if (pending_ != nullptr) verdicts(pending_->keyed);
-    pending_ = &next;
+    if (flight_.pending != nullptr) verdicts(flight_.pending->keyed);
+    flight_.pending = &next;
     if (b + 1 == kBursts) {  // the frames are rewritten next: none stays in flight
       verdicts(next.keyed);
-      pending_ = nullptr;
+      flight_.pending = nullptr;
     }
     return n;
   }
@@ -300,23 +300,23 @@ class Rig final : public Live {
   // it decided and split. Returns that burst's nf + nd (0 when none was in
   // flight), which must be the whole burst; finish() decides the last one.
   uint16_t decide(unsigned b) {
-    df::Staged& next = free_slot();
+    df::Staged& next = flight_.free_slot();
     stage(b, next);
     const uint16_t placed = finish();
-    pending_ = &next;
+    flight_.pending = &next;
     return placed;
   }
   uint16_t finish() {
-    if (pending_ == nullptr) return 0;
-    const df::Split s = df::decide_staged(worker_, *pending_, fwd_, dups_);
-    pending_ = nullptr;
+    if (flight_.pending == nullptr) return 0;
+    const df::Split s = df::decide_staged(worker_, *flight_.pending, fwd_, dups_);
+    flight_.pending = nullptr;
     return static_cast<uint16_t>(s.nf + s.nd);
   }
   // Burst b alone, staged and decided at once: dedup_fwd's worker before it
   // kept a burst in flight (the same code, without the overlap).
   uint16_t decide_alone(unsigned b) {
-    stage(b, staged_[0]);
-    const df::Split s = df::decide_staged(worker_, staged_[0], fwd_, dups_);
+    stage(b, flight_.slot[0]);
+    const df::Split s = df::decide_staged(worker_, flight_.slot[0], fwd_, dups_);
     return static_cast<uint16_t>(s.nf + s.nd);
   }
   void swap(unsigned b) { five_tuple_swap(&mbufs_[b * kBurst32], kBurst32, 0); }
@@ -339,7 +339,6 @@ class Rig final : public Live {
     into.port = 0;
     df::stage_burst(worker_, into, kBurst32, hasher_, click_, clock_ns_);
   }
-  df::Staged& free_slot() { return pending_ == &staged_[0] ? staged_[1] : staged_[0]; }
 
   rte_mempool* pool_ = nullptr;
   bool allocated_ = false;
@@ -352,8 +351,7 @@ class Rig final : public Live {
   pk::KeyOptions click_;
   uint64_t clock_ns_ = 0;
   uint64_t next_source_ = 0;
-  df::Staged staged_[2];
-  df::Staged* pending_ = nullptr;  // staged by decide(), not yet decided
+  df::InFlight flight_;  // staged by decide(), not yet decided
   rte_mbuf* fwd_[kBurst32];
   rte_mbuf* dups_[kBurst32];
   std::string error_;
