@@ -28,6 +28,7 @@
 #include "agebloom/filters/stable.hpp"
 #include "agebloom/filters/time_limited.hpp"
 #include "agebloom/filters/pocket_epoch.hpp"
+#include "agebloom/filters/queue_epoch.hpp"
 #include "agebloom/filters/two_line_epoch.hpp"
 #include "agebloom/inference/block_timing_posterior.hpp"
 #include "agebloom/inference/classical_posterior.hpp"

@@ -122,8 +122,8 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     // A step's plan that cannot keep the flood policy counts as none (the
     // next step may: two-line ends epochs early, interleaved-apbf does not).
     // The steps by accesses take the layouts whose accesses say their cost
-    // (the registry's auto_fallback rows: not pocket-epoch, whose 1.04 lines
-    // per packet cost more cycles than two-line's two).
+    // (the registry's auto_fallback rows: not pocket-epoch or queue-epoch,
+    // whose 1.04-1.06 lines per packet cost more cycles than two-line's two).
     req.auto_candidates = false;
     req.auto_fallback = true;
     const auto limit = req.max_accesses_per_query;

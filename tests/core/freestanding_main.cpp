@@ -34,22 +34,25 @@ extern "C" int main() {  // extern "C": under -ffreestanding clang does not trea
   auto il = InterleavedEpochConfig::for_fpr(Window::count(1000), 0.01);
   auto wide = Interleaved128Config::for_fpr(Window::count(1000), 0.01);
   auto pocket = PocketEpochConfig::for_fpr(Window::count(1000), 0.01);
-  if (!apbf || !il || !wide || !pocket) return 15;
+  auto queue = QueueEpochConfig::for_fpr(Window::count(1000), 0.01);
+  if (!apbf || !il || !wide || !pocket || !queue) return 15;
   auto a = ApbfFilter::create(*apbf, arena);
   auto b = InterleavedEpochFilter<uint64_t>::create(*il, arena);
   auto c = InterleavedEpochFilter<bits::Word128>::create(*wide, arena);
   auto d = PocketEpochFilter::create(*pocket, arena);
-  if (!a || !b || !c || !d) return 16;
+  auto e = QueueEpochFilter::create(*queue, arena);
+  if (!a || !b || !c || !d || !e) return 16;
   for (uint64_t i = 0; i < 3000; ++i) {
     const KeyHash h = hash(&i, sizeof i);
     a->insert(h);
     b->insert(h);
     c->insert(h);
     d->insert(h);
+    e->insert(h);
   }
   for (uint64_t i = 2000; i < 3000; ++i)
     if (!a->contains(hash(&i, sizeof i)) || !b->contains(hash(&i, sizeof i)) || !c->contains(hash(&i, sizeof i)) ||
-        !d->contains(hash(&i, sizeof i)))
+        !d->contains(hash(&i, sizeof i)) || !e->contains(hash(&i, sizeof i)))
       return 17;
   // The inferential BTBF: posteriors of keys in the window are high, of an
   // expired key exactly 0 (Theorem 2), all without libm or libstdc++.

@@ -107,6 +107,26 @@ constexpr double pocket_epoch_fpr(double lines, double spare, double load) noexc
   return fp < 1.0 ? fp : 1.0;
 }
 
+// The spare line of fingerprint f (< pocket::kFingerprints) spilled from
+// primary line b, among `spare_lines`: from b and f alone, so a line can move
+// an entry there without the key that made it. Shared with the queue epoch
+// filter (queue_epoch.hpp), whose fingerprints are the same 3840 values.
+constexpr uint64_t spare_line_of(uint64_t b, uint32_t f, uint64_t spare_lines) noexcept {
+  return reduce(mix64(b * pocket::kFingerprints + f), spare_lines);
+}
+// What a spare stores for f from line b: f turned by an offset drawn from b.
+// Spilled fingerprints are their lines' largest, and so are the queries that
+// read the spare (at or above the floor): stored as they are, the two would
+// meet more often than uniform fingerprints do (measured on a steady stream
+// at the 1% sizing: FPR 1.05% unturned, 0.96% turned, for a 1.00% model).
+// Turned per line, the entries of other lines look uniform to a query, while
+// a line's own stay equal to themselves.
+constexpr uint32_t spare_fingerprint(uint64_t b, uint32_t f) noexcept {
+  const uint32_t turn = static_cast<uint32_t>(reduce(mix64(~b), pocket::kFingerprints));
+  const uint32_t v = f + turn;
+  return v < pocket::kFingerprints ? v : v - pocket::kFingerprints;
+}
+
 // The pocket epoch filter's shape: what for_fpr() returns and
 // PocketEpochFilter::create() builds.
 struct PocketEpochConfig {
@@ -310,22 +330,11 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
   static pocket::Fingerprint fingerprint(KeyHash h) noexcept {
     return pocket::Fingerprint::of(static_cast<uint32_t>(((h.h2 >> 32) * pocket::kFingerprints) >> 32));
   }
-  // The spare line of fingerprint f spilled from line b: from b and f alone,
-  // so a line can move its largest entry there without the key that made it.
   pocket::PocketLine& spare_of(uint64_t b, pocket::Fingerprint f) const noexcept {
-    return spare_[reduce(mix64(b * pocket::kFingerprints + f.value()), cfg_.spare_lines)];
+    return spare_[spare_line_of(b, f.value(), cfg_.spare_lines)];
   }
-  // What the spare stores for f from line b: f turned by an offset drawn from
-  // b. Spilled fingerprints are their lines' largest, and so are the queries
-  // that read the spare (at or above the floor): stored as they are, the
-  // two would meet more often than uniform fingerprints do (measured on a
-  // steady stream at the 1% sizing: FPR 1.05% unturned, 0.96% turned, for a
-  // 1.00% model). Turned per line, the entries of other lines look uniform
-  // to a query, while a line's own stay equal to themselves.
   static pocket::Fingerprint spare_key(uint64_t b, pocket::Fingerprint f) noexcept {
-    const uint32_t turn = static_cast<uint32_t>(reduce(mix64(~b), pocket::kFingerprints));
-    const uint32_t v = f.value() + turn;
-    return pocket::Fingerprint::of(v < pocket::kFingerprints ? v : v - pocket::kFingerprints);
+    return pocket::Fingerprint::of(spare_fingerprint(b, f.value()));
   }
   // Whether a key missing from its line may be in the spare: the line sent
   // entries of a live tag there, and every one it sent is at or above floor.

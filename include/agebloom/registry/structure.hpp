@@ -23,6 +23,7 @@
 #include "agebloom/filters/interleaved_apbf.hpp"
 #include "agebloom/filters/interleaved_epoch.hpp"
 #include "agebloom/filters/pocket_epoch.hpp"
+#include "agebloom/filters/queue_epoch.hpp"
 #include "agebloom/filters/rotating_ring.hpp"
 #include "agebloom/filters/block_timing.hpp"
 #include "agebloom/filters/clock.hpp"
@@ -52,6 +53,7 @@ enum class Structure : uint8_t {
   two_line,
   interleaved_128,
   pocket_epoch,
+  queue_epoch,
 };
 
 // Which windows a structure keeps.
@@ -75,8 +77,8 @@ struct StructureInfo {
                          // what a time window without a capacity is planned with
   bool auto_fallback;    // what --filter auto may fall back to when its candidates do not fit the
                          // limits (dedup_filter.cpp): every layout whose memory accesses say its cost
-                         // per packet; not pocket-epoch, which reads 1.04 lines per operation but
-                         // measured 2-5x two-line's cycles (docs/PERFORMANCE.md)
+                         // per packet; not pocket-epoch or queue-epoch, which read 1.04-1.06 lines
+                         // per operation but measured 2-5x two-line's cycles (docs/PERFORMANCE.md)
 };
 
 // The registry: one row per structure, in enumerator order.
@@ -131,6 +133,11 @@ inline constexpr StructureInfo kStructures[] = {
      "Guarded Epoch Bloom Filters, Sec. 2 + Prefix Filter (Even, Even, Morrison), Sec. 3-4 (epoch-tagged fingerprints)",
      kBothWindows, "one cache line (a spare line for ~4% of keys)",
      "guarded epoch of 12-bit fingerprints tagged with their epoch, 40 per 64-byte line: 17.7 bits at 1%, slow inserts",
+     false, false, false, false, false, false},
+    {Structure::queue_epoch, "queue-epoch",
+     "Guarded Epoch Bloom Filters, Sec. 2 + Prefix Filter (Even, Even, Morrison), Sec. 3 (a spare; fingerprint queues)",
+     kBothWindows, "one cache line (a spare line for ~6% of keys)",
+     "guarded epoch of 12-bit fingerprints queued oldest first, 40 per 64-byte line: 17.7 bits at 1%",
      false, false, false, false, false, false},
 };
 // How many structures are registered (the loops over the table stop here).
@@ -351,6 +358,20 @@ struct StructureTraits<Structure::pocket_epoch> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = PocketEpochConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
+  }
+};
+
+// Guarded epoch of fingerprint queues, a pocket line's capacity without its
+// sort (queue_epoch.hpp).
+template <>
+struct StructureTraits<Structure::queue_epoch> {
+  // The configuration plan() emits, and the filter it builds.
+  using Config = QueueEpochConfig;
+  using Filter = QueueEpochFilter;  // the filter a Config builds
+  // r = 7: eight runs, the smallest peak load (r + 1 epochs of W/r).
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = QueueEpochConfig::for_fpr(r.window, r.fpr, {.capacity = r.capacity})) emit(*c);
   }
 };
 
