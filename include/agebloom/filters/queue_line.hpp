@@ -29,11 +29,14 @@
 #include <cstdint>
 
 // GNU vector extensions for the byte moves (SSE2 on x86-64, whatever the
-// target has elsewhere); byte loops where the compiler has none.
+// target has elsewhere); byte loops where the compiler has none. A build may
+// set it to 0 to run the loops (the core suite tests both).
+#ifndef AGEBLOOM_QUEUE_VECTORS
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define AGEBLOOM_QUEUE_VECTORS 1
 #else
 #define AGEBLOOM_QUEUE_VECTORS 0
+#endif
 #endif
 
 namespace agebloom::queue {
