@@ -498,6 +498,7 @@ void register_pipeline() {
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-128"},
                        Case{"src_ip", pk::KeyMode::src_ip, "pocket-epoch"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "queue-epoch"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-apbf"},
                        Case{"src_ip", pk::KeyMode::src_ip, "guarded-epoch-blocked"},
                        Case{"src_ip", pk::KeyMode::src_ip, "two-line"},
