@@ -235,42 +235,87 @@ struct PocketEpochConfig {
   }
 };
 
+// What the two fingerprint filters with a spare (this one and the queue
+// epoch filter, queue_epoch.hpp) share: their arena (the epoch ring and two
+// counters, then the primary lines and the spare lines), how it is carved,
+// and what it tells the caller. Config is the filter's config (a
+// PocketEpochConfig); Line a 64-byte line of kCapacity entries.
+template <class Config, class Line>
+class SparedLines {
+ public:
+  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
+  static constexpr Expected<size_t> bytes_needed(const Config& c) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    return ArenaLayout{}.add(sizeof(State)).add((c.lines + c.spare_lines) * sizeof(Line)).bytes();
+  }
+
+  const Config& config() const noexcept { return cfg_; }  // the configuration it was created with
+  uint64_t insertions() const noexcept { return state_->ring.insertions; }  // insertions so far
+  // The epoch clock: when the current epoch began and how full it is (flood watch).
+  const EpochSchedule& epoch_schedule() const noexcept { return state_->ring.schedule; }
+  uint32_t current_segment() const noexcept { return state_->ring.current; }  // the segment taking insertions
+  // Insertions and test_and_inserts that read a spare line (the second access).
+  uint64_t spare_reads() const noexcept { return state_->spare_reads; }
+  // Entries a full spare line could not hold (its segment then reads as seen).
+  uint64_t saturations() const noexcept { return state_->saturations; }
+  // Entries held over entries the lines can hold (control plane: reads every line).
+  double fill_ratio() const noexcept {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < cfg_.lines + cfg_.spare_lines; ++i) n += lines_[i].count();
+    return static_cast<double>(n) / (static_cast<double>(cfg_.lines + cfg_.spare_lines) * pocket::kCapacity);
+  }
+
+ protected:
+  struct State {
+    EpochRingHeader ring;  // core/window.hpp; `current`: the segment insertions join
+    uint64_t spare_reads;
+    uint64_t saturations;
+  };
+
+  // Validates c, carves its state from arena and clears it: empty lines,
+  // segment 0 current. On error the arena is left as it was.
+  Status carve(const Config& c, Arena& arena) noexcept {
+    if (Status s = c.validate(); !s) return s;
+    const size_t mark = arena.used();
+    auto state = arena.carve_array<State>(1);
+    auto lines = arena.carve_array<Line>(c.lines + c.spare_lines);
+    if (!state || !lines) {
+      arena.rewind(mark);
+      return Errc::arena_too_small;
+    }
+    cfg_ = c;
+    state_ = *state;
+    lines_ = *lines;
+    spare_ = *lines + c.lines;
+    for (uint64_t i = 0; i < c.lines + c.spare_lines; ++i) lines_[i] = Line{};
+    state_->ring.start(c.window.kind, c.epoch_length(), c.epoch_capacity);
+    state_->spare_reads = 0;
+    state_->saturations = 0;
+    return Errc::ok;
+  }
+
+  Config cfg_{};
+  State* state_ = nullptr;
+  Line* lines_ = nullptr;  // the primary lines, then the spare lines
+  Line* spare_ = nullptr;
+};
+
 // The pocket epoch filter over an arena: a handle; its state (the epoch
 // ring, two counters, the primary lines then the spare lines) lives in the
 // arena. Every operation has two bodies, the same code with its select done
 // by broadword arithmetic or by BMI2's pdep (pocket_line.hpp), chosen at
 // create() by cpu_has_fast_pdep(); they give the same verdicts and state
 // (tested). The bulk forms are BulkOps' (prefetch 16 keys ahead).
-class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
+class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16>,
+                          public SparedLines<PocketEpochConfig, pocket::PocketLine> {
  public:
   constexpr PocketEpochFilter() noexcept = default;  // empty: create() one
-
-  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
-  static constexpr Expected<size_t> bytes_needed(const PocketEpochConfig& c) noexcept {
-    if (Status s = c.validate(); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add((c.lines + c.spare_lines) * sizeof(pocket::PocketLine)).bytes();
-  }
 
   // Validates c, carves the filter's state from arena and clears it; on error
   // the arena is left as it was.
   static Expected<PocketEpochFilter> create(const PocketEpochConfig& c, Arena& arena) noexcept {
-    if (Status s = c.validate(); !s) return s;
-    const size_t mark = arena.used();
-    auto state = arena.carve_array<State>(1);
-    auto lines = arena.carve_array<pocket::PocketLine>(c.lines + c.spare_lines);
-    if (!state || !lines) {
-      arena.rewind(mark);
-      return Errc::arena_too_small;
-    }
     PocketEpochFilter f;
-    f.cfg_ = c;
-    f.state_ = *state;
-    f.lines_ = *lines;
-    f.spare_ = *lines + c.lines;
-    for (uint64_t i = 0; i < c.lines + c.spare_lines; ++i) f.lines_[i] = pocket::PocketLine{};
-    f.state_->ring.start(c.window.kind, c.epoch_length(), c.epoch_capacity);
-    f.state_->spare_reads = 0;
-    f.state_->saturations = 0;
+    if (Status s = f.carve(c, arena); !s) return s;
     f.use_pdep(true);
     return f;
   }
@@ -301,29 +346,7 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
   void use_pdep(bool allow) noexcept { pdep_ = allow && cpu_has_fast_pdep(); }
   bool pdep() const noexcept { return pdep_; }  // the body in use
 
-  const PocketEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
-  uint64_t insertions() const noexcept { return state_->ring.insertions; }  // insertions so far
-  // The epoch clock: when the current epoch began and how full it is (flood watch).
-  const EpochSchedule& epoch_schedule() const noexcept { return state_->ring.schedule; }
-  uint32_t current_segment() const noexcept { return state_->ring.current; }  // the segment taking insertions
-  // Insertions and test_and_inserts that read a spare line (the second access).
-  uint64_t spare_reads() const noexcept { return state_->spare_reads; }
-  // Entries a full spare line could not hold (its segment then reads as seen).
-  uint64_t saturations() const noexcept { return state_->saturations; }
-  // Entries held over entries the lines can hold (control plane: reads every line).
-  double fill_ratio() const noexcept {
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < cfg_.lines + cfg_.spare_lines; ++i) n += lines_[i].count();
-    return static_cast<double>(n) / (static_cast<double>(cfg_.lines + cfg_.spare_lines) * pocket::kCapacity);
-  }
-
  private:
-  struct State {
-    EpochRingHeader ring;  // core/window.hpp; `current`: the tag insertions get
-    uint64_t spare_reads;
-    uint64_t saturations;
-  };
-
   uint64_t line_of(KeyHash h) const noexcept { return reduce(h.h1, cfg_.lines); }
   // 12 bits from h2's high half (h1 placed the line): uniform over the
   // kFingerprints quotient-remainder pairs.
@@ -453,10 +476,6 @@ class PocketEpochFilter : public BulkOps<PocketEpochFilter, 16> {
     }
   }
 
-  PocketEpochConfig cfg_{};
-  State* state_ = nullptr;
-  pocket::PocketLine* lines_ = nullptr;  // the primary lines, then the spare lines
-  pocket::PocketLine* spare_ = nullptr;
   bool pdep_ = false;  // the select's body (use_pdep)
 };
 

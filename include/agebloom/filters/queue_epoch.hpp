@@ -60,38 +60,18 @@ struct QueueEpochConfig : PocketEpochConfig {
 };
 
 // The queue epoch filter over an arena: a handle; its state (the epoch
-// ring, two counters, the primary lines then the spare lines) lives in the
-// arena. The bulk forms are BulkOps' (prefetch 16 keys ahead).
-class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16> {
+// ring, two counters, the primary lines then the spare lines: SparedLines)
+// lives in the arena. The bulk forms are BulkOps' (prefetch 16 keys ahead).
+class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16>,
+                         public SparedLines<QueueEpochConfig, queue::QueueLine> {
  public:
   constexpr QueueEpochFilter() noexcept = default;  // empty: create() one
-
-  // The arena create() carves for c, from any 64-byte aligned base (c's error if invalid).
-  static constexpr Expected<size_t> bytes_needed(const QueueEpochConfig& c) noexcept {
-    if (Status s = c.validate(); !s) return s;
-    return ArenaLayout{}.add(sizeof(State)).add((c.lines + c.spare_lines) * sizeof(queue::QueueLine)).bytes();
-  }
 
   // Validates c, carves the filter's state from arena and clears it; on error
   // the arena is left as it was.
   static Expected<QueueEpochFilter> create(const QueueEpochConfig& c, Arena& arena) noexcept {
-    if (Status s = c.validate(); !s) return s;
-    const size_t mark = arena.used();
-    auto state = arena.carve_array<State>(1);
-    auto lines = arena.carve_array<queue::QueueLine>(c.lines + c.spare_lines);
-    if (!state || !lines) {
-      arena.rewind(mark);
-      return Errc::arena_too_small;
-    }
     QueueEpochFilter f;
-    f.cfg_ = c;
-    f.state_ = *state;
-    f.lines_ = *lines;
-    f.spare_ = *lines + c.lines;
-    for (uint64_t i = 0; i < c.lines + c.spare_lines; ++i) f.lines_[i] = queue::QueueLine{};
-    f.state_->ring.start(c.window.kind, c.epoch_length(), c.epoch_capacity);
-    f.state_->spare_reads = 0;
-    f.state_->saturations = 0;
+    if (Status s = f.carve(c, arena); !s) return s;
     return f;
   }
 
@@ -140,29 +120,7 @@ class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16> {
   // measured no gain (docs/PERFORMANCE.md).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&lines_[line_of(h)]); }
 
-  const QueueEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
-  uint64_t insertions() const noexcept { return state_->ring.insertions; }  // insertions so far
-  // The epoch clock: when the current epoch began and how full it is (flood watch).
-  const EpochSchedule& epoch_schedule() const noexcept { return state_->ring.schedule; }
-  uint32_t current_segment() const noexcept { return state_->ring.current; }  // the segment taking insertions
-  // Insertions and test_and_inserts that read a spare line (the second access).
-  uint64_t spare_reads() const noexcept { return state_->spare_reads; }
-  // Entries a full spare line could not hold (its note then covers them).
-  uint64_t saturations() const noexcept { return state_->saturations; }
-  // Entries held over entries the lines can hold (control plane: reads every line).
-  double fill_ratio() const noexcept {
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < cfg_.lines + cfg_.spare_lines; ++i) n += lines_[i].count();
-    return static_cast<double>(n) / (static_cast<double>(cfg_.lines + cfg_.spare_lines) * queue::kCapacity);
-  }
-
  private:
-  struct State {
-    EpochRingHeader ring;  // core/window.hpp; `current`: the run insertions join
-    uint64_t spare_reads;
-    uint64_t saturations;
-  };
-
   queue::Ring ring() const noexcept { return {state_->ring.current, cfg_.segments()}; }
   uint64_t line_of(KeyHash h) const noexcept { return reduce(h.h1, cfg_.lines); }
   // 12 bits from h2's high half (h1 placed the line), as the pocket filter's.
@@ -318,11 +276,6 @@ class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16> {
       if (line.has_note() && line.note().segment == t) line.clear_note();
     }
   }
-
-  QueueEpochConfig cfg_{};
-  State* state_ = nullptr;
-  queue::QueueLine* lines_ = nullptr;  // the primary lines, then the spare lines
-  queue::QueueLine* spare_ = nullptr;
 };
 
 }  // namespace agebloom
