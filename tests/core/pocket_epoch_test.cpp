@@ -13,6 +13,7 @@
 #include "agebloom/agebloom.hpp"
 #include "live_window_check.hpp"
 #include "owned_filter.hpp"
+#include "spared_lines_checks.hpp"
 
 namespace ab = agebloom;
 namespace pk = agebloom::pocket;
@@ -139,29 +140,11 @@ TEST(PocketLine, PdepSelectEqualsTheBroadwordOne) {
 // the layout's reason to exist: FPR 1% in at most 18 bits per item, fewer
 // than either one-line Bloom layout.
 TEST(PocketEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
-  const uint64_t W = 1'000'000;
-  auto one_pct = PocketEpochConfig::for_fpr(Window::count(W), 0.01);
-  ASSERT_TRUE(one_pct) << one_pct.what();
-  EXPECT_LE(one_pct->bits_per_item(), 18.0);
-  auto i128 = ab::Interleaved128Config::for_fpr(Window::count(W), 0.01);
-  ASSERT_TRUE(i128);
+  check_model_at_the_peak<ab::PocketEpochFilter, PocketEpochConfig>(key_hash);
+  auto one_pct = PocketEpochConfig::for_fpr(Window::count(1'000'000), 0.01);
+  auto i128 = ab::Interleaved128Config::for_fpr(Window::count(1'000'000), 0.01);
+  ASSERT_TRUE(one_pct && i128);
   EXPECT_LT(one_pct->bits_per_item(), i128->bits_per_item());
-  for (double fpr : {0.05, 0.01, 0.001}) {
-    auto c = PocketEpochConfig::for_fpr(Window::count(fpr == 0.01 ? W : W / 4), fpr);  // W/4: the sanitizer builds' time
-    ASSERT_TRUE(c) << c.what();
-    EXPECT_LE(c->model_fpr(), fpr);
-    Owned f(*c);
-    const uint64_t full = c->segments() * c->epoch_length();  // the next insertion rotates
-    for (uint64_t t = 0; t < full; ++t) f->insert(key_hash(t));
-    ASSERT_EQ(f->current_segment(), c->r);
-    uint64_t fp = 0;
-    const uint64_t probes = static_cast<uint64_t>(2500 / c->model_fpr());  // ~2500 false positives: ±2% statistical
-    for (uint64_t q = 0; q < probes; ++q) fp += f->contains(key_hash((uint64_t{1} << 50) + q));
-    const double measured = static_cast<double>(fp) / static_cast<double>(probes);
-    EXPECT_NEAR(measured / c->model_fpr(), 1.0, 0.15)
-        << "FPR " << fpr << ": measured " << measured << ", model " << c->model_fpr();
-    EXPECT_EQ(f->saturations(), 0u);
-  }
 }
 
 // On a steady stream (six turns of the window, ending at the peak: every
@@ -171,26 +154,9 @@ TEST(PocketEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
 // sized for it: kPocketSpareStay), and its entries are turned per line so
 // that a query at or above its floor meets them as uniform fingerprints.
 TEST(PocketEpoch, SteadyStreamReadsOneLineMostlyAndMeasuresAtItsModel) {
-  const uint64_t W = 200'000;
-  auto c = PocketEpochConfig::for_fpr(Window::count(W), 0.01);
+  auto c = PocketEpochConfig::for_fpr(Window::count(200'000), 0.01);
   ASSERT_TRUE(c);
-  Owned f(*c);
-  const uint64_t turn = c->segments() * c->epoch_length(), n = 6 * turn;
-  uint64_t reads_before = 0;
-  for (uint64_t t = 0; t < n; ++t) {
-    if (t == 3 * turn) reads_before = f->spare_reads();
-    f->test_and_insert(key_hash(t));
-  }
-  ASSERT_EQ(f->current_segment(), c->r);  // the next insertion rotates: the peak
-  const double share = static_cast<double>(f->spare_reads() - reads_before) / static_cast<double>(3 * turn);
-  EXPECT_GT(share, 0.0);  // the spare is in use at this load
-  EXPECT_LT(share, 0.10) << share;
-  EXPECT_EQ(f->saturations(), 0u);
-  uint64_t fp = 0;
-  const uint64_t probes = 400'000;
-  for (uint64_t q = 0; q < probes; ++q) fp += f->contains(key_hash((uint64_t{1} << 50) + q));
-  const double measured = static_cast<double>(fp) / static_cast<double>(probes);
-  EXPECT_NEAR(measured / c->model_fpr(), 1.0, 0.15) << "measured " << measured << ", model " << c->model_fpr();
+  const double measured = steady_stream_fpr<ab::PocketEpochFilter>(*c, 0.10, key_hash);
   // The model bounds the spare's share from above (every query of a line
   // that spilled is counted as reading it): measured at or under it. Spare
   // entries stored unturned measured 5% over it.
@@ -268,19 +234,7 @@ TEST(PocketEpoch, PdepAndBroadwordBodiesAgree) {
 // once is found through r + 1 epochs less one insertion and not after the
 // segment it was last put in is reused (Lemma 1's bounds, at the edges).
 TEST(PocketEpoch, KeyLivesUntilItsSegmentIsReused) {
-  auto cfg = PocketEpochConfig::for_fpr(Window::count(700), 0.001);
-  ASSERT_TRUE(cfg);
-  Owned f(*cfg);
-  const KeyHash k = key_hash(1u << 30);
-  EXPECT_FALSE(f->test_and_insert(k));  // insertion 1: epoch 0
-  const uint64_t life = cfg->segments() * cfg->epoch_length();
-  uint64_t t = 1;
-  for (; t < life; ++t) {
-    f->insert(key_hash(t));
-    ASSERT_TRUE(f->contains(k)) << t;
-  }
-  f->insert(key_hash(t));  // opens epoch r + 1: segment 0 is reused
-  EXPECT_FALSE(f->contains(k));
+  check_key_lives_until_its_segment_is_reused<ab::PocketEpochFilter, PocketEpochConfig>(key_hash);
 }
 
 TEST(PocketEpoch, RefusesBadShapes) {
