@@ -135,7 +135,7 @@ TEST(QueueEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
 
 // On a steady stream (six turns of the window, ending at the peak: every
 // segment full), most operations read one line, nothing saturates, and the
-// FPR within 15% of the model's.
+// FPR is within 15% of the model's.
 TEST(QueueEpoch, SteadyStreamReadsOneLineMostlyAndMeasuresAtItsModel) {
   auto c = QueueEpochConfig::for_fpr(Window::count(200'000), 0.01);
   ASSERT_TRUE(c);
