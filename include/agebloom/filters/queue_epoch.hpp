@@ -151,9 +151,7 @@ class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16>,
     queue::QueueLine& line = lines_[b];
     const uint32_t n = line.count();
     if (const int i = line.find(f, n); i >= 0) {
-      if (static_cast<uint32_t>(i) >= n - line.run(rg.cur)) return true;  // in the newest run already
-      if (line.run(rg.cur) < queue::kMaxRun) line.move_to_back(static_cast<uint32_t>(i), rg);
-      else renew_in_spare(b, line, static_cast<uint32_t>(i), f, rg);
+      if (!line.renew(static_cast<uint32_t>(i), n, rg)) renew_in_spare(b, line, static_cast<uint32_t>(i), f, rg);
       return true;
     }
     if (has_room(line, n, rg.cur) && !reads_spare(line, f)) {
@@ -176,15 +174,11 @@ class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16>,
         // live again in the current segment, and the line's note says so.
         if (j < 0) {
           s.set_note({0, rg.cur});
-        } else if (static_cast<uint32_t>(j) < n - s.run(rg.cur)) {
-          if (s.run(rg.cur) < queue::kMaxRun) {
-            s.move_to_back(static_cast<uint32_t>(j), rg);
-          } else {
-            // No room in the current run: the entry goes, the note keeps it.
-            s.remove(static_cast<uint32_t>(j), s.segment_of(static_cast<uint32_t>(j), rg));
-            s.set_note({0, rg.cur});
-            ++state_->saturations;
-          }
+        } else if (!s.renew(static_cast<uint32_t>(j), n, rg)) {
+          // No room in the current run: the entry goes, the note keeps it.
+          s.remove(static_cast<uint32_t>(j), s.segment_of(static_cast<uint32_t>(j), rg));
+          s.set_note({0, rg.cur});
+          ++state_->saturations;
         }
         line.set_note({line.note().level, rg.cur});
         return true;
@@ -233,14 +227,15 @@ class QueueEpochFilter : public BulkOps<QueueEpochFilter, 16>,
       note.level = level(f) < note.level ? level(f) : note.level;
       note.segment = rg.cur;
     }
+    if (sent && cut < note.level) note.level = cut;
     // Newest first, so the indices below stay in place.
-    for (; sent; sent &= ~(uint64_t{1} << (63 - __builtin_clzll(sent)))) {
+    while (sent) {
       const uint32_t i = 63 - static_cast<uint32_t>(__builtin_clzll(sent));
+      sent &= ~(uint64_t{1} << i);
       const uint32_t g = line.fingerprint(i);
       const uint32_t s = line.segment_of(i, rg);
       line.remove(i, s);
       spill(b, g, s, rg);
-      note.level = cut < note.level ? cut : note.level;
       note.segment = rg.newer(note.segment, s);
     }
     line.set_note(note);

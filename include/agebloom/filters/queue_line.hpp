@@ -218,6 +218,17 @@ struct alignas(64) QueueLine {
     push(f, ring.cur);
   }
 
+  // Entry i of the first n, just seen again, joins the current run: moved to
+  // the back unless it is in that run already. False, and nothing moved,
+  // when the current run is full (kMaxRun): the caller must keep it live
+  // another way.
+  bool renew(uint32_t i, uint32_t n, Ring ring) noexcept {
+    if (i >= n - run(ring.cur)) return true;
+    if (run(ring.cur) >= kMaxRun) return false;
+    move_to_back(i, ring);
+    return true;
+  }
+
   // Removes segment s's run, which must be the oldest (a rotation's sweep):
   // the entries move down by its length, the note stays in its slot.
   void drop_oldest(uint32_t s) noexcept {
