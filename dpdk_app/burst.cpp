@@ -61,10 +61,16 @@ bool malformed(const rte_mbuf* m) {
 
 // A chain's frame as contiguous bytes, copied into the lcore's scratch:
 // extract_key reads one buffer (jumbo frames arrive chained).
-[[gnu::noinline]] const uint8_t* chained_frame_bytes(uint8_t* scratch, const rte_mbuf* m, uint32_t& len) {
-  len = rte_pktmbuf_pkt_len(m);
+// Returned with its length, not through a reference: the loop's `len` then
+// stays in a register instead of being stored for every frame.
+struct FrameBytes {
+  const uint8_t* data;
+  uint32_t len;
+};
+[[gnu::noinline]] FrameBytes chained_frame_bytes(uint8_t* scratch, const rte_mbuf* m) {
+  uint32_t len = rte_pktmbuf_pkt_len(m);
   if (len > kScratchBytes) len = kScratchBytes;
-  return static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch));
+  return {static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, len, scratch)), len};
 }
 
 // Stage 1 for one key mode, fixed at compile time so the common frame's path
@@ -76,17 +82,21 @@ bool malformed(const rte_mbuf* m) {
 // always, every mode under --vlan-in-key) goes through the general walk and is
 // hashed in the loop. Both give the same key and hash (tests/packet and
 // tests/core check each half).
-template <pk::KeyMode Mode>
+// Plain: the run takes the fast path whenever a frame allows (Mode is not click
+// or packet, no --vlan-in-key), filters with no BPF expression and clocks
+// bursts, not packets (no Rx stamps): dedup_fwd's usual run, compiled without
+// those checks and with the burst's clock stored once after the loop.
+template <pk::KeyMode Mode, bool Plain>
 uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
                         const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
   constexpr std::size_t kFastKeyBytes = Mode == pk::KeyMode::flow ? 14 : 5;  // tag + fields, as the walk writes
   // Run-wide switches, the clock and the count are kept in locals: the loop's
   // stores through `out` and `key` may alias anything reached through a
   // reference, so the compiler would reload them for every packet.
-  const bool stamps = per_packet_time();
+  const bool stamps = !Plain && per_packet_time();
   const pk::BpfFilter& bpf = g_app.bpf;
-  const bool filtering = bpf.active();
-  const bool fast = Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key;
+  const bool filtering = !Plain && bpf.active();
+  const bool fast = Plain || (Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key);
   uint64_t clock = clock_ns;
   uint64_t no_ts = 0, regressions = 0;
   uint16_t k = 0;
@@ -111,16 +121,19 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
         bad |= uint64_t{1} << i;
         continue;
       }
-      data = chained_frame_bytes(scratch, m, len);
+      const FrameBytes whole = chained_frame_bytes(scratch, m);
+      data = whole.data;
+      len = whole.len;
     }
     if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(m))) {
       st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
       continue;
     }
     pk::Result r;
-    if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, key, r)) {
-      __builtin_memcpy(&first[k], key.bytes, 8);  // within the parser's own stores: forwarded
-      if constexpr (kFastKeyBytes > 8) __builtin_memcpy(&second[k], key.bytes + 8, 8);
+    pk::detail::FastKey fk;  // local: its stores fold into the key words below
+    if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+      __builtin_memcpy(&first[k], fk.bytes, 8);
+      if constexpr (kFastKeyBytes > 8) __builtin_memcpy(&second[k], fk.bytes + 8, 8);
     } else {
       r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
       if (!r.ok()) {
@@ -152,9 +165,11 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
         st.penalty_from_param.add(1);
       out.penalty_fn[k] = fn;
     }
-    out.time[k] = clock;
+    if constexpr (!Plain) out.time[k] = clock;
     out.at[k++] = i;
   }
+  if constexpr (Plain)
+    for (uint16_t j = 0; j < k; ++j) out.time[j] = clock;  // one clock for the burst: vector stores
   out.k = k;
   if (fast && k != 0) {
     hasher.fixed_bulk<kFastKeyBytes>(first, second, k, out.hash);
@@ -173,13 +188,17 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
 
 uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch, pk::Key& key,
                    const ab::Hasher& hasher, const pk::KeyOptions& keys, uint64_t& clock_ns, Keyed& out) {
+#define AGEBLOOM_KEY_BURST(MODE, PLAIN) \
+  key_burst_mode<pk::KeyMode::MODE, PLAIN>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out)
+  const bool plain = !keys.vlan_in_key && !g_app.bpf.active() && !per_packet_time();
   switch (g_app.opt.mode) {
-    case pk::KeyMode::src_ip: return key_burst_mode<pk::KeyMode::src_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
-    case pk::KeyMode::dst_ip: return key_burst_mode<pk::KeyMode::dst_ip>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
-    case pk::KeyMode::flow: return key_burst_mode<pk::KeyMode::flow>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
-    case pk::KeyMode::click: return key_burst_mode<pk::KeyMode::click>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
-    case pk::KeyMode::packet: return key_burst_mode<pk::KeyMode::packet>(pkts, n, st, scratch, key, hasher, keys, clock_ns, out);
+    case pk::KeyMode::src_ip: return plain ? AGEBLOOM_KEY_BURST(src_ip, true) : AGEBLOOM_KEY_BURST(src_ip, false);
+    case pk::KeyMode::dst_ip: return plain ? AGEBLOOM_KEY_BURST(dst_ip, true) : AGEBLOOM_KEY_BURST(dst_ip, false);
+    case pk::KeyMode::flow: return plain ? AGEBLOOM_KEY_BURST(flow, true) : AGEBLOOM_KEY_BURST(flow, false);
+    case pk::KeyMode::click: return AGEBLOOM_KEY_BURST(click, false);
+    case pk::KeyMode::packet: return AGEBLOOM_KEY_BURST(packet, false);
   }
+#undef AGEBLOOM_KEY_BURST
   __builtin_unreachable();  // options.cpp parses every mode into one of the above
 }
 

@@ -266,9 +266,10 @@ class Rig final : public Live {
       if (i + 4 < kBurst32) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
       rte_mbuf* m = pkts[i];
       pk::Result r;
+      pk::detail::FastKey fk;  // as key_burst keeps it
       keyed += pk::detail::ethernet_ipv4_fast(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_pkt_len(m),
-                                              df::g_app.opt.mode, key_, r) +
-               key_.bytes[key_.length - 1];
+                                              df::g_app.opt.mode, fk, r) +
+               (fk.length ? fk.bytes[fk.length - 1] : 0);
     }
     return keyed;
   }

@@ -22,7 +22,18 @@ namespace agebloom::packet::detail {
 // The key words below are assembled for a little-endian host.
 static_assert(std::endian::native == std::endian::little, "the fast path assembles keys little-endian");
 
-inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Key& out, Result& res) noexcept {
+// Where a burst loop keeps a fast key of its own (dedup_fwd's stage 1): the
+// fast path's keys are at most 16 bytes, and a small local lets the compiler
+// keep them in registers where a Key (2 KB, reached through a reference)
+// takes two stores per frame.
+struct FastKey {
+  uint8_t bytes[16];
+  uint16_t length = 0;
+};
+
+// KeyT: Key, or FastKey.
+template <class KeyT>
+inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, KeyT& out, Result& res) noexcept {
   constexpr std::size_t kEth = 14;
   constexpr uint8_t kTcp = 6, kUdp = 17;
   auto be16 = [](const uint8_t* q) { return static_cast<uint16_t>(q[0] << 8 | q[1]); };
