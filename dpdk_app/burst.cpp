@@ -110,42 +110,52 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
   for (uint16_t i = 0; i < kPrefetchAhead && i < n; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (uint16_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
-    // Judged here, on the header line the next lines read anyway, not in a
-    // pass of its own at receive: that pass cost 1-10 cycles per packet on
-    // net_pcap, in TLB misses over the mbufs' pages (docs/PERFORMANCE.md).
     const rte_mbuf* m = pkts[i];
     uint32_t len = rte_pktmbuf_pkt_len(m);
     const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
-    if (unlikely(!whole_single_segment(m))) {
-      if (malformed(m)) {
-        bad |= uint64_t{1} << i;
-        continue;
-      }
-      const FrameBytes whole = chained_frame_bytes(scratch, m);
-      data = whole.data;
-      len = whole.len;
-    }
-    if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(m))) {
-      st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
-      continue;
-    }
     pk::Result r;
     pk::detail::FastKey fk;  // local: its stores fold into the key words below
-    if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+    auto keep_fast_key = [&] {
       __builtin_memcpy(&first[k], fk.bytes, 8);
       if constexpr (kFastKeyBytes > 8) __builtin_memcpy(&second[k], fk.bytes + 8, 8);
+    };
+    // A plain run tries the usual frame first: one whole segment, keyed by
+    // the fast path. Any other frame is judged from the start below.
+    if (Plain && likely(m->nb_segs == 1 && m->data_len == len) &&
+        pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+      keep_fast_key();
     } else {
-      r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
-      if (!r.ok()) {
-        st.reasons[static_cast<size_t>(r.reason)].add(1);
+      // Judged here, on the header line the next lines read anyway, not in a
+      // pass of its own at receive: that pass cost 1-10 cycles per packet on
+      // net_pcap, in TLB misses over the mbufs' pages (docs/PERFORMANCE.md).
+      if (unlikely(!whole_single_segment(m))) {
+        if (malformed(m)) {
+          bad |= uint64_t{1} << i;
+          continue;
+        }
+        const FrameBytes whole = chained_frame_bytes(scratch, m);
+        data = whole.data;
+        len = whole.len;
+      }
+      if (filtering && !bpf.matches(data, len, rte_pktmbuf_pkt_len(m))) {
+        st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
         continue;
       }
-      const ab::KeyHash h = hasher(key.bytes, key.length);
-      out.hash[k] = h;
-      walk_hash[2 * k] = h.h1;
-      walk_hash[2 * k + 1] = h.h2;
-      walked |= uint64_t{1} << k;
-      first[k] = second[k] = 0;  // hashed with the rest below, the result replaced
+      if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+        keep_fast_key();
+      } else {
+        r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
+        if (!r.ok()) {
+          st.reasons[static_cast<size_t>(r.reason)].add(1);
+          continue;
+        }
+        const ab::KeyHash h = hasher(key.bytes, key.length);
+        out.hash[k] = h;
+        walk_hash[2 * k] = h.h1;
+        walk_hash[2 * k + 1] = h.h2;
+        walked |= uint64_t{1} << k;
+        first[k] = second[k] = 0;  // hashed with the rest below, the result replaced
+      }
     }
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
