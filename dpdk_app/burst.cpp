@@ -120,9 +120,10 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
       if constexpr (kFastKeyBytes > 8) __builtin_memcpy(&second[k], fk.bytes + 8, 8);
     };
     // A plain run tries the usual frame first: one whole segment, keyed by
-    // the fast path. Any other frame is judged from the start below.
-    if (Plain && likely(m->nb_segs == 1 && m->data_len == len) &&
-        pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+    // the fast path. Any other frame is judged from the start below, where
+    // the fast path is tried again only on bytes it has not seen (a chain's).
+    const bool one_segment = m->nb_segs == 1 && m->data_len == len;
+    if (Plain && likely(one_segment) && pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
       keep_fast_key();
     } else {
       // Judged here, on the header line the next lines read anyway, not in a
@@ -141,7 +142,8 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
         st.bpf_unmatched.add(1);  // no key: forwarded untouched, like an unparsed frame
         continue;
       }
-      if (fast && data != nullptr && pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
+      if (fast && !(Plain && one_segment) && data != nullptr &&
+          pk::detail::ethernet_ipv4_fast(data, len, Mode, fk, r)) {
         keep_fast_key();
       } else {
         r = pk::detail::extract_key_walk(pk::linktype::en10mb, data, len, Mode, keys, key);
