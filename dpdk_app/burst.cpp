@@ -215,7 +215,7 @@ uint16_t key_burst(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* scratch
 }
 
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
-                   rte_mbuf** dups) {
+                   rte_mbuf** dups, void* const* lines) {
   const Options& o = g_app.opt;
   bool dup[kBurst];
   if (o.decide == ab::dedup::Decide::penalties) {
@@ -231,26 +231,28 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
     }
     w.stats->expected_penalty_micro.add(static_cast<uint64_t>(expected * 1e6 + 0.5));
   } else {
-    w.filter.decide_burst(in.hash, now, in.k, o.policy, dup);
+    w.filter.decide_burst(in.hash, now, in.k, o.policy, dup, lines);
   }
 
-  // Walk the burst in order, consuming the keyed packets' verdicts as their
-  // indices come up: unkeyed packets have no verdict and are forwarded.
   // Duplicates are counted whatever the action: under count they are the only
-  // trace of the verdict. Branch-free: each packet is written to both lists and
-  // only the list it belongs to advances (both hold a whole burst), so a
-  // verdict the branch predictor cannot guess costs nothing.
+  // trace of the verdict. A burst with none (most bursts of a stream whose
+  // duplicates are rare), or under count, is forwarded whole: one copy, where
+  // the walk below costs ~16 instructions a packet (docs/PERFORMANCE.md).
+  // Otherwise the walk takes the burst in order, consuming the keyed packets'
+  // verdicts as their indices come up: unkeyed packets have no verdict and
+  // are forwarded. Branch-free: each packet is written to both lists and only
+  // the list it belongs to advances (both hold a whole burst), so a verdict
+  // the branch predictor cannot guess costs nothing.
   const bool divert = o.action != Action::count;
   Split s;
   uint64_t ndup = 0;
-  if (!divert) {  // --action count: everything is forwarded, verdicts only counted
-    for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+  if (!divert || ndup == 0) {
     for (uint16_t i = 0; i < n; ++i) fwd[i] = pkts[i];
     s.nf = n;
   } else if (in.k == n) {  // every packet keyed (the common burst): verdict i is packet i's
     for (uint16_t i = 0; i < n; ++i) {
-      ndup += dup[i];
-      const bool to_dups = dup[i] && divert;
+      const bool to_dups = dup[i];
       fwd[s.nf] = pkts[i];
       dups[s.nd] = pkts[i];
       s.nf += !to_dups;
@@ -259,10 +261,8 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   } else {
     for (uint16_t i = 0, j = 0; i < n; ++i) {
       const bool keyed = j < in.k && in.at[j] == i;
-      const bool is_dup = keyed && dup[j];
+      const bool to_dups = keyed && dup[j];
       j += keyed;
-      ndup += is_dup;
-      const bool to_dups = is_dup && divert;
       fwd[s.nf] = pkts[i];
       dups[s.nd] = pkts[i];
       s.nf += !to_dups;
@@ -281,14 +281,14 @@ void stage_burst(Worker& w, Staged& b, uint16_t n, const ab::Hasher& hasher, con
                  uint64_t& clock_ns) {
   b.n = key_burst(b.pkts, n, *w.stats, w.scratch, *w.key, hasher, keys, clock_ns, b.keyed);
   b.clock_ns = clock_ns;
-  w.filter.prefetch_burst(b.keyed.hash, b.keyed.k);
+  w.filter.prefetch_burst(b.keyed.hash, b.keyed.k, b.lines);
 }
 
 Split decide_staged(Worker& w, Staged& b, rte_mbuf** fwd, rte_mbuf** dups) {
   const bool per_packet = per_packet_time();
   if (g_app.opt.spec.window.is_time() && !per_packet)
     (void)w.filter.advance(b.clock_ns);  // cannot fail: the TSC does not go back
-  return decide_keyed(w, b.pkts, b.n, b.keyed, per_packet ? b.keyed.time : nullptr, fwd, dups);
+  return decide_keyed(w, b.pkts, b.n, b.keyed, per_packet ? b.keyed.time : nullptr, fwd, dups, b.lines);
 }
 
 }  // namespace dedup_fwd

@@ -49,8 +49,10 @@ struct Split {
 // suppressed, mirrored, dropped_error) is the caller's to count.
 // now == nullptr: the filter was advanced for the whole burst already. fwd and
 // dups must each have room for all n packets (n <= kBurst).
+// lines: the keyed packets' filter lines from DedupFilter::prefetch_burst, or
+// nullptr.
 Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, const uint64_t* now, rte_mbuf** fwd,
-                   rte_mbuf** dups);
+                   rte_mbuf** dups, void* const* lines = nullptr);
 
 // A burst between its stages: received, keyed and hashed (stage 1) and the
 // filter lines of its keys requested, its verdicts (stage 2) not yet taken.
@@ -63,6 +65,7 @@ struct Staged {
   rte_mbuf* pkts[kBurst];
   uint16_t n = 0;         // packets, after stage 1 dropped the malformed ones
   Keyed keyed;
+  void* lines[kBurst];    // keyed packet j's filter line, where the filter names one (prefetch_burst)
   uint64_t clock_ns = 0;  // the burst's clock on the TSC (time windows without Rx stamps)
   int port = -1;          // the Rx port every packet of it came from
 };

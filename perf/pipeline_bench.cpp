@@ -282,15 +282,15 @@ class Rig final : public Live {
     df::Staged& next = flight_.free_slot();
     stage(b, next);
     uint32_t n = next.n;
-    auto verdicts = [&](const df::Keyed& keyed) {
+    auto verdicts = [&](const df::Staged& staged) {
       bool dup[kBurst32];
-      worker_.filter.decide_burst(keyed.hash, nullptr, keyed.k, df::g_app.opt.policy, dup);
-      for (uint16_t i = 0; i < keyed.k; ++i) n += dup[i];
+      worker_.filter.decide_burst(staged.keyed.hash, nullptr, staged.keyed.k, df::g_app.opt.policy, dup, staged.lines);
+      for (uint16_t i = 0; i < staged.keyed.k; ++i) n += dup[i];
     };
-    if (flight_.pending != nullptr) verdicts(flight_.pending->keyed);
+    if (flight_.pending != nullptr) verdicts(*flight_.pending);
     flight_.pending = &next;
     if (b + 1 == kBursts) {  // the frames are rewritten next: none stays in flight
-      verdicts(next.keyed);
+      verdicts(next);
       flight_.pending = nullptr;
     }
     return n;

@@ -243,3 +243,52 @@ TEST(DedupFilter, GuaranteeAndSlackHoldForEveryWindowedStructure) {
   // One epoch of ⌈span/r⌉ past r of them, and their rounding past the span.
   EXPECT_EQ(d.slack(), (r + 1) * ((10'000'000'000 + r - 1) / r) - 10'000'000'000);
 }
+
+// The burst in flight (dedup_fwd): the lines prefetch_burst located, handed
+// back to decide_burst, give the verdicts and state of decide_burst alone, for
+// every structure and both policies, over bursts that cross the bulk forms'
+// chunks of 64 and epochs that rotate mid-burst. Filters that do not locate
+// by line leave the array as it was.
+TEST(DedupFilter, LocatedLinesGiveTheVerdictsOfTheBurstAlone) {
+  static_assert(dd::LocatesLines<ab::InterleavedEpochFilter<uint64_t>>);
+  static_assert(!dd::LocatesLines<ab::TwoLineEpochFilter>);
+  int marker = 0;
+  size_t located_names = 0;
+  for (const ab::StructureInfo& s : ab::kStructures)
+    for (auto policy : {dd::Policy::insert_always, dd::Policy::insert_on_miss}) {
+      dd::FilterSpec spec;
+      ASSERT_EQ(dd::parse_filter_option(s.name, spec), "");
+      spec.window = ab::Window::count(3000);
+      spec.fpr = 0.01;
+      std::vector<unsigned char> mem_plain, mem_located;
+      dd::DedupFilter plain = make(spec, mem_plain);
+      dd::DedupFilter located = make(spec, mem_located);
+      const size_t sizes[] = {32, 70, 1, 64, 5, 129};
+      uint64_t next = 0, differ = 0, dups = 0, bursts = 0;
+      bool wrote = false;
+      while (next < 20000) {
+        const size_t n = sizes[bursts++ % std::size(sizes)];
+        std::vector<ab::KeyHash> h(n);
+        for (size_t i = 0; i < n; ++i, ++next)  // fresh keys, repeats from 7 back and from this burst
+          h[i] = key(next % 3 == 0 && next >= 7 ? next - 7 : next % 11 == 0 && i > 0 ? next - 1 : next);
+        std::vector<void*> at(n, &marker);
+        bool dup_plain[129], dup_located[129];
+        plain.decide_burst(h.data(), nullptr, n, policy, dup_plain);
+        located.prefetch_burst(h.data(), n, at.data());
+        for (void* p : at) wrote |= p != &marker;
+        located.decide_burst(h.data(), nullptr, n, policy, dup_located, at.data());
+        for (size_t i = 0; i < n; ++i) {
+          differ += dup_plain[i] != dup_located[i];
+          dups += dup_plain[i];
+        }
+      }
+      EXPECT_EQ(differ, 0u) << s.name << " " << dd::policy_name(policy);
+      EXPECT_GT(dups, 5000u) << s.name;  // the repeats were found: the stream tests both verdicts
+      for (uint64_t i = next - 2000; i < next; ++i)
+        EXPECT_EQ(plain.contains(key(i)), located.contains(key(i))) << s.name;
+      const bool locates = located.visit([](auto& f) { return dd::LocatesLines<std::decay_t<decltype(f)>>; });
+      EXPECT_EQ(wrote, locates) << s.name;
+      located_names += locates && policy == dd::Policy::insert_always;
+    }
+  EXPECT_GE(located_names, 2u);  // interleaved and interleaved-128 at least
+}

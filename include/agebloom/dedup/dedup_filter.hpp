@@ -12,6 +12,7 @@
 // and the filter itself lives in the caller's arena as everywhere else.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,15 @@
 #pragma GCC visibility push(default)
 
 namespace agebloom::dedup {
+
+// A filter that places each key in one line it can name, and takes those
+// lines back in its bulk test_and_insert (the one-line guarded epoch layouts):
+// DedupFilter then locates a burst's keys once, when it requests their lines.
+template <class F>
+concept LocatesLines = requires(F& f, const KeyHash* h, typename F::Line* const* at, size_t n, bool* out) {
+  { f.line_of(*h) } -> std::same_as<typename F::Line*>;
+  f.test_and_insert_bulk_at(h, at, n, out);
+};
 
 // How a verdict updates the filter (the policies above).
 enum class Policy : uint8_t { insert_always, insert_on_miss };
@@ -153,7 +163,12 @@ class DedupFilter {
   // later keys prefetched while earlier ones are probed (lib/dedup/dedup_burst.cpp).
   // now == nullptr: the caller advanced the filter already (one clock per burst);
   // otherwise now[0..n) must not decrease.
-  void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup) noexcept;
+  void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup) noexcept {
+    decide_burst(h, now, n, policy, dup, nullptr);
+  }
+  // The same, with the lines prefetch_burst(h, n, at) kept (at == nullptr: none).
+  void decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup,
+                    void* const* at) noexcept;
   // Requests the filter lines (blocks, segments' words) that n keys will
   // touch, changing no state. A caller that keys the next burst before it
   // decides this one calls it as soon as the hashes are known, so the lines
@@ -162,6 +177,31 @@ class DedupFilter {
   void prefetch_burst(const KeyHash* h, size_t n) const noexcept {
     std::visit([&](const auto& f) {
       for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
+    }, filter_);
+  }
+  // prefetch_burst that also keeps where each key lives, for the filters
+  // that place a key in one line (LocatesLines): at[i] is h[i]'s line. Handed
+  // back to decide_burst with the same hashes, it spares locating each key a
+  // second time (a multiply and a request, ~10 instructions per key;
+  // docs/PERFORMANCE.md). at holds n entries; other filters leave it as it
+  // is and decide_burst does not read it. Valid until the filter is created
+  // again: a structure's lines never move, rotations included.
+  void prefetch_burst(const KeyHash* h, size_t n, void** at) const noexcept {
+    std::visit([&](const auto& f) {
+      if constexpr (LocatesLines<std::decay_t<decltype(f)>>) {
+        // Locals, and the filter copied: a store through `at` may alias any
+        // pointer, so the compiler would reload each of them for every key.
+        const auto filter = f;
+        const KeyHash* hash = h;
+        void** out = at;
+        for (size_t i = 0, count = n; i < count; ++i) {
+          auto* line = filter.line_of(hash[i]);
+          bits::prefetch_write(line);
+          out[i] = line;
+        }
+      } else {
+        for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
+      }
     }, filter_);
   }
   // Whether h was inserted within the window (or is a false positive); no insertion.

@@ -234,21 +234,24 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // benchmark burst whole) against 32: ~33 to ~29 cycles per key at W = 64M,
   // the second half's lines requested before the first half's probes.
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
-    if constexpr (sizeof(Lane) == 8) {
-      switch (cfg_.k) {
-        case 4: return bulk_test_and_insert<4>(h, n, out);
-        case 8: return bulk_test_and_insert<8>(h, n, out);
-        case 16: return bulk_test_and_insert<16>(h, n, out);
-        default: break;
-      }
-    } else if constexpr (kWide) {
-      if (cfg_.k == 8) return bulk_test_and_insert<8>(h, n, out);
-    }
-    bulk_test_and_insert<0>(h, n, out);
+    with_parts([&]<uint32_t B>() { bulk_test_and_insert<B>(h, nullptr, n, out); });
   }
 
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
+
+  // The line h lives in, for a caller that locates a burst's keys once: it
+  // requests them when the hashes are known and hands them back to
+  // test_and_insert_bulk_at, where test_and_insert_bulk would locate and
+  // request each again (DedupFilter's burst in flight). Lines never move
+  // after create(), so a pointer stays right across rotations.
+  using Line = typename LaneLines<Lane>::Line;
+  Line* line_of(KeyHash h) const noexcept { return &lines_.of(h); }  // h's line (what prefetch requests)
+  // test_and_insert_bulk for keys whose lines are known: line[i] ==
+  // line_of(h[i]). Same verdicts and state.
+  void test_and_insert_bulk_at(const KeyHash* h, Line* const* line, size_t n, bool* out) noexcept {
+    with_parts([&]<uint32_t B>() { bulk_test_and_insert<B>(h, line, n, out); });
+  }
 
   // Which body test_and_insert_bulk runs: for 64- and 128-bit lanes with k = 8, the
   // AVX2 probe (interleaved_avx2.hpp) when the CPU has it and `widest`
@@ -276,7 +279,6 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
  private:
   using Lines = LaneLines<Lane>;
-  using Line = typename Lines::Line;
   using State = EpochRingHeader;  // core/window.hpp; `current`: the segment being filled
 
   static constexpr Status check(const InterleavedEpochConfig& c) noexcept {
@@ -309,16 +311,37 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
     else return pattern(h);
   }
 
+  // body.template operator()<B>() with B the pattern's part count as a
+  // constant where the bulk probe has a body for it, else B = 0 (built at run time).
+  template <class Body>
+  void with_parts(Body&& body) noexcept {
+    if constexpr (sizeof(Lane) == 8) {
+      switch (cfg_.k) {
+        case 4: return body.template operator()<4>();
+        case 8: return body.template operator()<8>();
+        case 16: return body.template operator()<16>();
+        default: break;
+      }
+    } else if constexpr (kWide) {
+      if (cfg_.k == 8) return body.template operator()<8>();
+    }
+    body.template operator()<0>();
+  }
+
+  // at == nullptr: the lines are located and requested here, a chunk ahead
+  // of its probes; else at[i] is h[i]'s line, requested by the caller.
   template <uint32_t B>
-  void bulk_test_and_insert(const KeyHash* h, size_t n, bool* out) noexcept {
+  void bulk_test_and_insert(const KeyHash* h, Line* const* at, size_t n, bool* out) noexcept {
     constexpr size_t kChunk = 64;
-    Line* line[kChunk];
+    Line* located[kChunk];
     for (size_t base = 0; base < n; base += kChunk) {
       const size_t m = n - base < kChunk ? n - base : kChunk;
-      for (size_t i = 0; i < m; ++i) {
-        line[i] = &lines_.of(h[base + i]);
-        bits::prefetch_write(line[i]);
-      }
+      Line* const* line = at ? at + base : located;
+      if (!at)
+        for (size_t i = 0; i < m; ++i) {
+          located[i] = &lines_.of(h[base + i]);
+          bits::prefetch_write(located[i]);
+        }
       for_each_epoch_run(
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
