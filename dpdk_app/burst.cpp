@@ -245,8 +245,16 @@ Split decide_keyed(Worker& w, rte_mbuf** pkts, uint16_t n, const Keyed& in, cons
   // the branch predictor cannot guess costs nothing.
   const bool divert = o.action != Action::count;
   Split s;
+  // The verdicts are bytes of 0 or 1: counted eight at a time by popcount
+  // (a byte loop took 5 instructions a packet).
   uint64_t ndup = 0;
-  for (uint16_t j = 0; j < in.k; ++j) ndup += dup[j];
+  uint16_t v = 0;
+  for (; v + 8 <= in.k; v += 8) {
+    uint64_t eight;
+    __builtin_memcpy(&eight, dup + v, 8);
+    ndup += static_cast<uint64_t>(__builtin_popcountll(eight));
+  }
+  for (; v < in.k; ++v) ndup += dup[v];
   if (!divert || ndup == 0) {
     for (uint16_t i = 0; i < n; ++i) fwd[i] = pkts[i];
     s.nf = n;
