@@ -197,6 +197,14 @@ def connect(args, run_dir):
     # silence_logs reaches the first workers only; a worker the nanny starts
     # after one died reads its log level from the environment.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    # When a worker dies, a write to it still pending in some process (the
+    # scheduler's here, a peer's, a nanny's) fails with CommClosedError in a
+    # task nobody awaits, and asyncio's own logger prints that exception's
+    # traceback. The run reports the death itself (gather: the task that
+    # every worker died running), so that logger is kept to its criticals:
+    # here, and in every Dask process through the same configuration.
+    os.environ.setdefault("DASK_LOGGING__ASYNCIO", "critical")
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     # Processes, not threads: a task whose worker dies takes only its own
     # process down, and the scheduler reruns it on another.
     try:
