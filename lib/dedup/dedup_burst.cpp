@@ -34,27 +34,27 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
         };
         using Filter = std::decay_t<decltype(f)>;
         if (policy == Policy::insert_always) {
-          if (now) {
-            run(insert_always, true);
-          } else if constexpr (LocatesLines<Filter>) {
-            if (at == nullptr) return f.test_and_insert_bulk(h, n, dup);  // the filter's own bulk form
-            // The lines prefetch_burst located, typed again a chunk at a time.
-            constexpr size_t kChunk = 64;
-            typename Filter::Line* line[kChunk];
-            for (size_t base = 0; base < n; base += kChunk) {
-              const size_t m = n - base < kChunk ? n - base : kChunk;
-              // Requested again: the line may have left L1 since prefetch_burst
-              // (one burst ago), and the second request measured ~0.5 cycles
-              // per packet cheaper than none (docs/PERFORMANCE.md).
-              for (size_t i = 0; i < m; ++i) {
-                line[i] = static_cast<typename Filter::Line*>(at[base + i]);
-                bits::prefetch_write(line[i]);
+          if (now) return run(insert_always, true);
+          if constexpr (LocatesLines<Filter>) {
+            if (at != nullptr) {
+              // The lines prefetch_burst located, typed again a chunk at a time.
+              constexpr size_t kChunk = 64;
+              typename Filter::Line* line[kChunk];
+              for (size_t base = 0; base < n; base += kChunk) {
+                const size_t m = n - base < kChunk ? n - base : kChunk;
+                // Requested again: the line may have left L1 since prefetch_burst
+                // (one burst ago), and the second request measured ~0.5 cycles
+                // per packet cheaper than none (docs/PERFORMANCE.md).
+                for (size_t i = 0; i < m; ++i) {
+                  line[i] = static_cast<typename Filter::Line*>(at[base + i]);
+                  bits::prefetch_write(line[i]);
+                }
+                f.test_and_insert_bulk_at(h + base, line, m, dup + base);
               }
-              f.test_and_insert_bulk_at(h + base, line, m, dup + base);
+              return;
             }
-          } else {
-            f.test_and_insert_bulk(h, n, dup);  // the filter's own bulk form
           }
+          f.test_and_insert_bulk(h, n, dup);  // the filter's own bulk form
         } else {
           if (now) run(insert_on_miss, true);
           else run(insert_on_miss, false);
