@@ -185,13 +185,14 @@ TEST(Hasher, FixedLengthEqualsRuntimeLength) {
 }
 
 // fixed_bulk<N>: keys held as two little-endian words each, hashed in groups
-// of four by the AVX2 body and one by one by the scalar one, both equal to
+// of eight by the AVX-512 body, of four by the AVX2 one (after AVX-512's, on
+// its tail) and one by one by the scalar one, all equal to
 // libxxhash's XXH3-128 of the key's N bytes. The bytes past N in the words
 // are noise, which must not reach the hash; counts that leave a tail, and
 // every length from 4 to 16.
 template <size_t N>
 void check_fixed_bulk(const ab::Hasher& hash, uint64_t seed) {
-  constexpr size_t kKeys = 39;  // groups of four and a tail of three
+  constexpr size_t kKeys = 39;  // groups of eight, one of four and a tail of three
   uint64_t first[kKeys], second[kKeys];
   for (size_t i = 0; i < kKeys; ++i) {
     first[i] = ab::mix64(i * 2 + seed);

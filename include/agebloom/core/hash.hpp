@@ -96,9 +96,11 @@ class Hasher {
     static_assert(N >= 4 && N <= 16, "keys of 4 to 16 bytes");
     size_t i = 0;
 #if AGEBLOOM_INTRINSICS_DISPATCH
-    // Every CPU with AVX-512 has AVX2: this body serves both.
+    // Eight keys at a time with AVX-512, then four with AVX2 (every CPU with
+    // AVX-512 has it), then one.
+    if (isa_ == Isa::avx512) i = short_keys_avx512::words<N>(first, second, n, flips_, &out[0].h1);
     if (isa_ != Isa::baseline)
-      i = short_keys_avx2::words<N>(first, second, n, flips_, &out[0].h1);
+      i += short_keys_avx2::words<N>(first + i, N > 8 ? second + i : second, n - i, flips_, &out[i].h1);
 #endif
     for (; i < n; ++i) {
       uint8_t key[16];

@@ -144,6 +144,35 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t pointers(const void* const* keys, const s
   return i;
 }
 
+// Hasher::fixed_bulk's keys of a constant N bytes, eight at a time, from
+// words (key i's bytes [0, 8) in first[i], [8, 16) in second[i] where N > 8),
+// as short_keys_avx2::words does four at a time: every operand a plain load,
+// and the 64-bit products one vpmullq each where AVX2 takes three vpmuludq.
+// Returns how many keys it hashed (n rounded down to a multiple of eight).
+template <size_t N>
+AGEBLOOM_TARGET_AVX512DQ inline size_t words(const uint64_t* first, const uint64_t* second, size_t n, const Flips& flips,
+                                            uint64_t* out) noexcept {
+  static_assert(N >= 4 && N <= 16, "XXH3's short routines");
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512i f = _mm512_loadu_si512(first + i);
+    if constexpr (N <= 8) {
+      // The first four bytes, and the last four (bytes N - 4 .. N) above them.
+      const __m512i input = _mm512_or_si512(_mm512_and_si512(f, _mm512_set1_epi64(0xFFFFFFFF)),
+                                            _mm512_slli_epi64(_mm512_srli_epi64(f, 8 * (N - 4)), 32));
+      len4to8(input, N, flips.len4to8, out + 2 * i);
+    } else {
+      // The last eight bytes (N - 8 .. N) straddle the two words unless N = 16.
+      const __m512i s = _mm512_loadu_si512(second + i);
+      __m512i last = s;
+      if constexpr (N < 16)
+        last = _mm512_or_si512(_mm512_srli_epi64(f, 8 * (N - 8)), _mm512_slli_epi64(s, 64 - 8 * (N - 8)));
+      len9to16(f, last, N, flips.len9to16_low, flips.len9to16_high, out + 2 * i);
+    }
+  }
+  return i;
+}
+
 }  // namespace agebloom::short_keys_avx512
 
 #if !defined(__clang__)
