@@ -242,3 +242,64 @@ TEST(InterleavedEpoch, Avx2BodyAgreesWithTheBaselineIn128BitLanes) {
   Owned<ab::bits::Word128> other(k16);
   EXPECT_EQ(other->isa(), ab::Isa::baseline);
 }
+
+namespace {
+// locate_burst over bursts of every length up to 70 (eight-key groups and
+// tails), with and without the AVX-512 body: every kept line is line_of's.
+template <class Lane>
+void check_locate_burst(const InterleavedEpochConfig& cfg, ab::Isa widest) {
+  Owned<Lane> f(cfg);
+  f->use_isa(widest);
+  std::mt19937_64 rng(70);
+  KeyHash h[70];
+  void* at[70];
+  for (size_t n = 0; n <= 70; ++n) {
+    for (size_t i = 0; i < n; ++i) h[i] = key_hash(rng());
+    f->locate_burst(h, n, at);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(at[i], static_cast<void*>(f->line_of(h[i]))) << "n " << n << " key " << i << " " << ab::isa_name(widest);
+  }
+}
+}  // namespace
+
+// DedupFilter keeps the lines locate_burst gives a burst and probes them a
+// burst later: each must be the key's own line, in both bodies and every
+// lane width.
+TEST(InterleavedEpoch, LocateBurstKeepsEachKeysLine) {
+  auto c64 = InterleavedEpochConfig::for_fpr(Window::count(100000), 0.01, {.lane_bits = 64});
+  auto c32 = InterleavedEpochConfig::for_fpr(Window::count(100000), 0.01, {.lane_bits = 32});
+  auto c128 = ab::Interleaved128Config::for_fpr(Window::count(100000), 0.01);
+  ASSERT_TRUE(c64 && c32 && c128);
+  for (const ab::Isa isa : {ab::Isa::avx512, ab::Isa::baseline}) {
+    check_locate_burst<uint64_t>(*c64, isa);
+    check_locate_burst<uint32_t>(*c32, isa);
+    check_locate_burst<ab::bits::Word128>(*c128, isa);
+  }
+  if (!ab::cpu_has_avx512() || !AGEBLOOM_INTRINSICS_DISPATCH)
+    GTEST_SKIP() << "this CPU (or build) has no AVX-512 body: the one-by-one form alone was checked";
+}
+
+#if AGEBLOOM_INTRINSICS_DISPATCH
+// The AVX-512 body's line from two 32-bit products equals reduce()'s 64 x 64
+// -> 128 product for line counts up to 2^32 - 1 and hashes at the extremes.
+// It reads no line, so the counts need no memory behind them.
+TEST(InterleavedEpoch, LocateBurstAvx512IsExactBelow2To32Lines) {
+  if (!ab::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  std::mt19937_64 rng(32);
+  uint64_t pairs[2 * 64];
+  void* at[64];
+  alignas(64) static char base[64];
+  for (const uint64_t count : {uint64_t{1}, uint64_t{3}, uint64_t{65536}, (uint64_t{1} << 20) + 7,
+                               (uint64_t{1} << 32) - 1}) {
+    for (size_t i = 0; i < 64; ++i) {
+      const uint64_t edge[] = {0, ~uint64_t{0}, uint64_t{1} << 32, (uint64_t{1} << 32) - 1, uint64_t{1} << 63};
+      pairs[2 * i] = i < 5 ? edge[i] : rng();
+      pairs[2 * i + 1] = rng();
+    }
+    ASSERT_EQ(ab::lane_lines_avx512::locate_and_request(pairs, 64, count, base, at), 64u);
+    for (size_t i = 0; i < 64; ++i)
+      ASSERT_EQ(reinterpret_cast<uintptr_t>(at[i]), reinterpret_cast<uintptr_t>(base) + 64 * ab::reduce(pairs[2 * i], count))
+          << "count " << count << " h1 " << pairs[2 * i];
+  }
+}
+#endif

@@ -37,8 +37,9 @@ namespace agebloom::dedup {
 // lines back in its bulk test_and_insert (the one-line guarded epoch layouts):
 // DedupFilter then locates a burst's keys once, when it requests their lines.
 template <class F>
-concept LocatesLines = requires(F& f, const KeyHash* h, typename F::Line* const* at, size_t n, bool* out) {
-  { f.line_of(*h) } -> std::same_as<typename F::Line*>;
+concept LocatesLines = requires(F& f, const KeyHash* h, void** kept, typename F::Line* const* at, size_t n,
+                                 bool* out) {
+  f.locate_burst(h, n, kept);  // kept[i] = h[i]'s line, requested
   f.test_and_insert_bulk_at(h, at, n, out);
 };
 
@@ -189,20 +190,11 @@ class DedupFilter {
   void prefetch_burst(const KeyHash* h, size_t n, void** at) const noexcept {
     std::visit([&](const auto& f) {
       if constexpr (LocatesLines<std::decay_t<decltype(f)>>) {
-        // Locals, and the filter copied: a store through `at` may alias any
-        // pointer, so the compiler would reload each of them for every key.
-        // The lines are asked for at L2's locality: decide_burst, a burst
-        // later, asks for each again just before its probe, and L1 keeps
-        // the next burst's frames meanwhile (dedup_fwd with the PMD on
+        // The filter asks for the lines at L2's locality: decide_burst, a
+        // burst later, asks for each again just before its probe, and L1
+        // keeps the next burst's frames meanwhile (dedup_fwd with the PMD on
         // hugepages: 1.06-1.10 of 5tswap -> 1.01-1.05; docs/PERFORMANCE.md).
-        const auto filter = f;
-        const KeyHash* hash = h;
-        void** out = at;
-        for (size_t i = 0, count = n; i < count; ++i) {
-          auto* line = filter.line_of(hash[i]);
-          bits::prefetch_write_later(line);
-          out[i] = line;
-        }
+        f.locate_burst(h, n, at);
       } else {
         for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
       }

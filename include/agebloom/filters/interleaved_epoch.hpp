@@ -247,6 +247,12 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // after create(), so a pointer stays right across rotations.
   using Line = typename LaneLines<Lane>::Line;
   Line* line_of(KeyHash h) const noexcept { return &lines_.of(h); }  // h's line (what prefetch requests)
+  // line_of(h[i]) to at[i] for i < n, each line requested (for writing, at
+  // L2's locality): a burst's lines located and asked for at once, eight keys
+  // at a time with AVX-512 when use_isa allows it.
+  void locate_burst(const KeyHash* h, size_t n, void** at) const noexcept {
+    lines_.locate_burst(h, n, at, locate_avx512_);
+  }
   // test_and_insert_bulk for keys whose lines are known: line[i] ==
   // line_of(h[i]). Same verdicts and state.
   void test_and_insert_bulk_at(const KeyHash* h, Line* const* line, size_t n, bool* out) noexcept {
@@ -260,6 +266,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   // benchmarks.
   void use_isa(Isa widest) noexcept {
     isa_ = Isa::baseline;
+    locate_avx512_ = widest >= Isa::avx512 && cpu_has_avx512();
 #if AGEBLOOM_INTRINSICS_DISPATCH
     if ((std::is_same_v<Lane, uint64_t> || kWide) && cfg_.k == 8 && widest >= Isa::avx2 && cpu_has_avx2())
       isa_ = Isa::avx2;
@@ -372,6 +379,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
   Lines lines_{};
   uint32_t log2_part_ = 0;
   Isa isa_ = Isa::baseline;  // the body test_and_insert_bulk runs
+  bool locate_avx512_ = false;  // locate_burst eight keys at a time (use_isa)
 };
 
 }  // namespace agebloom

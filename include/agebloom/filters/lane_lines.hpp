@@ -15,6 +15,7 @@
 #include "agebloom/core/hash.hpp"
 #include "agebloom/core/math.hpp"
 #include "agebloom/core/placement.hpp"
+#include "agebloom/filters/lane_lines_avx512.hpp"
 
 namespace agebloom {
 
@@ -114,6 +115,29 @@ class LaneLines {
   Line& of(KeyHash h) const noexcept { return lines_[placement::Lanes{count_, 0}.line(h)]; }
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_write(&of(h)); }
+  // A burst's lines: &of(h[i]) to at[i] for i < n, each requested at L2's
+  // locality (bits::prefetch_write_later) for a probe a burst later. With
+  // `avx512` (the caller asked the CPU) eight keys at a time, where there are
+  // fewer than 2^32 lines (lane_lines_avx512.hpp); the rest one by one.
+  void locate_burst(const KeyHash* h, size_t n, void** at, bool avx512) const noexcept {
+    size_t i = 0;
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    if (avx512 && count_ < (uint64_t{1} << 32))
+      i = lane_lines_avx512::locate_and_request(&h[0].h1, n, count_, lines_, at);
+#else
+    (void)avx512;
+#endif
+    // Locals: a store through `at` may alias any pointer, so the compiler
+    // would reload the hashes' and the lines' addresses for every key.
+    const KeyHash* hash = h;
+    Line* const lines = lines_;
+    const uint64_t count = count_;
+    for (; i < n; ++i) {
+      Line* line = &lines[placement::Lanes{count, 0}.line(hash[i])];
+      bits::prefetch_write_later(line);
+      at[i] = line;
+    }
+  }
 
   // A key's two adjacent lines (two_line_epoch.hpp): its line and the next,
   // the last line's next being the first.
