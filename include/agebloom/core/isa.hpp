@@ -39,20 +39,23 @@
 // _mm512_undefined_epi32's deliberately unset register "may be used
 // uninitialized", or "is used uninitialized" where the 64-bit shifts and
 // vpmuludq are inlined into a caller's loop (GCC bug 105593, fixed in 13);
-// the warning is about the
-// header, not our code. (Where a body's intrinsics are inlined into callers
-// it can surface there again: short_keys_avx512.hpp turns it off around its
-// own functions too.)
+// the warning is about the header, not our code. It can surface again where
+// a body's intrinsics are inlined, so the AVX-512 bodies' files put their
+// functions between AGEBLOOM_INTRINSICS_WARNINGS_OFF and _ON too.
+#if defined(__GNUC__) && !defined(__clang__)
+#define AGEBLOOM_INTRINSICS_WARNINGS_OFF                              \
+  _Pragma("GCC diagnostic push")                                      \
+  _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")         \
+  _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
+#define AGEBLOOM_INTRINSICS_WARNINGS_ON _Pragma("GCC diagnostic pop")
+#else
+#define AGEBLOOM_INTRINSICS_WARNINGS_OFF
+#define AGEBLOOM_INTRINSICS_WARNINGS_ON
+#endif
 #if AGEBLOOM_INTRINSICS_DISPATCH
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_OFF
 #include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_ON
 #endif
 
 namespace agebloom {

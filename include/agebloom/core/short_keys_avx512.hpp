@@ -24,11 +24,7 @@
 #if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again wherever the shifts and vpmuludq
 // below are inlined, so the warning is off for this file's functions too.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_OFF
 
 namespace agebloom::short_keys_avx512 {
 
@@ -176,8 +172,6 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t words(const uint64_t* first, const uint64
 
 }  // namespace agebloom::short_keys_avx512
 
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_ON
 
 #endif  // AGEBLOOM_INTRINSICS_DISPATCH

@@ -20,12 +20,7 @@
 #include "agebloom/core/isa.hpp"
 
 #if AGEBLOOM_INTRINSICS_DISPATCH
-// GCC bug 105593 (isa.hpp), where the intrinsics below are inlined.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_OFF  // GCC bug 105593 (isa.hpp), where the intrinsics below are inlined
 
 namespace agebloom::lane_lines_avx512 {
 
@@ -68,7 +63,5 @@ AGEBLOOM_TARGET_AVX512 inline size_t locate_and_request(const uint64_t* pairs, s
 
 }  // namespace agebloom::lane_lines_avx512
 
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_ON
 #endif  // AGEBLOOM_INTRINSICS_DISPATCH

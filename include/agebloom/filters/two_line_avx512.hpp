@@ -37,11 +37,7 @@ namespace agebloom::two_line_avx512 {
 #if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again where patterns8's shuffles and
 // shifts are inlined, so the warning is off for this file's functions too.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_OFF
 
 constexpr size_t kMaxBurst = 64;  // patterns() at a time
 
@@ -141,9 +137,7 @@ AGEBLOOM_TARGET_AVX512 inline void test_and_insert_run(const StraddledPattern* p
   }
 }
 
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+AGEBLOOM_INTRINSICS_WARNINGS_ON
 #endif
 
 }  // namespace agebloom::two_line_avx512
