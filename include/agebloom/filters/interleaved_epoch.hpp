@@ -261,9 +261,10 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane>, 16> 
 
   // Which body test_and_insert_bulk runs: for 64- and 128-bit lanes with k = 8, the
   // AVX2 probe (interleaved_avx2.hpp) when the CPU has it and `widest`
-  // allows it, else the baseline. create() allows it. Both give the same
-  // verdicts and state (tested); this switch exists for that test and for
-  // benchmarks.
+  // allows it, else the baseline; and whether locate_burst takes eight keys
+  // at a time (AVX-512, when the CPU has it and `widest` allows it).
+  // create() allows both. Every body gives the same verdicts, state and
+  // lines (tested); this switch exists for those tests and for benchmarks.
   void use_isa(Isa widest) noexcept {
     isa_ = Isa::baseline;
     locate_avx512_ = widest >= Isa::avx512 && cpu_has_avx512();

@@ -122,7 +122,7 @@ class LaneLines {
   void locate_burst(const KeyHash* h, size_t n, void** at, bool avx512) const noexcept {
     size_t i = 0;
 #if AGEBLOOM_INTRINSICS_DISPATCH
-    if (avx512 && count_ < (uint64_t{1} << 32))
+    if (avx512 && n >= 8 && count_ < (uint64_t{1} << 32))
       i = lane_lines_avx512::locate_and_request(&h[0].h1, n, count_, lines_, at);
 #else
     (void)avx512;
