@@ -53,9 +53,9 @@
 #define AGEBLOOM_INTRINSICS_WARNINGS_ON
 #endif
 #if AGEBLOOM_INTRINSICS_DISPATCH
-AGEBLOOM_INTRINSICS_WARNINGS_OFF
+AGEBLOOM_INTRINSICS_WARNINGS_OFF  // for the header below
 #include <immintrin.h>
-AGEBLOOM_INTRINSICS_WARNINGS_ON
+AGEBLOOM_INTRINSICS_WARNINGS_ON  // the warnings back as they were
 #endif
 
 namespace agebloom {

@@ -24,7 +24,7 @@
 #if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again wherever the shifts and vpmuludq
 // below are inlined, so the warning is off for this file's functions too.
-AGEBLOOM_INTRINSICS_WARNINGS_OFF
+AGEBLOOM_INTRINSICS_WARNINGS_OFF  // GCC bug 105593, as above
 
 namespace agebloom::short_keys_avx512 {
 
@@ -172,6 +172,6 @@ AGEBLOOM_TARGET_AVX512DQ inline size_t words(const uint64_t* first, const uint64
 
 }  // namespace agebloom::short_keys_avx512
 
-AGEBLOOM_INTRINSICS_WARNINGS_ON
+AGEBLOOM_INTRINSICS_WARNINGS_ON  // the warnings back as they were
 
 #endif  // AGEBLOOM_INTRINSICS_DISPATCH

@@ -63,5 +63,5 @@ AGEBLOOM_TARGET_AVX512 inline size_t locate_and_request(const uint64_t* pairs, s
 
 }  // namespace agebloom::lane_lines_avx512
 
-AGEBLOOM_INTRINSICS_WARNINGS_ON
+AGEBLOOM_INTRINSICS_WARNINGS_ON  // the warnings back as they were
 #endif  // AGEBLOOM_INTRINSICS_DISPATCH

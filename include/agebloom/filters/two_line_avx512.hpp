@@ -37,7 +37,7 @@ namespace agebloom::two_line_avx512 {
 #if AGEBLOOM_INTRINSICS_DISPATCH
 // GCC bug 105593 (isa.hpp) surfaces again where patterns8's shuffles and
 // shifts are inlined, so the warning is off for this file's functions too.
-AGEBLOOM_INTRINSICS_WARNINGS_OFF
+AGEBLOOM_INTRINSICS_WARNINGS_OFF  // GCC bug 105593, as above
 
 constexpr size_t kMaxBurst = 64;  // patterns() at a time
 
@@ -137,7 +137,7 @@ AGEBLOOM_TARGET_AVX512 inline void test_and_insert_run(const StraddledPattern* p
   }
 }
 
-AGEBLOOM_INTRINSICS_WARNINGS_ON
+AGEBLOOM_INTRINSICS_WARNINGS_ON  // the warnings back as they were
 #endif
 
 }  // namespace agebloom::two_line_avx512
