@@ -127,13 +127,12 @@ class LaneLines {
 #else
     (void)avx512;
 #endif
-    // Locals: a store through `at` may alias any pointer, so the compiler
-    // would reload the hashes' and the lines' addresses for every key.
+    // A local copy: a store through `at` may alias any pointer, so the
+    // compiler would reload the hashes' and the lines' addresses for every key.
     const KeyHash* hash = h;
-    Line* const lines = lines_;
-    const uint64_t count = count_;
+    const LaneLines local = *this;
     for (; i < n; ++i) {
-      Line* line = &lines[placement::Lanes{count, 0}.line(hash[i])];
+      Line* line = &local.of(hash[i]);
       bits::prefetch_write_later(line);
       at[i] = line;
     }

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "agebloom/core/bits.hpp"
 #include "agebloom/core/isa.hpp"
 
 #if AGEBLOOM_INTRINSICS_DISPATCH
@@ -24,11 +25,10 @@ AGEBLOOM_INTRINSICS_WARNINGS_OFF  // GCC bug 105593 (isa.hpp), where the intrins
 
 namespace agebloom::lane_lines_avx512 {
 
-// Requests the two lines whose addresses are in `two`, for writing, at L2's
-// locality (bits::prefetch_write_later).
+// Requests the two lines whose addresses are in `two` (bits::prefetch_write_later).
 AGEBLOOM_TARGET_AVX512 inline void request_later(__m128i two) noexcept {
-  __builtin_prefetch(reinterpret_cast<const void*>(_mm_cvtsi128_si64(two)), 1, 2);
-  __builtin_prefetch(reinterpret_cast<const void*>(_mm_extract_epi64(two, 1)), 1, 2);
+  bits::prefetch_write_later(reinterpret_cast<const void*>(_mm_cvtsi128_si64(two)));
+  bits::prefetch_write_later(reinterpret_cast<const void*>(_mm_extract_epi64(two, 1)));
 }
 
 // For keys whose {h1, h2} pairs are pairs[2i], pairs[2i + 1]: the address of
