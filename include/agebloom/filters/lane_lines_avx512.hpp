@@ -4,7 +4,10 @@
 // reduce), its address kept for the probe and requested at once.
 //
 // The addresses go out two ways: one 64-byte store for the caller, and, for
-// the requests, moves from the register (vmovq, vpextrq). Reading them back
+// the requests, moves from the register (vmovq, vpextrq), made in the loop
+// itself: g++ 12 deleted the calls of a helper that took all eight (its only
+// effect a prefetch), and tests/core/line_requests_kept.py checks the
+// machine code for them. Reading them back
 // from the store instead (eight 8-byte loads of one 64-byte store, which the
 // store buffer does not forward here) made dedup_fwd slower than the scalar
 // loop; from the register it is ~0.6 cycles per packet faster (AMD Zen 5,
