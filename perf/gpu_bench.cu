@@ -1,7 +1,7 @@
 // agebloom-gpu-bench: keys per second of the CUDA guarded epoch filter.
 //
 //   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64] [--keys N]
-//                      [--seed HEX] [--no-paper]
+//                      [--seed HEX] [--no-paper] [--replay-distinct D]
 //
 // For each filter size (guarded epoch flat and blocked B = 512, r = 8, 14 bits
 // per window item, so W = bytes * 8 / 14; and the one-line layout, r = 7,
@@ -23,7 +23,10 @@
 // 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
 // FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
 // Keys are XXH3-like mixes of (seed, index) drawn on the device; the seed is
-// printed so runs reproduce.
+// printed so runs reproduce. --replay-distinct D (D > 0): the replays' keys
+// are only D distinct ones (index mod D), the rest as above; D = 1 is one
+// source flooding a trace, a batch that is one run of a single key, which
+// one thread replays alone (the slow case of the exact replay).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,10 +45,12 @@ using namespace agebloom::gpu;
 
 namespace {
 
-__global__ void make_keys(KeyHash* out, uint64_t n, uint64_t first, uint64_t seed) {
+// distinct > 0: index mod distinct (that many distinct keys).
+__global__ void make_keys(KeyHash* out, uint64_t n, uint64_t first, uint64_t seed, uint64_t distinct) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const uint64_t x = (first + i) * 0x9e3779b97f4a7c15ULL ^ seed;
+    const uint64_t index = distinct ? (first + i) % distinct : first + i;
+    const uint64_t x = index * 0x9e3779b97f4a7c15ULL ^ seed;
     out[i] = KeyHash{mix64(x), mix64(x ^ 0xd6e8feb86659fd93ULL)};
   }
 }
@@ -88,8 +93,8 @@ double peak_bytes_per_s() {
   return 2.0 * khz * 1e3 * bus / 8;  // DDR: two transfers per clock
 }
 
-GpuStatus fill_keys(KeyHash* d, uint64_t n, uint64_t first, uint64_t seed) {
-  make_keys<<<1024, 256>>>(d, n, first, seed);
+GpuStatus fill_keys(KeyHash* d, uint64_t n, uint64_t first, uint64_t seed, uint64_t distinct = 0) {
+  make_keys<<<1024, 256>>>(d, n, first, seed, distinct);
   AGEBLOOM_LAUNCH_TRY();
   return {};
 }
@@ -132,7 +137,7 @@ bool has_stamp_column(const InterleavedEpochConfig&) { return true; }
 
 template <class Config>
 GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, uint64_t n, uint64_t seed,
-                       double peak) {
+                       double peak, uint64_t replay_distinct) {
   DeviceBuffers b;
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.keys, n * sizeof(KeyHash)));
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.bits, (n + 31) / 32 * 4));
@@ -160,7 +165,7 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
     GuardedEpochDevice g;
     AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, g));
     if (stamps) AGEBLOOM_GPU_TRY(g.replay_by_line(false));
-    AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
+    AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed, replay_distinct));
     AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
     return timed([&] { return on_miss ? g.test_or_insert(b.keys, n, b.bits, nullptr)
                                       : g.test_and_insert_async(b.keys, n, b.bits, nullptr); }, t);
@@ -184,7 +189,8 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
 // layout: "flat" and "blk512" (guarded epoch, r = 8, 14 bits per window item),
 // "line64" (the one-line layout: r = 7, k = 8, one 64-byte line per key, at
 // ~28 bits per item, what 1% costs it; ARCHITECTURE.md's GPU target layout).
-GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint64_t seed, double peak) {
+GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint64_t seed, double peak,
+                     uint64_t replay_distinct) {
   if (layout == "line64") {
     InterleavedEpochConfig c;
     c.window = Window::count(bytes * 8 / 28);
@@ -198,7 +204,7 @@ GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint
       s.config_error = st.code();
       return s;
     }
-    return bench_config(c, "line64", c.window.span, n, seed, peak);
+    return bench_config(c, "line64", c.window.span, n, seed, peak, replay_distinct);
   }
   const uint32_t block_bits = layout == "blk512" ? 512 : 0;
   const uint64_t window = bytes * 8 / 14;
@@ -208,7 +214,7 @@ GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint
     s.config_error = cfg.code();
     return s;
   }
-  return bench_config(*cfg, block_bits ? "blk512" : "flat", window, n, seed, peak);
+  return bench_config(*cfg, block_bits ? "blk512" : "flat", window, n, seed, peak, replay_distinct);
 }
 
 GpuStatus bench_paper(uint32_t block_bits, uint64_t seed) {
@@ -280,7 +286,7 @@ uint64_t parse_size(const std::string& s) {
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {8ull << 20, 32ull << 20, 128ull << 20, 512ull << 20, 1024ull << 20, 2048ull << 20};
   std::vector<std::string> layouts = {"flat", "blk512", "line64"};
-  uint64_t n = 64ull << 20, seed = 0x6167656c6f6f6d21ULL;
+  uint64_t n = 64ull << 20, seed = 0x6167656c6f6f6d21ULL, replay_distinct = 0;
   bool paper = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -300,9 +306,16 @@ int main(int argc, char** argv) {
       seed = std::strtoull(argv[++i], nullptr, 16);
     } else if (a == "--no-paper") {
       paper = false;
+    } else if (a == "--replay-distinct" && i + 1 < argc) {
+      char* end = nullptr;
+      replay_distinct = std::strtoull(argv[++i], &end, 10);
+      if (end == argv[i] || *end != '\0' || replay_distinct == 0) {
+        std::fprintf(stderr, "agebloom-gpu-bench: --replay-distinct takes a count of at least 1, not '%s'\n", argv[i]);
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64] [--keys N] [--seed HEX] "
-                           "[--no-paper]\n");
+                           "[--no-paper] [--replay-distinct D]\n");
       return 2;
     }
   }
@@ -319,6 +332,9 @@ int main(int argc, char** argv) {
   std::printf("device: %s; peak DRAM %.0f GB/s; seed %016llx; %llu keys per measurement\n",
               gpu_description().c_str(), peak / 1e9, static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(n));
+  if (replay_distinct)
+    std::printf("replays (replay, rp stamp, on-miss) over %llu distinct keys, each repeated\n",
+                static_cast<unsigned long long>(replay_distinct));
   std::printf("%14s  %-8s %3s %2s %12s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", "filter", "layout", "seg", "k",
               "window W", "insert", "q live", "q neg", "q mix", "replay", "rp stamp", "on-miss", "FPR", "B/key",
               "neg bw");
@@ -327,7 +343,7 @@ int main(int argc, char** argv) {
               "neg bw: negative queries' B/key traffic over the peak)\n");
   for (uint64_t bytes : sizes)
     for (const std::string& layout : layouts)
-      if (GpuStatus s = bench_size(bytes, layout, n, seed, peak); !s) {
+      if (GpuStatus s = bench_size(bytes, layout, n, seed, peak, replay_distinct); !s) {
         std::fprintf(stderr, "agebloom-gpu-bench: %s\n", s.message().c_str());
         return 1;
       }
