@@ -3,9 +3,10 @@
 line_requests_kept.cpp's object, whose wrapper calls (or inlines)
 lane_lines_avx512::locate_and_request, must show a prefetch for each of the
 eight lines of its loop. Exit 77 (skip) where the body is not built (no x86
-intrinsics dispatch) or objdump is missing.
+intrinsics dispatch), or in a build without optimization, where nothing is
+inlined and the requests sit in request_later's own body.
 
-usage: line_requests_kept.py OBJDUMP ARCHIVE"""
+usage: line_requests_kept.py OBJDUMP ARCHIVE OPTIMIZATION (meson's: 0, g, 1, 2, 3, s, plain)"""
 import re
 import subprocess
 import sys
@@ -15,7 +16,10 @@ LINES_PER_GROUP = 8  # the loop locates and requests eight keys' lines
 
 
 def main() -> int:
-    objdump, archive = sys.argv[1], sys.argv[2]
+    objdump, archive, optimization = sys.argv[1], sys.argv[2], sys.argv[3]
+    if optimization in ("0", "g", "plain"):
+        print(f"optimization '{optimization}': the check reads optimized code only")
+        return 77
     out = subprocess.run([objdump, "-d", "-C", "--no-show-raw-insn", archive], check=True,
                          capture_output=True, text=True).stdout
     functions = {}  # name -> instruction lines
