@@ -172,11 +172,21 @@ constexpr Word128 word128_pattern(uint64_t y, uint32_t b) noexcept {
   }
 }
 
-inline void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }   // p's line, to read
-inline void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }  // p's line, to write
+// The requests are always inlined: g++ 12 takes a function whose only effect
+// is a prefetch for one without effect, and deletes a call to it that it did
+// not inline, request and all (seen in the AVX-512 locate's disassembly; the
+// helpers built on these are always inlined too, lane_lines_avx512.hpp, and
+// tests/core/line_requests_kept.py reads the machine code for them).
+#if defined(__GNUC__)
+#define AGEBLOOM_PREFETCH_INLINE __attribute__((always_inline)) inline  // (above)
+#else
+#define AGEBLOOM_PREFETCH_INLINE inline  // (above)
+#endif
+AGEBLOOM_PREFETCH_INLINE void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }   // p's line, to read
+AGEBLOOM_PREFETCH_INLINE void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }  // p's line, to write
 // p's line, to write later rather than next: locality 2 (x86's prefetcht1),
 // which leaves L1 to the work in between; a prefetch_write just before the
 // write brings it the last step.
-inline void prefetch_write_later(const void* p) noexcept { __builtin_prefetch(p, 1, 2); }
+AGEBLOOM_PREFETCH_INLINE void prefetch_write_later(const void* p) noexcept { __builtin_prefetch(p, 1, 2); }
 
 }  // namespace agebloom::bits

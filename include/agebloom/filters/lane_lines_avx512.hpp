@@ -5,9 +5,10 @@
 //
 // The addresses go out two ways: one 64-byte store for the caller, and, for
 // the requests, moves from the register (vmovq, vpextrq), made in the loop
-// itself: g++ 12 deleted the calls of a helper that took all eight (its only
-// effect a prefetch), and tests/core/line_requests_kept.py checks the
-// machine code for them. Reading them back
+// itself through always-inlined helpers: g++ 12 deletes a call it did not
+// inline to a function whose only effect is a prefetch (a helper that took
+// all eight lost them all that way; bits.hpp), and
+// tests/core/line_requests_kept.py checks the machine code for them. Reading them back
 // from the store instead (eight 8-byte loads of one 64-byte store, which the
 // store buffer does not forward here) made dedup_fwd slower than the scalar
 // loop; from the register it is ~0.6 cycles per packet faster (AMD Zen 5,
@@ -29,7 +30,8 @@ AGEBLOOM_INTRINSICS_WARNINGS_OFF  // GCC bug 105593 (isa.hpp), where the intrins
 namespace agebloom::lane_lines_avx512 {
 
 // Requests the two lines whose addresses are in `two` (bits::prefetch_write_later).
-AGEBLOOM_TARGET_AVX512 inline void request_later(__m128i two) noexcept {
+// Always inlined, as those are, so the loop's own code holds the requests.
+AGEBLOOM_TARGET_AVX512 AGEBLOOM_PREFETCH_INLINE void request_later(__m128i two) noexcept {
   bits::prefetch_write_later(reinterpret_cast<const void*>(_mm_cvtsi128_si64(two)));
   bits::prefetch_write_later(reinterpret_cast<const void*>(_mm_extract_epi64(two, 1)));
 }
