@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -308,8 +309,9 @@ int main(int argc, char** argv) {
       paper = false;
     } else if (a == "--replay-distinct" && i + 1 < argc) {
       char* end = nullptr;
+      errno = 0;
       replay_distinct = std::strtoull(argv[++i], &end, 10);
-      if (end == argv[i] || *end != '\0' || replay_distinct == 0) {
+      if (argv[i][0] == '-' || end == argv[i] || *end != '\0' || errno == ERANGE || replay_distinct == 0) {
         std::fprintf(stderr, "agebloom-gpu-bench: --replay-distinct takes a count of at least 1, not '%s'\n", argv[i]);
         return 2;
       }

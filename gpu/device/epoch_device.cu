@@ -93,18 +93,72 @@ __global__ void line_key_kernel(GuardedEpochRef f, const KeyHash* keys, uint64_t
 
 // 2: the thread at the head of each line's run (sorted[t - 1] differs)
 // replays the run; the threads that find no head cost a load and a compare.
-// (Runs of uniform keys are short; one key filling the batch is one long
-// run: line_replay.hpp.)
+// A run of kLongRun packets or more (one key flooding the batch) is listed
+// instead, for long_run_kernel: one thread took 0.5 us a packet there
+// (line_replay.hpp).
 __global__ void line_replay_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, const uint32_t* sorted,
                                    const uint32_t* index, const uint32_t* skip, uint64_t skip_base, uint8_t* seen,
-                                   LineWriteBack wb) {
+                                   LineWriteBack wb, uint32_t* long_runs, uint32_t* long_count) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   for (uint64_t t = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < p.count; t += stride) {
     const uint32_t line = sorted[t];
     if (t > 0 && sorted[t - 1] == line) continue;
     uint32_t len = 1;
-    while (t + len < p.count && sorted[t + len] == line) ++len;
+    while (len < kLongRun && t + len < p.count && sorted[t + len] == line) ++len;
+    if (len == kLongRun) {
+      long_runs[atomicAdd(long_count, 1u)] = static_cast<uint32_t>(t);
+      continue;
+    }
     replay_line(f, p, keys, index + t, len, skip, skip_base, seen, wb);
+  }
+}
+
+// 2b: each listed long run by one warp, 32 packets at a time: lane l judges
+// packet c + l of chunk c, seeing what the chunk's earlier packets set in
+// each slot by an exclusive prefix OR over the lanes (line_replay.hpp;
+// replay_long_run_emulated is the same algorithm with the lanes in a loop).
+// Runs are disjoint lines, so warps never share a line.
+__global__ void long_run_kernel(GuardedEpochRef f, BatchPlan p, const KeyHash* keys, const uint32_t* sorted,
+                                const uint32_t* index, const uint32_t* skip, uint64_t skip_base, uint8_t* seen,
+                                LineWriteBack wb, const uint32_t* long_runs, const uint32_t* long_count) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const uint32_t lane = threadIdx.x % kWarpLanes;
+  const uint64_t warps = uint64_t{gridDim.x} * blockDim.x / kWarpLanes;
+  const uint32_t runs = *long_count;
+  for (uint64_t r = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpLanes; r < runs; r += warps) {
+    const uint64_t t = long_runs[r];
+    const uint32_t line = sorted[t];
+    uint64_t old[8];
+    load_line(f.word(0, line), old);
+    uint64_t fresh[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (uint64_t c = t;; c += kWarpLanes) {
+      const uint64_t q = c + lane;
+      const bool valid = q < p.count && sorted[q] == line;
+      const uint32_t i = valid ? index[q] : 0;
+      const uint64_t m = valid ? f.lane_mask(keys[i]) : 0;
+      const uint32_t slot = valid ? insert_slot(p, skip, skip_base, i) : kNoSlot;
+      uint64_t before[8], total[8];
+      AGEBLOOM_UNROLL
+      for (uint32_t s = 0; s < 8; ++s) {
+        unsigned long long x = slot == s ? m : 0;
+        before[s] = fresh[s];
+        total[s] = 0;
+        if (!__any_sync(kAll, x != 0)) continue;  // no packet of the chunk inserts there
+        AGEBLOOM_UNROLL
+        for (uint32_t d = 1; d < kWarpLanes; d <<= 1) {
+          const unsigned long long y = __shfl_up_sync(kAll, x, d);
+          if (lane >= d) x |= y;
+        }
+        const unsigned long long up = __shfl_up_sync(kAll, x, 1);
+        before[s] |= lane == 0 ? 0 : up;
+        total[s] = __shfl_sync(kAll, x, kWarpLanes - 1);
+      }
+      if (valid) seen[i] = line_hit(f, p, old, before, i, m);
+      AGEBLOOM_UNROLL
+      for (uint32_t s = 0; s < 8; ++s) fresh[s] |= total[s];
+      if (!__all_sync(kAll, valid)) break;  // the run ended in this chunk
+    }
+    if (lane == 0) write_back_line(f, line, old, fresh, wb);
   }
 }
 
@@ -221,6 +275,8 @@ GpuStatus EpochDevice<Family>::reserve_line_buffers() {
       AGEBLOOM_CUDA_TRY(cudaMalloc(&line_index_[b], cap * sizeof(uint32_t)));
     }
     AGEBLOOM_CUDA_TRY(cudaMalloc(&line_seen_, cap));
+    AGEBLOOM_CUDA_TRY(cudaMalloc(&long_runs_, (cap / kLongRun + 1) * sizeof(uint32_t)));
+    AGEBLOOM_CUDA_TRY(cudaMalloc(&long_count_, sizeof(uint32_t)));
     AGEBLOOM_CUDA_TRY(cudaMalloc(&line_touched_, lines));
     AGEBLOOM_CUDA_TRY(cudaMemset(line_touched_, 0, lines));
     size_t temp = 0;
@@ -246,8 +302,13 @@ GpuStatus EpochDevice<Family>::line_verdicts(const BatchPlan& p, const KeyHash* 
     AGEBLOOM_CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp_, temp, line_keys_[0], line_keys_[1],
                                                       line_index_[0], line_index_[1], static_cast<int>(p.count), 0,
                                                       line_key_bits_, stream));
+    AGEBLOOM_CUDA_TRY(cudaMemsetAsync(long_count_, 0, sizeof(uint32_t), stream));
     line_replay_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, line_keys_[1], line_index_[1], skip,
-                                                                   skip_base, line_seen_, wb);
+                                                                   skip_base, line_seen_, wb, long_runs_, long_count_);
+    AGEBLOOM_LAUNCH_TRY();
+    // A warp for each long run there may be (the kernel reads how many there are).
+    long_run_kernel<<<grid_for((p.count / kLongRun + 1) * kWarpLanes), kThreads, 0, stream>>>(
+        ref_, p, k, line_keys_[1], line_index_[1], skip, skip_base, line_seen_, wb, long_runs_, long_count_);
     AGEBLOOM_LAUNCH_TRY();
     pack_verdicts_kernel<<<grid_for(p.count), kThreads, 0, stream>>>(line_seen_, p.count, out, out_base);
     AGEBLOOM_LAUNCH_TRY();
@@ -478,6 +539,9 @@ void EpochDevice<Family>::release_line_buffers() noexcept {
   }
   if (line_seen_ != nullptr) (void)cudaFree(line_seen_);
   if (line_touched_ != nullptr) (void)cudaFree(line_touched_);
+  if (long_runs_ != nullptr) (void)cudaFree(long_runs_);
+  if (long_count_ != nullptr) (void)cudaFree(long_count_);
+  long_runs_ = long_count_ = nullptr;
   if (sort_temp_ != nullptr) (void)cudaFree(sort_temp_);
   line_seen_ = nullptr;
   line_touched_ = nullptr;
@@ -500,6 +564,8 @@ void EpochDevice<Family>::swap(EpochDevice& o) noexcept {
   std::swap(line_index_, o.line_index_);
   std::swap(line_seen_, o.line_seen_);
   std::swap(line_touched_, o.line_touched_);
+  std::swap(long_runs_, o.long_runs_);
+  std::swap(long_count_, o.long_count_);
   std::swap(sort_temp_, o.sort_temp_);
   std::swap(sort_temp_bytes_, o.sort_temp_bytes_);
   std::swap(line_cap_, o.line_cap_);

@@ -216,6 +216,10 @@ class EpochDevice {
   uint32_t* line_index_[2] = {};
   uint8_t* line_seen_ = nullptr;
   uint8_t* line_touched_ = nullptr;  // one mark per line, all 0 between batches
+  // The batch's long runs (line_replay.hpp, kLongRun): each one's first sorted
+  // position, and their count; the line pass lists them, a warp replays each.
+  uint32_t* long_runs_ = nullptr;
+  uint32_t* long_count_ = nullptr;
   void* sort_temp_ = nullptr;
   size_t sort_temp_bytes_ = 0;
   uint64_t line_cap_ = 0;

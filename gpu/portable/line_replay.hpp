@@ -26,14 +26,11 @@
 //
 // The cost of a run is serial: uniform keys make runs of about batch / lines
 // packets, but a key that fills most of a batch (one source flooding a
-// src-ip trace) is one run that one thread replays alone. Measured on an
-// H200 (agebloom-gpu-bench --replay-distinct 1): 0.002 G keys/s against 6.4
-// with distinct keys, and 80 times slower than the same batch by
-// first-setter stamps. That is one thread's instruction latency (~0.5 us a
-// packet), not memory: reading eight packets' keys ahead did not change it.
-// A warp per long run (a prefix OR per slot across its lanes), or such
-// batches replayed by stamps, is the step that would bound it
-// (docs/PERFORMANCE.md, "The GPU").
+// src-ip trace) is one run. One thread replayed it at ~0.5 us a packet, its
+// own instruction latency (0.002 G keys/s on an H200 against 6.4 with
+// distinct keys; reading keys ahead did not help), so a run of kLongRun
+// packets or more goes to a warp instead (below): 0.019 G keys/s, ten times
+// faster (docs/PERFORMANCE.md, "The GPU").
 //
 // What it replaces: stamping each of a packet's k bits with atomicMin in a
 // 4-byte-per-bit array per epoch (32 bytes of stamps for every byte of
@@ -103,6 +100,87 @@ AGEBLOOM_HD inline void replay_line(const GuardedEpochRef& f, const BatchPlan& p
   for (uint32_t s = 0; s < 8; ++s) old[s] = ((wb.cleared >> s) & 1u ? 0 : old[s]) | fresh[s];
   store_line(f.word(0, line), old);
   if (wb.cleared != 0) wb.touched[line] = 1;
+}
+
+// Long runs, 32 packets at a time. A run of kLongRun packets or more (one
+// key flooding the batch) is replayed by a warp instead of one thread:
+// lane l takes packet c + l of each chunk c, and what the chunk's earlier
+// packets set in slot s is the OR of their masks, an exclusive prefix OR
+// across the lanes (five shuffles per slot a packet inserts into, on the
+// device; line_chunk_emulated below on the host). Each packet's verdict is
+// then the one replay_line gives, and the chunk's total joins `fresh`.
+inline constexpr uint32_t kLongRun = 64;   // packets from which a run gets a warp
+inline constexpr uint32_t kWarpLanes = 32;  // packets per chunk, one per lane
+inline constexpr uint32_t kNoSlot = 8;      // a packet that inserts nowhere (insert-on-miss's hits)
+
+// The slot packet i inserts into, or kNoSlot.
+AGEBLOOM_HD inline uint32_t insert_slot(const BatchPlan& p, const uint32_t* skip, uint64_t skip_base,
+                                        uint32_t i) noexcept {
+  return inserts(skip, skip_base + i) ? p.epoch_slot[p.epoch_of(i)] : kNoSlot;
+}
+
+// Packet i's verdict: its mask m covered in a segment, by the line's old
+// lanes not yet cleared for it and what the run's packets before it set
+// (`before`, per slot).
+AGEBLOOM_HD inline bool line_hit(const GuardedEpochRef& f, const BatchPlan& p, const uint64_t (&old)[8],
+                                 const uint64_t (&before)[8], uint32_t i, uint64_t m) noexcept {
+  bool hit = false;
+  AGEBLOOM_UNROLL
+  for (uint32_t s = 0; s < 8; ++s) {
+    const uint64_t visible = (i < p.keep_end[s] ? old[s] : 0) | before[s];
+    hit |= s < f.segments && (visible & m) == m;
+  }
+  return hit;
+}
+
+// Step 3's write-back after a run (replay_line's end).
+AGEBLOOM_HD inline void write_back_line(const GuardedEpochRef& f, uint64_t line, uint64_t (&old)[8],
+                                        const uint64_t (&fresh)[8], LineWriteBack wb) noexcept {
+  if (wb.touched == nullptr) return;
+  AGEBLOOM_UNROLL
+  for (uint32_t s = 0; s < 8; ++s) old[s] = ((wb.cleared >> s) & 1u ? 0 : old[s]) | fresh[s];
+  store_line(f.word(0, line), old);
+  if (wb.cleared != 0) wb.touched[line] = 1;
+}
+
+// The chunked replay of the run that starts at sorted position t (line
+// sorted[t], packets index[t..]; it ends where sorted changes or at
+// p.count), with the warp's lanes run one after another and the prefix OR
+// as a loop: the device kernel's algorithm, for the emulation test.
+inline void replay_long_run_emulated(const GuardedEpochRef& f, const BatchPlan& p, const KeyHash* keys,
+                                     const uint32_t* sorted, const uint32_t* index, uint64_t t,
+                                     const uint32_t* skip, uint64_t skip_base, uint8_t* seen,
+                                     LineWriteBack wb = {}) noexcept {
+  const uint32_t line = sorted[t];
+  uint64_t old[8];
+  load_line(f.word(0, line), old);
+  uint64_t fresh[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (uint64_t c = t;; c += kWarpLanes) {
+    bool valid[kWarpLanes];
+    uint32_t at[kWarpLanes], slot[kWarpLanes];
+    uint64_t mask[kWarpLanes];
+    bool all = true;
+    for (uint32_t l = 0; l < kWarpLanes; ++l) {
+      const uint64_t q = c + l;
+      valid[l] = q < p.count && sorted[q] == line;
+      all &= valid[l];
+      at[l] = valid[l] ? index[q] : 0;
+      mask[l] = valid[l] ? f.lane_mask(keys[at[l]]) : 0;
+      slot[l] = valid[l] ? insert_slot(p, skip, skip_base, at[l]) : kNoSlot;
+    }
+    uint64_t chunk[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // the exclusive prefix OR as lane l sees it
+    for (uint32_t l = 0; l < kWarpLanes; ++l) {
+      if (valid[l]) {
+        uint64_t before[8];
+        for (uint32_t s = 0; s < 8; ++s) before[s] = fresh[s] | chunk[s];
+        seen[at[l]] = line_hit(f, p, old, before, at[l], mask[l]);
+      }
+      if (slot[l] != kNoSlot) chunk[slot[l]] |= mask[l];
+    }
+    for (uint32_t s = 0; s < 8; ++s) fresh[s] |= chunk[s];
+    if (!all) break;
+  }
+  write_back_line(f, line, old, fresh, wb);
 }
 
 // The batch's clears on a line no packet touched (step 3), and the mark reset

@@ -39,8 +39,9 @@ Buffer image_for(size_t bytes) {
 }
 
 // Keys of a dedup-like stream: half fresh, a quarter repeats inside the
-// window, a quarter repeats from up to 4W back (mostly expired).
-std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
+// window, a quarter repeats from up to 4W back (mostly expired). flood: a
+// quarter of the packets are one key instead (one source flooding a trace).
+std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed, bool flood = false) {
   std::vector<KeyHash> out(n);
   const Hasher hasher(seed);
   uint64_t x = seed | 1;
@@ -49,6 +50,7 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
     uint64_t id = i;
     const uint64_t back = 1 + (x >> 8) % (x & 1 ? window : 4 * window);
     if ((x >> 1) & 1 && back <= i) id = i - back;
+    if (flood && (x >> 2) % 4 == 0) id = ~uint64_t{0};
     out[i] = hasher(&id, sizeof id);
   }
   return out;
@@ -114,7 +116,8 @@ std::vector<uint64_t> clocks(size_t n, uint64_t span, uint64_t seed) {
 // every verdict and the final state the same.
 template <class Filter, class Config>
 void expect_same_replay(const Config& c, const std::string& what, uint64_t window, size_t n, size_t chunk,
-                        const std::vector<uint64_t>& times = {}, bool on_miss = false, bool by_line = true) {
+                        const std::vector<uint64_t>& times = {}, bool on_miss = false, bool by_line = true,
+                        bool flood = false) {
   const uint64_t* now = times.empty() ? nullptr : times.data();
   const size_t bytes = gpu::arena_image_bytes(fc(c));
   Buffer mem = image_for(bytes), gpu_image = image_for(bytes);
@@ -122,7 +125,7 @@ void expect_same_replay(const Config& c, const std::string& what, uint64_t windo
   auto f = Filter::create(c, arena);
   ASSERT_TRUE(f.has_value()) << f.what();
   ASSERT_TRUE(Filter::create(c, fresh).has_value());  // an empty image to start from
-  const auto keys = stream(n, window, 0x5eed0000 + window);
+  const auto keys = stream(n, window, 0x5eed0000 + window, flood);
   const auto want = cpu_verdicts(*f, keys.data(), n, now, on_miss);
   std::vector<uint8_t> got((n + 7) / 8, 0);
   gpu::ReplayOptions opt;
@@ -257,6 +260,20 @@ TEST_F(GpuVsCpuInterleaved, ReplayManyShortEpochs) {
 TEST_F(GpuVsCpuInterleaved, ReplayByFirstSettersToo) {
   expect_same_replay<Filter>(config(100'003), "interleaved64 stamps", 100'003, 2'000'000, 65'536, {}, false, false);
   expect_same_replay<Filter>(config(100'003), "interleaved64 stamps on-miss", 100'003, 2'000'000, 0, {}, true, false);
+}
+
+// One key a quarter of the stream: its line's runs are long, replayed by a
+// warp each (long_run_kernel), both policies, a count and a time window.
+TEST_F(GpuVsCpuInterleaved, ReplayOneKeyFloodingTheStream) {
+  expect_same_replay<Filter>(config(100'003), "interleaved64 flood", 100'003, 4'000'000, 0, {}, false, true, true);
+  expect_same_replay<Filter>(config(100'003), "interleaved64 flood on-miss", 100'003, 2'000'000, 0, {}, true, true,
+                             true);
+  const size_t n = 2'000'000;
+  const uint64_t span = 150'000;  // ticks: ~100K keys per window at 1.5 ticks per key
+  const std::vector<uint64_t> t = clocks(n, span, 77);
+  auto c = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 120'000});
+  ASSERT_TRUE(c.has_value()) << c.what();
+  expect_same_replay<Filter>(*c, "time interleaved64 flood", 100'003, n, 0, t, false, true, true);
 }
 
 TEST_F(GpuVsCpuInterleaved, BulkContainsAndInsert) { expect_same_bulk<Filter>(config(500'000), 500'000, 4'000'000, 9); }

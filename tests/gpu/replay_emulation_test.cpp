@@ -33,8 +33,9 @@ using agebloom::gpu::EpochShape;
 using agebloom::gpu::EpochState;
 
 // A dedup-like stream: fresh keys, repeats from inside the window, and
-// repeats from up to 4W back (mostly expired).
-std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
+// repeats from up to 4W back (mostly expired). flood: a quarter of the
+// packets are one key instead (one source flooding a trace).
+std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed, bool flood = false) {
   std::vector<KeyHash> out(n);
   const Hasher hasher(seed);
   std::mt19937_64 rng(seed);
@@ -43,6 +44,7 @@ std::vector<KeyHash> stream(size_t n, uint64_t window, uint64_t seed) {
     const uint64_t r = rng() % 4;
     if (i > 0 && r == 1) id = i - 1 - rng() % std::min<uint64_t>(i, window);
     if (i > 0 && r == 2) id = i - 1 - rng() % std::min<uint64_t>(i, 4 * window);
+    if (flood && r == 3) id = ~uint64_t{0};
     out[i] = hasher(&id, sizeof id);
   }
   return out;
@@ -84,6 +86,8 @@ struct Emulated {
   // The device's line pass: packets keyed by line and sorted stably (the
   // device's radix sort is stable too), then each line's run replayed, runs
   // in a random order. seen[i]: packet i's verdict.
+  static inline uint64_t long_runs = 0;  // runs replayed as the device's warps replay them, over all passes
+
   static void line_pass(const gpu::GuardedEpochRef& f, const BatchPlan& p, const KeyHash* k, const uint32_t* skip,
                         uint64_t skip_base, std::vector<uint8_t>& seen, std::mt19937_64& rng,
                         gpu::LineWriteBack wb = {}) {
@@ -100,7 +104,17 @@ struct Emulated {
     }
     std::shuffle(runs.begin(), runs.end(), rng);
     seen.assign(p.count, 2);
-    for (auto [at, len] : runs) gpu::replay_line(f, p, k, idx.data() + at, len, skip, skip_base, seen.data(), wb);
+    std::vector<uint32_t> sorted(p.count);  // the sort's keys, as the device keeps them
+    for (uint32_t j = 0; j < p.count; ++j) sorted[j] = gpu::line_key(f, k, idx[j]);
+    for (auto [at, len] : runs) {
+      // As the device splits them: long runs by a warp's chunks, the rest by one thread.
+      if (len >= gpu::kLongRun) {
+        gpu::replay_long_run_emulated(f, p, k, sorted.data(), idx.data(), at, skip, skip_base, seen.data(), wb);
+        ++long_runs;
+      } else {
+        gpu::replay_line(f, p, k, idx.data() + at, len, skip, skip_base, seen.data(), wb);
+      }
+    }
     EXPECT_TRUE(std::none_of(seen.begin(), seen.end(), [](uint8_t v) { return v == 2; })) << "a packet without verdict";
   }
 
@@ -222,11 +236,11 @@ struct Emulated {
 // before its test_and_insert, as dedup_fwd and agebloom-replay do.
 template <class Filter, class Config>
 void check_replay(const Config& cfg, size_t n, uint64_t window, const std::string& what,
-                  const std::vector<uint64_t>& times = {}, bool on_miss = false) {
+                  const std::vector<uint64_t>& times = {}, bool on_miss = false, bool flood = false) {
   SCOPED_TRACE(what);
   auto shape = gpu::shape_of(cfg);
   ASSERT_TRUE(shape) << shape.what();
-  const std::vector<KeyHash> keys = stream(n, window, 0xE1u + n);
+  const std::vector<KeyHash> keys = stream(n, window, 0xE1u + n, flood);
   const uint64_t* now = times.empty() ? nullptr : times.data();
 
   OwnedFilter<Filter> cpu(cfg);
@@ -330,6 +344,25 @@ TEST(GpuReplayEmulation, InterleavedEpoch) {
   InterleavedEpochConfig r3 = *base;
   r3.r = 3;  // fewer segments than lanes: lanes 4..7 stay empty
   check_replay<InterleavedEpochFilter<uint64_t>>(r3, 60000, 3000, "interleaved64 r=3");
+}
+
+// One key a quarter of the stream: its line's runs are long, and the line
+// pass replays them by chunks of a warp (line_replay.hpp, kLongRun), both
+// policies, both window kinds.
+TEST(GpuReplayEmulation, OneKeyFloodingTheStream) {
+  auto c = InterleavedEpochConfig::for_fpr(Window::count(3000), 0.01, {.lane_bits = 64});
+  ASSERT_TRUE(c);
+  const uint64_t before = Emulated::long_runs;
+  check_replay<InterleavedEpochFilter<uint64_t>>(*c, 60000, 3000, "flood interleaved64", {}, false, true);
+  check_replay<InterleavedEpochFilter<uint64_t>>(*c, 60000, 3000, "flood on-miss interleaved64", {}, true, true);
+  const uint64_t span = 4000;
+  const std::vector<uint64_t> t = gpu_test::clocks(60000, span, 17, 20000, 4);
+  auto tc = InterleavedEpochConfig::for_fpr(Window::time(span), 0.01, {.lane_bits = 64, .capacity = 3000});
+  ASSERT_TRUE(tc);
+  check_replay<InterleavedEpochFilter<uint64_t>>(*tc, t.size(), 2700, "flood time interleaved64", t, false, true);
+  check_replay<InterleavedEpochFilter<uint64_t>>(*tc, t.size(), 2700, "flood on-miss time interleaved64", t, true,
+                                                  true);
+  EXPECT_GT(Emulated::long_runs - before, 1000u) << "the flood's runs must take the chunked replay";
 }
 
 // ~60K packets per stream: an idle gap every ~20K, a half-span one every ~5K.
