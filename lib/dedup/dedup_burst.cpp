@@ -18,10 +18,10 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
         // one-line guarded epoch does); the other three are the plain sequence
         // prefetch ahead, advance, probe.
         auto run = [&](auto decide, bool timed) {
-          constexpr size_t D = std::decay_t<decltype(f)>::kPrefetchDistance;
+          constexpr size_t D = std::decay_t<decltype(f)>::kPrefetchDistance;  // 0: no requests (bulk_ops.hpp)
           for (size_t i = 0; i < n && i < D; ++i) f.prefetch(h[i]);
           for (size_t i = 0; i < n; ++i) {
-            if (i + D < n) f.prefetch(h[i + D]);
+            if (D > 0 && i + D < n) f.prefetch(h[i + D]);
             if (timed) (void)f.advance(now[i]);  // callers pass non-decreasing times
             dup[i] = decide(h[i]);
           }

@@ -172,21 +172,40 @@ constexpr Word128 word128_pattern(uint64_t y, uint32_t b) noexcept {
   }
 }
 
-// The requests are always inlined: g++ 12 takes a function whose only effect
-// is a prefetch for one without effect, and deletes a call to it that it did
-// not inline, request and all (seen in the AVX-512 locate's disassembly; the
-// helpers built on these are always inlined too, lane_lines_avx512.hpp, and
-// tests/core/line_requests_kept.py reads the machine code for them).
-#if defined(__GNUC__)
+// A request must survive the optimiser. g++ 12 takes __builtin_prefetch for
+// an operation without effect, so a function whose only effect is a request
+// counts as one without effect, and a call to it that is not inlined is
+// deleted, requests and all. That silently took every prefetch out of the
+// bulk forms of the guarded epoch filters, APBF and the time-limited filter
+// (each filter's prefetch() loops over segments or slices, and was not
+// inlined), and out of a helper of the AVX-512 locate. So each request also
+// passes its address to an empty volatile asm, an effect g++ keeps: a
+// function that requests lines is no longer "without effect", and the asm
+// itself emits nothing. The requests are always inlined too.
+// tests/core/line_requests_kept.py reads the machine code for them.
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
 #define AGEBLOOM_PREFETCH_INLINE __attribute__((always_inline)) inline  // (above)
+#define AGEBLOOM_REQUEST_KEPT(p) __asm__ volatile("" : : "r"(p))      // (above)
 #else
 #define AGEBLOOM_PREFETCH_INLINE inline  // (above)
+#define AGEBLOOM_REQUEST_KEPT(p) (void)(p)  // (above)
 #endif
-AGEBLOOM_PREFETCH_INLINE void prefetch_read(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }   // p's line, to read
-AGEBLOOM_PREFETCH_INLINE void prefetch_write(const void* p) noexcept { __builtin_prefetch(p, 1, 3); }  // p's line, to write
+// p's line, to read.
+AGEBLOOM_PREFETCH_INLINE void prefetch_read(const void* p) noexcept {
+  __builtin_prefetch(p, 0, 3);
+  AGEBLOOM_REQUEST_KEPT(p);
+}
+// p's line, to write.
+AGEBLOOM_PREFETCH_INLINE void prefetch_write(const void* p) noexcept {
+  __builtin_prefetch(p, 1, 3);
+  AGEBLOOM_REQUEST_KEPT(p);
+}
 // p's line, to write later rather than next: locality 2 (x86's prefetcht1),
 // which leaves L1 to the work in between; a prefetch_write just before the
 // write brings it the last step.
-AGEBLOOM_PREFETCH_INLINE void prefetch_write_later(const void* p) noexcept { __builtin_prefetch(p, 1, 2); }
+AGEBLOOM_PREFETCH_INLINE void prefetch_write_later(const void* p) noexcept {
+  __builtin_prefetch(p, 1, 2);
+  AGEBLOOM_REQUEST_KEPT(p);
+}
 
 }  // namespace agebloom::bits

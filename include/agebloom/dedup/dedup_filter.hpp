@@ -177,7 +177,8 @@ class DedupFilter {
   // worker; docs/PERFORMANCE.md, "One burst in flight").
   void prefetch_burst(const KeyHash* h, size_t n) const noexcept {
     std::visit([&](const auto& f) {
-      for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
+      if constexpr (std::decay_t<decltype(f)>::kRequestsLines)  // bulk_ops.hpp: some ask for nothing
+        for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
     }, filter_);
   }
   // prefetch_burst that also keeps where each key lives, for the filters
@@ -195,7 +196,7 @@ class DedupFilter {
         // keeps the next burst's frames meanwhile (dedup_fwd with the PMD on
         // hugepages: 1.06-1.10 of 5tswap -> 1.01-1.05; docs/PERFORMANCE.md).
         f.locate_burst(h, n, at);
-      } else {
+      } else if constexpr (std::decay_t<decltype(f)>::kRequestsLines) {
         for (size_t i = 0; i < n; ++i) f.prefetch(h[i]);
       }
     }, filter_);

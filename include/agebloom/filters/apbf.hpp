@@ -316,7 +316,7 @@ struct ApbfConfig {
 // The age-partitioned filter over an arena: a handle (config and pointers);
 // its state lives in the arena. A copy is a view of the same state
 // (docs/API.md: handles and threads); nothing to free.
-class ApbfFilter : public BulkOps<ApbfFilter> {
+class ApbfFilter : public BulkOps<ApbfFilter, 0> {
  public:
   constexpr ApbfFilter() noexcept = default;  // empty: create() one
 

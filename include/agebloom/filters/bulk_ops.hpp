@@ -18,16 +18,21 @@ namespace agebloom {
 // measured 88 cycles/key at 4, 62 at 16, and the same ~28 at W = 1M (L3).
 // Filters that touch a line per segment keep 8: with 9 segments, 16 keys
 // ahead would ask for ~144 lines at once, more than the fill buffers hold.
+// 0: no requests at all, for the filters whose prefetch() asks for more
+// lines than a probe reads (APBF, the time-limited filter: their bulk forms
+// measured 4-24% slower with it; docs/PERFORMANCE.md, 2026-11-27).
 template <class Filter, size_t Distance = 8>
 class BulkOps {
  public:
   static constexpr size_t kPrefetchDistance = Distance;  // keys prefetched ahead
+  static constexpr bool kRequestsLines = Distance > 0;   // whether the bulk forms prefetch at all
 
   // out[i] = contains(h[i]) for i < n, prefetched ahead.
   void contains_bulk(const KeyHash* h, size_t n, bool* out) const noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
+      if constexpr (kRequestsLines)
+        if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
       out[i] = self().contains(h[i]);
     }
   }
@@ -35,7 +40,8 @@ class BulkOps {
   void insert_bulk(const KeyHash* h, size_t n) noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
+      if constexpr (kRequestsLines)
+        if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
       self().insert(h[i]);
     }
   }
@@ -43,7 +49,8 @@ class BulkOps {
   void test_and_insert_bulk(const KeyHash* h, size_t n, bool* out) noexcept {
     prefetch_head(h, n);
     for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
+      if constexpr (kRequestsLines)
+        if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
       out[i] = self().test_and_insert(h[i]);
     }
   }

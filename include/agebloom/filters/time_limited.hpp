@@ -191,7 +191,7 @@ struct TimeLimitedConfig {
 
 // The time-limited filter over an arena: a handle; its slice table and
 // slices live in the arena, within the budget.
-class TimeLimitedFilter : public BulkOps<TimeLimitedFilter> {
+class TimeLimitedFilter : public BulkOps<TimeLimitedFilter, 0> {
  public:
   constexpr TimeLimitedFilter() noexcept = default;  // empty: create() one
 
