@@ -68,46 +68,12 @@ struct LineWriteBack {
   uint8_t* touched = nullptr;
 };
 
-// Replays the run of packets run[0..len) (batch indices, ascending, all of one
-// line): seen[i] = packet i's verdict, as the sequential filter gives it; with
-// wb.touched, also the line's state after the batch, and its mark.
-AGEBLOOM_HD inline void replay_line(const GuardedEpochRef& f, const BatchPlan& p, const KeyHash* keys,
-                                    const uint32_t* run, uint32_t len, const uint32_t* skip, uint64_t skip_base,
-                                    uint8_t* seen, LineWriteBack wb = {}) noexcept {
-  const uint64_t line = f.line_of(keys[run[0]]);
-  uint64_t old[8];
-  load_line(f.word(0, line), old);
-  uint64_t fresh[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // set by this batch's packets so far, per slot
-  for (uint32_t n = 0; n < len; ++n) {
-    const uint32_t i = run[n];
-    const uint64_t m = f.lane_mask(keys[i]);
-    bool hit = false;
-    // Slots by constant index (j < 8 unrolled), so old and fresh stay in registers.
-    AGEBLOOM_UNROLL
-    for (uint32_t s = 0; s < 8; ++s) {
-      const uint64_t visible = (i < p.keep_end[s] ? old[s] : 0) | fresh[s];
-      hit |= s < f.segments && (visible & m) == m;
-    }
-    seen[i] = hit;
-    if (inserts(skip, skip_base + i)) {
-      const uint32_t slot = p.epoch_slot[p.epoch_of(i)];
-      AGEBLOOM_UNROLL
-      for (uint32_t s = 0; s < 8; ++s) fresh[s] |= s == slot ? m : 0;
-    }
-  }
-  if (wb.touched == nullptr) return;
-  AGEBLOOM_UNROLL
-  for (uint32_t s = 0; s < 8; ++s) old[s] = ((wb.cleared >> s) & 1u ? 0 : old[s]) | fresh[s];
-  store_line(f.word(0, line), old);
-  if (wb.cleared != 0) wb.touched[line] = 1;
-}
-
 // Long runs, 32 packets at a time. A run of kLongRun packets or more (one
 // key flooding the batch) is replayed by a warp instead of one thread:
 // lane l takes packet c + l of each chunk c, and what the chunk's earlier
 // packets set in slot s is the OR of their masks, an exclusive prefix OR
 // across the lanes (five shuffles per slot a packet inserts into, on the
-// device; line_chunk_emulated below on the host). Each packet's verdict is
+// device; replay_long_run_emulated below on the host). Each packet's verdict is
 // then the one replay_line gives, and the chunk's total joins `fresh`.
 inline constexpr uint32_t kLongRun = 64;   // packets from which a run gets a warp
 inline constexpr uint32_t kWarpLanes = 32;  // packets per chunk, one per lane
@@ -141,6 +107,28 @@ AGEBLOOM_HD inline void write_back_line(const GuardedEpochRef& f, uint64_t line,
   for (uint32_t s = 0; s < 8; ++s) old[s] = ((wb.cleared >> s) & 1u ? 0 : old[s]) | fresh[s];
   store_line(f.word(0, line), old);
   if (wb.cleared != 0) wb.touched[line] = 1;
+}
+
+// Replays the run of packets run[0..len) (batch indices, ascending, all of one
+// line): seen[i] = packet i's verdict, as the sequential filter gives it; with
+// wb.touched, also the line's state after the batch, and its mark.
+AGEBLOOM_HD inline void replay_line(const GuardedEpochRef& f, const BatchPlan& p, const KeyHash* keys,
+                                    const uint32_t* run, uint32_t len, const uint32_t* skip, uint64_t skip_base,
+                                    uint8_t* seen, LineWriteBack wb = {}) noexcept {
+  const uint64_t line = f.line_of(keys[run[0]]);
+  uint64_t old[8];
+  load_line(f.word(0, line), old);
+  uint64_t fresh[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // set by this batch's packets so far, per slot
+  for (uint32_t n = 0; n < len; ++n) {
+    const uint32_t i = run[n];
+    const uint64_t m = f.lane_mask(keys[i]);
+    seen[i] = line_hit(f, p, old, fresh, i, m);
+    const uint32_t slot = insert_slot(p, skip, skip_base, i);
+    // Slots by constant index (unrolled), so old and fresh stay in registers.
+    AGEBLOOM_UNROLL
+    for (uint32_t s = 0; s < 8; ++s) fresh[s] |= s == slot ? m : 0;
+  }
+  write_back_line(f, line, old, fresh, wb);
 }
 
 // The chunked replay of the run that starts at sorted position t (line

@@ -95,17 +95,17 @@ struct Emulated {
     std::iota(idx.begin(), idx.end(), 0u);
     std::stable_sort(idx.begin(), idx.end(),
                      [&](uint32_t a, uint32_t b) { return gpu::line_key(f, k, a) < gpu::line_key(f, k, b); });
+    std::vector<uint32_t> sorted(p.count);  // the sort's keys, as the device keeps them
+    for (uint32_t j = 0; j < p.count; ++j) sorted[j] = gpu::line_key(f, k, idx[j]);
     std::vector<std::pair<uint32_t, uint32_t>> runs;  // start, length
     for (uint32_t at = 0; at < idx.size();) {
       uint32_t end = at + 1;
-      while (end < idx.size() && gpu::line_key(f, k, idx[end]) == gpu::line_key(f, k, idx[at])) ++end;
+      while (end < idx.size() && sorted[end] == sorted[at]) ++end;
       runs.emplace_back(at, end - at);
       at = end;
     }
     std::shuffle(runs.begin(), runs.end(), rng);
     seen.assign(p.count, 2);
-    std::vector<uint32_t> sorted(p.count);  // the sort's keys, as the device keeps them
-    for (uint32_t j = 0; j < p.count; ++j) sorted[j] = gpu::line_key(f, k, idx[j]);
     for (auto [at, len] : runs) {
       // As the device splits them: long runs by a warp's chunks, the rest by one thread.
       if (len >= gpu::kLongRun) {
