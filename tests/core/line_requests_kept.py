@@ -10,7 +10,8 @@ the request in it):
 - the AVX-512 locate (lane_lines_avx512::locate_and_request): eight per
   group of keys; skipped where the body is not built (no x86 dispatch);
 - the guarded epoch filter's bulk test_and_insert (BulkOps): the burst's
-  head and the key D ahead.
+  head and the key D ahead;
+- APBF's (its blocked form's blocks; apbf.hpp): the same two.
 
 Exit 77 (skip) when no check's code is in the object.
 
@@ -22,6 +23,7 @@ import sys
 CHECKS = [  # what, names of the functions that may hold its code, requests it needs
     ("AVX-512 locate", ("agebloom_check_locate_and_request", "agebloom::lane_lines_avx512::locate_and_request("), 8),
     ("guarded epoch bulk", ("agebloom_check_guarded_epoch_bulk", "BulkOps<agebloom::GuardedEpochFilter,"), 2),
+    ("APBF bulk", ("agebloom_check_apbf_bulk", "BulkOps<agebloom::ApbfFilter,"), 2),
 ]
 
 

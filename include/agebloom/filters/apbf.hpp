@@ -316,7 +316,7 @@ struct ApbfConfig {
 // The age-partitioned filter over an arena: a handle (config and pointers);
 // its state lives in the arena. A copy is a view of the same state
 // (docs/API.md: handles and threads); nothing to free.
-class ApbfFilter : public BulkOps<ApbfFilter, 0> {
+class ApbfFilter : public BulkOps<ApbfFilter> {
  public:
   constexpr ApbfFilter() noexcept = default;  // empty: create() one
 
@@ -383,15 +383,19 @@ class ApbfFilter : public BulkOps<ApbfFilter, 0> {
   }
 
   // Prefetches the lines h will touch first (the bulk forms call it ahead;
-  // a caller pipelining its own burst may too).
+  // a caller pipelining its own burst may too). Blocked (APBBF) only: the
+  // slice Algorithm 1 probes first after each miss (l, l - k, ...: all of a
+  // fresh key's probes at fill 1/2 but the runs after a hit) and the k
+  // slices an insert sets. At W = 16M and 64M that took the blocked bulk
+  // forms from ~1200-1500 to ~260-330 cycles per key, for up to 19% more
+  // where the filter sits in the caches (W = 64K, 1M). The same requests left
+  // unblocked APBF mixed: test_and_insert 17% faster at 64M, contains 9% and
+  // everything at 1M 20% slower (docs/PERFORMANCE.md, 2026-11-27): so none.
   void prefetch(KeyHash h) const noexcept {
-    for (uint32_t i = cfg_.l; i < cfg_.slices(); ++i) {
-      const uint32_t phys = physical(i);
-      const uint64_t word = cfg_.block_bits
-                                ? place_.block(placement::ApbfSlice::slice_hash(h, phys)) * (cfg_.block_bits / 64)
-                                : place_.bit(h, phys) / 64;
-      bits::prefetch_read(slice(phys) + word);
-    }
+    if (cfg_.block_bits == 0) return;
+    for (int64_t i = cfg_.l; i >= 0; i -= cfg_.k) request_block(h, static_cast<uint32_t>(i));
+    for (uint32_t i = 0; i < cfg_.k; ++i)
+      if (i > cfg_.l || (cfg_.l - i) % cfg_.k != 0) request_block(h, i);  // not asked above
   }
 
   // Whether logical slice i (0 = newest) holds h's bit: what Algorithm 1
@@ -427,6 +431,13 @@ class ApbfFilter : public BulkOps<ApbfFilter, 0> {
     const uint64_t x = placement::ApbfSlice::slice_hash(h, phys);
     place_.pattern(x, p);
     return slice(phys) + place_.block(x) * (cfg_.block_bits / 64);
+  }
+
+  // Requests the block h's pattern reads in logical slice i (blocked only).
+  void request_block(KeyHash h, uint32_t logical) const noexcept {
+    const uint32_t phys = physical(logical);
+    const uint64_t x = placement::ApbfSlice::slice_hash(h, phys);
+    bits::prefetch_read(slice(phys) + place_.block(x) * (cfg_.block_bits / 64));
   }
 
   // The oldest slice (logical k+l-1) is cleared and becomes the newest.

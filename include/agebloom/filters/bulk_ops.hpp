@@ -18,9 +18,9 @@ namespace agebloom {
 // measured 88 cycles/key at 4, 62 at 16, and the same ~28 at W = 1M (L3).
 // Filters that touch a line per segment keep 8: with 9 segments, 16 keys
 // ahead would ask for ~144 lines at once, more than the fill buffers hold.
-// 0: no requests at all, for the filters whose prefetch() asks for more
-// lines than a probe reads (APBF, the time-limited filter: their bulk forms
-// measured 4-24% slower with it; docs/PERFORMANCE.md, 2026-11-27).
+// 0: no requests at all, for the filters whose requests measured slower
+// than none (the time-limited filter: 4-24%; docs/PERFORMANCE.md,
+// 2026-11-27; APBF asks for its blocked form's lines only, apbf.hpp).
 template <class Filter, size_t Distance = 8>
 class BulkOps {
  public:
