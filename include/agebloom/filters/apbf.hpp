@@ -389,8 +389,8 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   // slices an insert sets. At W = 16M and 64M that took the blocked bulk
   // forms from ~1200-1500 to ~260-330 cycles per key, for up to 19% more
   // where the filter sits in the caches (W = 64K, 1M). The same requests left
-  // unblocked APBF mixed: test_and_insert 17% faster at 64M, contains 9% and
-  // everything at 1M 20% slower (docs/PERFORMANCE.md, 2026-11-27): so none.
+  // unblocked APBF mixed: test_and_insert 16% faster at 64M, contains 9-16% and
+  // everything at 1M 21-27% slower (docs/PERFORMANCE.md, 2026-11-27): so none.
   void prefetch(KeyHash h) const noexcept {
     if (cfg_.block_bits == 0) return;
     for (int64_t i = cfg_.l; i >= 0; i -= cfg_.k) request_block(h, static_cast<uint32_t>(i));
