@@ -36,12 +36,16 @@ class BulkOps {
       out[i] = self().contains(h[i]);
     }
   }
-  // insert(h[i]) for i < n in order, prefetched ahead.
+  // insert(h[i]) for i < n in order, prefetched ahead: only the lines an
+  // insert writes, where the filter names them apart from a probe's
+  // (prefetch_insert). A probe's lines there cost the guarded epoch filter
+  // twice its scalar insert at W = 64M, and APBBF at W = 1M
+  // (docs/PERFORMANCE.md, 2026-11-27).
   void insert_bulk(const KeyHash* h, size_t n) noexcept {
-    prefetch_head(h, n);
+    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) request_insert(h[i]);
     for (size_t i = 0; i < n; ++i) {
       if constexpr (kRequestsLines)
-        if (i + kPrefetchDistance < n) self().prefetch(h[i + kPrefetchDistance]);
+        if (i + kPrefetchDistance < n) request_insert(h[i + kPrefetchDistance]);
       self().insert(h[i]);
     }
   }
@@ -60,6 +64,13 @@ class BulkOps {
   // before the first probe, not only the keys the loop reaches ahead.
   void prefetch_head(const KeyHash* h, size_t n) const noexcept {
     for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) self().prefetch(h[i]);
+  }
+
+  void request_insert(KeyHash h) const noexcept {
+    if constexpr (requires(const Filter& f) { f.prefetch_insert(h); })
+      self().prefetch_insert(h);
+    else
+      self().prefetch(h);
   }
 
   const Filter& self() const noexcept { return static_cast<const Filter&>(*this); }
