@@ -3,7 +3,8 @@
 // the scalar calls made in order, since prefetching changes no state.
 //
 // CRTP: a Filter provides contains(), insert(), test_and_insert() and
-// prefetch(KeyHash); BulkOps<Filter, Distance> adds contains_bulk(),
+// prefetch(KeyHash), and may provide prefetch_insert(KeyHash), the lines an
+// insert alone writes; BulkOps<Filter, Distance> adds contains_bulk(),
 // insert_bulk() and test_and_insert_bulk().
 #pragma once
 
@@ -67,7 +68,7 @@ class BulkOps {
   }
 
   void request_insert(KeyHash h) const noexcept {
-    if constexpr (requires(const Filter& f) { f.prefetch_insert(h); })
+    if constexpr (requires(const Filter& f, KeyHash k) { f.prefetch_insert(k); })
       self().prefetch_insert(h);
     else
       self().prefetch(h);
