@@ -3,6 +3,7 @@
 // the FP recurrence against the paper's vectors and against measurement.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <random>
@@ -198,6 +199,20 @@ TEST(Apbf, MeasuredFprMatchesModel) {
   }
 }
 
+// insert_bulk in chunks shorter and longer than its look-ahead leaves the bytes
+// of state that insert() one key at a time leaves, across generation shifts
+// (the unblocked form keeps bits computed D keys ahead; a shift in between
+// moves the slices they were computed for).
+static void expect_insert_bulk_agrees(const ApbfConfig& cfg, const std::vector<KeyHash>& keys) {
+  Owned one(cfg), bulk(cfg);
+  for (const KeyHash& k : keys) one->insert(k);
+  size_t i = 0;
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{64}, size_t{1000}})
+    for (size_t end = std::min(keys.size(), i + chunk); i < end; i = end) bulk->insert_bulk(keys.data() + i, end - i);
+  bulk->insert_bulk(keys.data() + i, keys.size() - i);
+  EXPECT_EQ(one.state(), bulk.state());
+}
+
 TEST(Apbf, OperationFormsAgree) {
   auto cfg = ApbfConfig::for_fpr(Window::count(3000), 0.05);
   ASSERT_TRUE(cfg);
@@ -211,6 +226,7 @@ TEST(Apbf, OperationFormsAgree) {
   std::vector<char> q(keys.size());
   a->contains_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(q.data()));
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(static_cast<bool>(q[i]), b->contains(keys[i]));
+  expect_insert_bulk_agrees(*cfg, keys);
 }
 
 // ---- APBBF (Age-Partitioned Bloom Filters, §6): segments are blocked, partitioned Bloom filters.
@@ -306,5 +322,6 @@ TEST(Apbbf, OperationFormsAgree) {
     std::vector<char> bulk(keys.size());
     b->test_and_insert_bulk(keys.data(), keys.size(), reinterpret_cast<bool*>(bulk.data()));
     for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(a->test_and_insert(keys[i]), static_cast<bool>(bulk[i]));
+    expect_insert_bulk_agrees(*cfg, keys);
   }
 }

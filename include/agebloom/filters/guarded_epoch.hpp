@@ -272,13 +272,38 @@ class GuardedEpochFilter : public BulkOps<GuardedEpochFilter> {
     for (uint32_t j = 0; j < cfg_.segments(); ++j) bits::prefetch_read(segment(j) + word);
   }
   // The line an insert of h writes first, in the segment taking insertions
-  // now (insert_bulk asks for it alone: an insert reads no other segment).
-  // Asking for all k of the flat layout's lines made its insert_bulk 4.7
-  // times as fast at W = 64M but 1.6 times as slow in the caches, each
-  // position then being computed twice (docs/PERFORMANCE.md, 2026-11-27).
+  // now (BulkOps::insert_bulk asks for it alone: an insert reads no other
+  // segment).
   void prefetch_insert(KeyHash h) const noexcept {
     const uint64_t word = cfg_.block_bits ? blocked_.block(h) * block_words_ : flat_.bit(h, 0) / 64;
     bits::prefetch_write(segment(state_->current) + word);
+  }
+
+  // insert(h[i]) for i < n in order. The flat layout writes k lines a key:
+  // asking for all of them, each position computed once for the request and
+  // kept for the insert D keys later (a ring of D keys' positions). Asking
+  // for them through prefetch_insert() instead, positions computed twice,
+  // made this 4.7 times as fast at W = 64M but 1.6 times as slow in the
+  // caches (docs/PERFORMANCE.md, 2026-11-27). Blocked: BulkOps' form.
+  void insert_bulk(const KeyHash* h, size_t n) noexcept {
+    if (cfg_.block_bits != 0) return BulkOps::insert_bulk(h, n);
+    constexpr size_t D = kPrefetchDistance;
+    uint64_t pos[D][GuardedEpochConfig::kMaxK];
+    auto request = [&](size_t i) {
+      uint64_t* p = pos[i % D];
+      flat_positions(h[i], p);
+      // The segment taking insertions now: a rotation before key i is
+      // reached makes this one request useless, never a result wrong.
+      const uint64_t* seg = segment(state_->current);
+      for (uint32_t j = 0; j < cfg_.k; ++j) bits::prefetch_write(seg + p[j] / 64);
+    };
+    for (size_t i = 0; i < n && i < D; ++i) request(i);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t* seg = advance_for_insert();
+      const uint64_t* p = pos[i % D];
+      for (uint32_t j = 0; j < cfg_.k; ++j) bits::set(seg, p[j]);
+      if (i + D < n) request(i + D);  // into the slot key i just left
+    }
   }
 
   // Which build of the blocked probe runs: AVX2 when the CPU has it and
