@@ -3,7 +3,6 @@
 // the FP recurrence against the paper's vectors and against measurement.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <random>
@@ -206,10 +205,7 @@ TEST(Apbf, MeasuredFprMatchesModel) {
 static void expect_insert_bulk_agrees(const ApbfConfig& cfg, const std::vector<KeyHash>& keys) {
   Owned one(cfg), bulk(cfg);
   for (const KeyHash& k : keys) one->insert(k);
-  size_t i = 0;
-  for (size_t chunk : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{64}, size_t{1000}})
-    for (size_t end = std::min(keys.size(), i + chunk); i < end; i = end) bulk->insert_bulk(keys.data() + i, end - i);
-  bulk->insert_bulk(keys.data() + i, keys.size() - i);
+  insert_bulk_in_chunks(bulk.filter, keys);
   EXPECT_EQ(one.state(), bulk.state());
 }
 

@@ -3,7 +3,6 @@
 // and measured FPR against Prop. 2.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -187,10 +186,7 @@ TEST(GuardedEpoch, OperationFormsAgree) {
     // insert_bulk in chunks shorter and longer than its look-ahead (the flat
     // layout keeps positions computed D keys ahead), across rotations.
     Owned d(*cfg);
-    size_t i = 0;
-    for (size_t chunk : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{64}, size_t{1000}})
-      for (size_t end = std::min(keys.size(), i + chunk); i < end; i = end) d->insert_bulk(keys.data() + i, end - i);
-    d->insert_bulk(keys.data() + i, keys.size() - i);
+    insert_bulk_in_chunks(d.filter, keys);
     EXPECT_EQ(d.state(), a.state());
   }
 }

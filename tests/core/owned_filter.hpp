@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,3 +34,16 @@ struct OwnedFilter {
   std::vector<unsigned char> state() const { return {memory.begin() + offset, memory.begin() + offset + used}; }
   Filter* operator->() { return &filter; }
 };
+
+// filter.insert_bulk over keys in chunks shorter and longer than a bulk
+// form's look-ahead (8 keys), then the rest: for the forms that keep work
+// computed keys ahead (the flat layouts' insert_bulk).
+template <class Filter, class Key>
+void insert_bulk_in_chunks(Filter& filter, const std::vector<Key>& keys) {
+  size_t i = 0;
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{64}, size_t{1000}, keys.size()}) {
+    const size_t n = std::min(chunk, keys.size() - i);
+    filter.insert_bulk(keys.data() + i, n);
+    i += n;
+  }
+}

@@ -432,10 +432,10 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
     for (uint32_t i = 0; i < cfg_.k; ++i)
       if (i > cfg_.l || (cfg_.l - i) % cfg_.k != 0) request_block(h, i);  // not asked above
   }
-  // The lines an insert of h writes (insert_bulk asks for these alone):
-  // the blocks of the k newest slices. Unblocked, none: its k lines made
-  // insert_bulk 3.9 times as fast at W = 64M but 1.9 times as slow in the
-  // caches, each bit position then computed twice (docs/PERFORMANCE.md).
+  // The lines an insert of h writes (BulkOps::insert_bulk asks for these
+  // alone): the blocks of the k newest slices. Unblocked, none: the
+  // unblocked insert_bulk above asks for its lines itself, its bits computed
+  // once.
   void prefetch_insert(KeyHash h) const noexcept {
     if (cfg_.block_bits == 0) return;
     for (uint32_t i = 0; i < cfg_.k; ++i) request_block(h, i);
