@@ -349,6 +349,13 @@ def replay(args):
         if client is not None:
             client.close()
         if cluster is not None:
+            # The run's outcome is decided and reported by now. Closing a
+            # cluster whose nanny is still restarting a worker that died
+            # races in Debian's Dask 2022.12 (the nanny asserts on a process
+            # not yet started, and logs that AssertionError's traceback), so
+            # Dask's handlers keep only criticals while it shuts down.
+            for handler in logging.getLogger("distributed").handlers:
+                handler.setLevel(logging.CRITICAL)
             cluster.close()
         shutil.rmtree(run_dir, ignore_errors=True)
 
