@@ -51,6 +51,7 @@
 #include "agebloom/packet/key_extract.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/pcap_writer.hpp"
+#include "agebloom/trace/same_file.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
@@ -270,16 +271,28 @@ Options parse(int argc, char** argv) {
   for (size_t i = 0; i < std::size(outputs); ++i) {
     if (outputs[i].second->empty()) continue;
     for (const std::string& t : o.traces)
-      if (*outputs[i].second == t) bad("an output file would overwrite the TRACE '" + t + "'");
+      if (trace::same_file(*outputs[i].second, t))
+        bad(std::string(outputs[i].first) + " " + *outputs[i].second + " would overwrite the TRACE '" + t + "'");
     for (size_t k = 0; k < i; ++k)
-      if (*outputs[k].second == *outputs[i].second)
+      if (trace::same_file(*outputs[k].second, *outputs[i].second))
         bad(std::string(outputs[k].first) + " and " + outputs[i].first + " name the same file");
   }
+  // --write and --write-suppressed read the trace a second time, steered by
+  // the verdicts: a pipe or standard input would be found empty only after
+  // the whole replay.
+  if (!o.write_passed.empty() || !o.write_suppressed.empty())
+    for (const std::string& t : o.traces) {
+      struct stat st;
+      if (t == "-" || (stat(t.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+        bad(std::string(o.write_passed.empty() ? "--write-suppressed" : "--write") +
+            " reads the TRACE twice: '" + t + "' is " + (t == "-" ? "standard input" : "not a regular file") +
+            "; save it to a file first (or use --verdicts, which needs one pass)");
+    }
   for (const auto& [option, path] : outputs)
     if (!path->empty()) check_writable(option, *path);
   for (uint32_t i = 0; i < o.split_count; ++i)
     for (const std::string& t : o.traces)
-      if (o.piece(i) == t) bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
+      if (trace::same_file(o.piece(i), t)) bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
   if (o.split_count) check_writable("--split-prefix", o.piece(0));
   if (!o.plot.empty() && o.backend == Backend::gpu)
     bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");

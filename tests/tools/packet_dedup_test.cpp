@@ -5,6 +5,7 @@
 // --write / --write-suppressed must give back the original capture and the
 // copies, stamps and link type kept (editcap -D's job).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -152,4 +153,55 @@ TEST(PacketDedup, WriteOptionsAreChecked) {
                                              " --key flow --ignore-vlan");
   EXPECT_EQ(opts.code, 2);
   EXPECT_NE(opts.out.find("--key packet"), std::string::npos) << opts.out;
+}
+
+TEST(PacketDedup, TheTraceUnderAnotherNameIsNeverAnOutput) {
+  // The same file spelled otherwise ("./", an absolute path, a symbolic or a
+  // hard link): refused before anything is opened, the trace left whole.
+  const fs::path dir = temp_dir() / "same-file";
+  fs::create_directories(dir);
+  const fs::path copy = dir / "t.pcap";
+  fs::copy_file(trace("pcapplusplus_example.pcap"), copy, fs::copy_options::overwrite_existing);
+  const auto size = fs::file_size(copy);
+  fs::remove(dir / "sym.pcap");
+  fs::remove(dir / "hard.pcap");
+  fs::create_symlink("t.pcap", dir / "sym.pcap");
+  fs::create_hard_link(copy, dir / "hard.pcap");
+  const std::string run = "cd " + dir.string() + " && " + AGEBLOOM_REPLAY + " t.pcap ";
+  const std::vector<std::string> spellings = {"--write ./t.pcap", "--verdicts " + copy.string(),
+                                                "--write-suppressed sym.pcap", "--write hard.pcap",
+                                                "--write ../same-file/t.pcap"};
+  for (const std::string& outputs : spellings) {
+    const auto r = agebloom::testing::shell(run + outputs);
+    EXPECT_EQ(r.code, 2) << outputs << "\n" << r.out;
+    EXPECT_NE(r.out.find("would overwrite the TRACE"), std::string::npos) << outputs << "\n" << r.out;
+    EXPECT_EQ(fs::file_size(copy), size) << outputs;
+  }
+  // Two outputs that are one file, neither there yet.
+  const auto both = agebloom::testing::shell(run + "--write new.pcap --write-suppressed ./new.pcap");
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_NE(both.out.find("name the same file"), std::string::npos) << both.out;
+  EXPECT_FALSE(fs::exists(dir / "new.pcap"));
+}
+
+TEST(PacketDedup, WriteNeedsATraceItCanReadTwice) {
+  // --write reads the trace again after the replay: standard input or a pipe
+  // is refused up front, not found empty after the whole run.
+  const fs::path dir = temp_dir() / "read-twice";
+  fs::create_directories(dir);
+  const std::string t = trace("pcapplusplus_example.pcap"), w = (dir / "w.pcap").string();
+  const auto in = agebloom::testing::shell("cat " + t + " | " + AGEBLOOM_REPLAY + " - --write " + w);
+  EXPECT_EQ(in.code, 2) << in.out;
+  EXPECT_NE(in.out.find("'-' is standard input"), std::string::npos) << in.out;
+  const fs::path fifo = dir / "fifo";
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto pipe = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + fifo.string() + " --write-suppressed " + w);
+  EXPECT_EQ(pipe.code, 2) << pipe.out;  // refused without opening it: a reader would wait for a writer
+  EXPECT_NE(pipe.out.find("not a regular file"), std::string::npos) << pipe.out;
+  EXPECT_FALSE(fs::exists(w));
+  // One pass is fine from standard input.
+  const auto verdicts = agebloom::testing::shell("cat " + t + " | " + AGEBLOOM_REPLAY + " - --verdicts " +
+                                                 (dir / "v.bin").string());
+  EXPECT_EQ(verdicts.code, 0) << verdicts.out;
 }
