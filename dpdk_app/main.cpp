@@ -6,7 +6,8 @@
 //
 // Start-up order matters: our options first (what follows "--"; exit 2, or 0
 // for --help, before the EAL has opened or created any file: a net_pcap
-// tx_pcap is truncated when its device is probed), then the EAL, then the
+// tx_pcap is truncated when its device is probed, so each is written aside
+// until the run starts, capture_files.hpp), then the EAL, then the
 // devices it was asked for (exit 2 when one could not be created), filter
 // planning (exit 2 when the window/FPR/memory cannot be met), memory, ports,
 // telemetry, and finally the workers. Every exit after the EAL started goes
@@ -36,6 +37,7 @@
 
 #include "agebloom/dedup/key_mode.hpp"
 #include "app.hpp"
+#include "capture_files.hpp"
 #include "options.hpp"
 #include "ports.hpp"
 #include "snapshot.hpp"
@@ -201,8 +203,8 @@ int main(int argc, char** argv) {
   // rte_eal_init probes the devices, and net_pcap truncates a tx_pcap file as
   // it opens it, so a typo or --help must stop us before that. They are what
   // follows the first "--"; the EAL stops its own parsing there.
+  int dashes = argc;  // the EAL's arguments are argv[1, dashes)
   {
-    int dashes = argc;
     for (int i = 1; i < argc; ++i)
       if (std::strcmp(argv[i], "--") == 0) {
         dashes = i;
@@ -249,6 +251,8 @@ int main(int argc, char** argv) {
     // (DedupFilter::plan checked it against --mem: the tlbf's budget, a limit for the others.)
   }
 
+  // Last before the EAL: its probe opens the captures.
+  guard_capture_files(dashes, argv, o);
   rte_set_application_usage_hook(usage_hook);
   if (rte_eal_init(argc, argv) < 0)
     rte_exit(EXIT_FAILURE,
@@ -323,6 +327,7 @@ int main(int argc, char** argv) {
     std::printf("dedup_fwd: note: %s\n", note.c_str());
   std::fflush(stdout);
 
+  keep_tx_captures();  // from here on the run forwards: its captures replace the files at exit
   app.tsc_hz = rte_get_tsc_hz();
   app.budget.store(o.max_packets, std::memory_order_relaxed);
   app.start_tsc = rte_rdtsc();

@@ -251,6 +251,74 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
   EXPECT_EQ(read_bytes(out), precious) << "EAL --help changed the tx_pcap file";
 }
 
+// Options only the ports can judge (a port that does not exist, an odd
+// number of ports) are found after the EAL probed the devices; the tx_pcap
+// was written aside until then (capture_files.hpp), so the file is still as
+// it was and nothing is left beside it.
+TEST(HostileCommandLine, ExistingTxCaptureSurvivesPortErrors) {
+  const fs::path dir = temp_dir() / "port-errors";
+  fs::create_directories(dir);
+  const fs::path in = dir / "in.pcap", out = dir / "out.pcap", out2 = dir / "out2.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(40);
+  const struct {
+    std::string vdevs, args, says;
+  } cases[] = {
+      {pcap_vdev(0, in, out), "--portmask 0x2", "does not exist"},
+      {pcap_vdev(0, in, out), "--action mirror:1", "not one of the ports in use"},
+      {pcap_vdev(0, in, out) + " " + pcap_vdev(1, in, out2) + " " + pcap_vdev(2, in, dir / "out3.pcap"), "",
+       "odd number of ports"},
+  };
+  for (const auto& c : cases) {
+    write_bytes(out, precious);
+    write_bytes(out2, precious);
+    const Outcome r = dedup_fwd(eal(c.vdevs), c.args + " --exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_EQ(read_bytes(out), precious) << "'" << c.args << "' changed the tx_pcap file";
+    EXPECT_EQ(read_bytes(out2), precious) << "'" << c.args << "' changed the second tx_pcap file";
+    EXPECT_FALSE(fs::exists(dir / "out3.pcap"));
+    for (const auto& e : fs::directory_iterator(dir))
+      EXPECT_EQ(e.path().filename().string().find(".dedup_fwd-"), std::string::npos) << e.path() << " left behind";
+  }
+  // A run that starts replaces the file with its capture: the packets it forwarded.
+  write_bytes(out, precious);
+  const Outcome ran = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(ran.code, 0) << ran.out;
+  // Its 3 distinct packets, in records of the same sizes (net_pcap writes its own stamps).
+  EXPECT_EQ(read_bytes(out).size(), good_pcap(3).size()) << "the run's capture is not its input's 3 packets";
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".dedup_fwd-"), std::string::npos) << e.path() << " left behind";
+}
+
+// A tx_pcap that is an rx_pcap, another tx_pcap, --stats-json's or
+// --snapshot's file under any spelling would destroy it: exit 2 before the
+// EAL, the input whole.
+TEST(HostileCommandLine, ACaptureThatIsAnotherFileIsRefused) {
+  const fs::path dir = temp_dir() / "one-file";
+  fs::create_directories(dir);
+  const fs::path in = dir / "in.pcap", out = dir / "out.pcap";
+  const Bytes input = good_pcap(5);
+  const std::string dot = (dir / "." / "in.pcap").string();
+  const struct {
+    std::string vdevs, args;
+  } cases[] = {
+      {pcap_vdev(0, in, dot), ""},
+      {pcap_vdev(0, in, out) + " " + pcap_vdev(1, in, dir / "." / "out.pcap"), "--same-port"},
+      {pcap_vdev(0, in, out), "--stats-json " + dot},
+      {pcap_vdev(0, in, out), "--snapshot " + (dir / "." / "out.pcap").string()},
+  };
+  for (const auto& c : cases) {
+    write_bytes(in, input);
+    fs::remove(out);
+    const Outcome r = dedup_fwd(eal(c.vdevs), c.args + " --exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << c.vdevs << " " << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: --vdev net_pcap"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("packets in"), std::string::npos) << "it ran anyway:\n" << r.out;
+    EXPECT_EQ(read_bytes(in), input) << c.vdevs << " " << c.args;
+  }
+}
+
 // An option the EAL does not know: its usage and ours, then exit 1 with a
 // hint, and still nothing opened (the EAL parses before it probes).
 TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {

@@ -1,0 +1,131 @@
+#include "capture_files.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "agebloom/trace/same_file.hpp"
+
+namespace dedup_fwd {
+
+namespace {
+
+// A tx_pcap written aside: `aside` is moved over `path` at exit, or removed.
+struct Diverted {
+  std::string path, aside;
+};
+std::vector<Diverted> g_diverted;
+std::deque<std::string> g_rewritten;  // the --vdev arguments argv now points at
+bool g_keep = false;
+
+void finish_captures() {
+  for (const Diverted& d : g_diverted) {
+    if (!g_keep) {
+      std::remove(d.aside.c_str());
+    } else if (std::rename(d.aside.c_str(), d.path.c_str()) != 0 && errno != ENOENT) {
+      std::fprintf(stderr, "dedup_fwd: tx_pcap %s: cannot move the capture written as %s into place: %s\n",
+                   d.path.c_str(), d.aside.c_str(), std::strerror(errno));
+    }
+  }
+}
+
+// One capture file of a net_pcap --vdev: its argument (rx_pcap, tx_pcap), the
+// file, and where in argv it sits.
+struct CaptureArg {
+  std::string device, key, path;
+  int argv_index;
+  size_t value_pos;  // where the path starts in argv[argv_index]
+};
+
+bool is_pcap_vdev(const std::string& name) {
+  return name.rfind("net_pcap", 0) == 0 || name.rfind("eth_pcap", 0) == 0;
+}
+
+// Every rx_pcap and tx_pcap of the net_pcap devices in argv[1, eal_argc),
+// given as "--vdev ARGS" or "--vdev=ARGS".
+std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
+  std::vector<CaptureArg> found;
+  for (int i = 1; i < eal_argc; ++i) {
+    int at = -1;
+    size_t offset = 0;
+    if (std::strcmp(argv[i], "--vdev") == 0 && i + 1 < eal_argc) {
+      at = ++i;
+    } else if (std::strncmp(argv[i], "--vdev=", 7) == 0) {
+      at = i;
+      offset = 7;
+    }
+    if (at < 0) continue;
+    const std::string spec = argv[at] + offset;
+    const size_t comma = spec.find(',');
+    const std::string device = spec.substr(0, comma);
+    if (!is_pcap_vdev(device) || comma == std::string::npos) continue;
+    // DPDK's kvargs: key=value pairs separated by commas.
+    for (size_t start = comma + 1; start <= spec.size();) {
+      size_t end = spec.find(',', start);
+      if (end == std::string::npos) end = spec.size();
+      const std::string pair = spec.substr(start, end - start);
+      const size_t eq = pair.find('=');
+      if (eq != std::string::npos) {
+        const std::string key = pair.substr(0, eq);
+        if (key == "rx_pcap" || key == "tx_pcap")
+          found.push_back({device, key, pair.substr(eq + 1), at, offset + start + eq + 1});
+      }
+      start = end + 1;
+    }
+  }
+  return found;
+}
+
+[[noreturn]] void refuse(const std::string& msg) {
+  std::fprintf(stderr, "dedup_fwd: %s\ntry 'dedup_fwd [EAL options] -- --help'\n", msg.c_str());
+  std::exit(2);
+}
+
+std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.key + "=" + a.path; }
+
+}  // namespace
+
+void guard_capture_files(int eal_argc, char** argv, const Options& o) {
+  const std::vector<CaptureArg> args = capture_args(eal_argc, argv);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const CaptureArg& a = args[i];
+    for (size_t k = 0; k < i; ++k)
+      if ((a.key == "tx_pcap" || args[k].key == "tx_pcap") && agebloom::trace::same_file(a.path, args[k].path))
+        refuse(where(a) + " and " + where(args[k]) + " are one file: writing it would destroy " +
+               (a.key == args[k].key ? "the other's capture" : "the input"));
+    for (const auto& [option, file] : {std::pair{"--stats-json", &o.stats_json}, std::pair{"--snapshot", &o.snapshot}})
+      if (!file->empty() && agebloom::trace::same_file(a.path, *file))
+        refuse(where(a) + " is also " + option + "'s file");
+  }
+  std::atexit(finish_captures);
+  // Right to left: a device with several queues has several tx_pcap in one
+  // argument, and rewriting one moves only what stands to its right.
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    const CaptureArg& a = *it;
+    if (a.key != "tx_pcap") continue;
+    struct stat st;
+    if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // /dev/null, a FIFO: written as given
+    const size_t slash = a.path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : a.path.substr(0, slash + 1);
+    const std::string name = slash == std::string::npos ? a.path : a.path.substr(slash + 1);
+    if (name.empty() || access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0)
+      continue;  // no file can be made beside it: net_pcap opens it as given (and says why it cannot)
+    Diverted d{a.path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid())};
+    std::string arg = argv[a.argv_index];
+    arg.replace(a.value_pos, a.path.size(), d.aside);
+    g_rewritten.push_back(std::move(arg));
+    argv[a.argv_index] = g_rewritten.back().data();
+    g_diverted.push_back(std::move(d));
+  }
+}
+
+void keep_tx_captures() { g_keep = true; }
+
+}  // namespace dedup_fwd

@@ -1,0 +1,28 @@
+// The capture files net_pcap reads (rx_pcap) and writes (tx_pcap), guarded
+// before the EAL opens them.
+//
+// net_pcap opens and truncates a tx_pcap file when rte_eal_init probes its
+// device, before dedup_fwd can check the ports against its options (a
+// --portmask or mirror port that does not exist, an odd number of ports). So
+// each tx_pcap that is a regular file, or no file yet, is written beside
+// itself (.NAME.dedup_fwd-PID) and moved over NAME at exit, once the run has
+// started forwarding; an exit before that (exit 2: the ports, the EAL, a
+// device refused) removes it and leaves NAME as it was. A process killed
+// outright leaves NAME as it was and the partial capture beside it.
+#pragma once
+
+#include "options.hpp"
+
+namespace dedup_fwd {
+
+// Before rte_eal_init, over the EAL's arguments argv[1, eal_argc): exits 2
+// when a net_pcap tx_pcap names the same file as an rx_pcap, another
+// tx_pcap, --stats-json or --snapshot, or an rx_pcap names --stats-json's or
+// --snapshot's file (each would destroy the other); then points each tx_pcap
+// at its file beside it (argv is rewritten in place).
+void guard_capture_files(int eal_argc, char** argv, const Options& o);
+
+// The run has started: at exit the captures replace their files.
+void keep_tx_captures();
+
+}  // namespace dedup_fwd
