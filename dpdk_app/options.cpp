@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <getopt.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,8 @@ void check_writable(const char* option, const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const bool exists = access(path.c_str(), F_OK) == 0;
+  struct stat st;
+  if (exists && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) bad(std::string(option) + " " + path + ": is a folder");
   if (exists ? access(path.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK | X_OK) != 0)
     bad(std::string(option) + " " + path + ": cannot write " + (exists ? path : "into " + dir) + ": " +
         std::strerror(errno));

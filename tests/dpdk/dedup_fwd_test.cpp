@@ -1184,6 +1184,8 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "stray-argument",
       "--stats-json /nonexistent/dir/s.json",  // found before the run, not after it
       "--snapshot /nonexistent/dir/s.bin",
+      "--stats-json /tmp",  // a folder: found before the run, not when written at exit
+      "--snapshot /tmp",
       "--snapshot-interval 5",              // without --snapshot
       "--require-snapshot",
       "--snapshot-interval x --snapshot s.bin",
