@@ -97,7 +97,8 @@ def parse(argv):
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://HOST:8786); default: a local cluster")
     p.add_argument("--workdir", metavar="DIR",
-                   help="where the pieces go, in a folder removed at the end (default: the temporary folder; "
+                   help="where the pieces go, in a folder removed at the end (made if missing, and then removed too; "
+                        "default: the temporary folder; "
                         "with --scheduler required, a folder every worker sees at the same path)")
     p.add_argument("--workers", type=int, metavar="K",
                    help="local cluster only: worker processes (default: one per core)")
@@ -134,6 +135,8 @@ def parse(argv):
             args.options.append(name)
         elif value not in (None, False):
             args.options += [name, value]
+    if "-" in args.traces:
+        p.error("a TRACE of '-' (standard input) cannot be split on a cluster: save it to a file every worker sees")
     # Workers may run elsewhere: every path they are given is absolute.
     args.traces = [os.path.abspath(t) for t in args.traces]
     if args.workdir:
@@ -317,8 +320,16 @@ def replay(args):
     except ImportError:
         raise Failure("needs Dask distributed: apt-get install python3-distributed (Debian), "
                       f"for {sys.executable}")
+    made = []  # the folders of --workdir this run made, removed with its own at the end
     if args.workdir:
-        os.makedirs(args.workdir, exist_ok=True)
+        missing = args.workdir
+        while not os.path.exists(missing):
+            made.append(missing)
+            missing = os.path.dirname(missing)
+        try:
+            os.makedirs(args.workdir, exist_ok=True)
+        except OSError as e:
+            raise Failure(f"--workdir {args.workdir}: cannot make it: {e.strerror}", 2)
     run_dir = tempfile.mkdtemp(prefix="agebloom-cluster-", dir=args.workdir)
     client = cluster = None
     try:
@@ -358,6 +369,11 @@ def replay(args):
                 handler.setLevel(logging.CRITICAL)
             cluster.close()
         shutil.rmtree(run_dir, ignore_errors=True)
+        for folder in made:  # deepest first; one that now holds something else stays
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
 
     # A piece holds only its shard's keys, so a replay that drops packets was
     # split under other keying options: a bug, not a result.
