@@ -868,6 +868,19 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
                 static_cast<unsigned long long>(run.time_regressions));
   std::printf("  guarantee: %s\n", j["guarantee"].get<std::string>().c_str());
   if (j.contains("auto_note")) std::printf("  note: %s\n", j["auto_note"].get<std::string>().c_str());
+  // A flood past the rate the filter was sized for, said in the report itself
+  // (the JSON has the counts in filter.stats).
+  if (const uint64_t early = filter.early_rotations())
+    std::printf("  FLOOD: %llu epochs ended early, each at the %llu insertions it was sized for (--on-flood keep-fpr): "
+                "the FPR stayed at the model and the window shrank, so repeats older than it passed%s\n",
+                static_cast<unsigned long long>(early),
+                static_cast<unsigned long long>(filter.design_insertions_per_epoch()),
+                o.truth ? " (the live FNR below)" : "; --truth counts them");
+  if (const uint64_t over = filter.overloaded_epochs())
+    std::printf("  FLOOD: %llu epochs took more than the %llu insertions they were sized for (--on-flood "
+                "keep-window): every key of the window was kept, the FPR ran above the model in them\n",
+                static_cast<unsigned long long>(over),
+                static_cast<unsigned long long>(filter.design_insertions_per_epoch()));
   if (const uint64_t sat = filter.saturations())
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
@@ -880,6 +893,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
     auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
     const char* passing = o.dedup.decide == dedup::Decide::penalties ? ", penalty decisions may pass them"
                           : info(filter.structure()).false_negatives ? ", false negatives by design"
+                          : filter.early_rotations()                 ? ", passed by the epochs the flood ended early"
                                                                       : "; must be 0";
     std::printf("  truth: %llu packets repeat a key within the window: %llu suppressed, %llu passed (live FNR %.4g%s)\n",
                 u(t.duplicates), u(t.duplicates - t.live_misses), u(t.live_misses), j["live_fnr"].get<double>(),

@@ -3,8 +3,21 @@
 
 namespace agebloom::dedup {
 
+namespace {
+
+template <class Filter>
+uint64_t epoch_fill_of(const Filter& f) noexcept {
+  if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
+  return 0;
+}
+
+}  // namespace
+
 void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup,
                                void* const* at) noexcept {
+  // One clock for the burst (now == nullptr): no epoch ends by time inside
+  // it, so the flood is watched once, from the count it starts at.
+  const uint64_t fill_before = flood_.design && now == nullptr ? epoch_fill() : 0;
   // One visit per burst instead of one per key; inside, the concrete filter's
   // calls inline. Prefetching the lines of key i + D while probing key i is
   // what the filters' own bulk forms do; it changes no state, so the verdicts
@@ -23,7 +36,12 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
           for (size_t i = 0; i < n; ++i) {
             if (D > 0 && i + D < n) f.prefetch(h[i + D]);
             if (timed) (void)f.advance(now[i]);  // callers pass non-decreasing times
+            // Each packet's own time may end an epoch: the flood is watched
+            // per packet here, so each insertion counts in its own epoch.
+            const uint64_t fill_before = timed && flood_.design ? epoch_fill_of(f) : 0;
             dup[i] = decide(h[i]);
+            if (timed && flood_.design)
+              watch_flood(policy == Policy::insert_always || !dup[i] ? 1 : 0, fill_before);
           }
         };
         auto insert_always = [&](KeyHash k) { return f.test_and_insert(k); };
@@ -61,12 +79,11 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
         }
       },
       filter_);
-  if (flood_.design) {
-    // Per burst: the epoch's load as of its last key (a flood is many bursts long).
+  if (flood_.design && now == nullptr) {
     uint64_t inserted = n;
     if (policy == Policy::insert_on_miss)
       for (size_t i = 0; i < n; ++i) inserted -= dup[i];
-    watch_flood(inserted);
+    watch_flood(inserted, fill_before);
   }
 }
 

@@ -283,7 +283,16 @@ std::string DedupFilter::create(Arena& arena) {
   });
 }
 
-void DedupFilter::watch_flood(uint64_t inserted) noexcept {
+uint64_t DedupFilter::epoch_fill() const noexcept {
+  return std::visit(
+      [](const auto& f) -> uint64_t {
+        if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
+        return 0;
+      },
+      filter_);
+}
+
+void DedupFilter::watch_flood(uint64_t inserted, uint64_t fill_before) noexcept {
   std::visit(
       [&](const auto& f) {
         if constexpr (requires { f.epoch_schedule(); }) {
@@ -292,9 +301,7 @@ void DedupFilter::watch_flood(uint64_t inserted) noexcept {
             // keep-fpr: the schedule counts the epoch's insertions itself and
             // restarts at 1 when the capacity trigger ends an epoch; an epoch
             // ended by time moves epoch_start a whole epoch on instead.
-            const bool timed = s.epoch_start - flood_.epoch_start >= flood_.epoch_length;
-            if (s.fill < flood_.last_fill && !timed) ++flood_.early;
-            flood_.last_fill = s.fill;
+            flood_.early += (fill_before + inserted - s.fill) / s.fill_cap;
             // Epoch starts for effective_window(). Primed at the first look,
             // not at create(): a restored snapshot's segment is not 0.
             const uint32_t segs = flood_.r + 1, seg = f.current_segment();
@@ -532,7 +539,20 @@ std::string DedupFilter::guarantee(Policy policy) const {
     return w.is_time() ? format_duration(v, true) : std::to_string(v) + (v == 1 ? " insertion" : " insertions");
   };
   const char* since = policy == Policy::insert_always ? "its previous sighting" : "the last copy passed";
+  // --on-flood keep-fpr (and the ring, which rotates at capacity by design):
+  // an epoch also ends at its design load, so the promise holds up to the
+  // rate the filter was sized for.
+  const uint64_t epoch_capacity = config_.visit([](const auto& c) -> uint64_t {
+    if constexpr (requires { c.epoch_capacity; }) return c.epoch_capacity;
+    return 0;
+  });
   std::string s = "every repeat within " + span(w.span) + " of " + since + " is suppressed (no false negatives)";
+  if (w.is_time() && epoch_capacity) {
+    const uint64_t items = config_.visit([](const auto& c) { return c.capacity; });
+    s += " while at most " + std::to_string(items) + " keys arrive per " + format_duration(w.span, true) +
+         "; a flood past that ends epochs early (--on-flood keep-fpr): the FPR stays at the model, the window "
+         "shrinks, and repeats older than it pass (counted as early rotations)";
+  }
   if (slack_span) s += "; a key may be remembered for up to " + span(w.span + slack_span) + " (slack " + span(slack_span) + ")";
   else if (config_.structure == Structure::counting)
     // Exact deletion, but a counter that saturates (a key repeated past the

@@ -190,7 +190,8 @@ std::string FilterOptions::help(bool sizing_only) {
          "  --on-flood keep-window|keep-fpr when a flood of new keys overloads a --ttl epoch:\n"
          "                                  keep-window (default) keeps every key of the window and\n"
          "                                  lets the FPR rise; keep-fpr ends the epoch early, keeping\n"
-         "                                  the FPR and shortening the window (both are counted)\n"
+         "                                  the FPR and shortening the window (both are counted;\n"
+         "                                  ring: keep-fpr, by design)\n"
          "  --decide filter|penalties       filter (default): the structure's yes/no; penalties: suppress\n"
          "                                  iff $FP*(1-P) <= $FN*P, P the posterior that the key was seen\n"
          "                                  within the window (tbf or btbf over --window only)\n"
@@ -339,6 +340,14 @@ std::string FilterOptions::finish() {
   if (have_click_opt_ && mode != packet::KeyMode::click)
     return "--click-param, --click-host and --click-ports need --key click";
   if (have_on_flood_ && !have_ttl_) return "--on-flood applies to --ttl windows (a count window cannot be flooded)";
+  if (have_ttl_ && spec.structure == Structure::ring) {
+    // The ring ends an epoch at capacity/N insertions by design (its paper's
+    // rotation): keep-fpr is what it does, so that is what it reports.
+    if (have_on_flood_ && spec.on_flood == FloodPolicy::keep_window)
+      return "--on-flood keep-window: ring ends an epoch at its capacity by design, keeping the FPR, not the "
+             "window; give --on-flood keep-fpr, or keep the window with guarded-epoch, interleaved or two-line";
+    spec.on_flood = FloodPolicy::keep_fpr;
+  }
   if (have_penalty_opt_ && decide != Decide::penalties)
     return "--penalty-fp, --penalty-fn, --prior and --penalty-param need --decide penalties";
   if (!penalty_param.empty() && mode != packet::KeyMode::click) return "--penalty-param needs --key click";

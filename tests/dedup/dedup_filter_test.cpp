@@ -189,6 +189,63 @@ TEST(DedupFilter, FloodPoliciesKeepTheirPromise) {
   EXPECT_NE(std::get<std::string>(planned).find("cannot end an epoch early"), std::string::npos);
 }
 
+// The flood counters do not depend on how the verdicts were asked for: one
+// key at a time, bursts with one clock each (dedup_fwd on the TSC: several
+// early rotations can fall inside one burst), or bursts with a clock per
+// packet (agebloom-replay, dedup_fwd on Rx timestamps).
+TEST(DedupFilter, FloodCountersAreThoseOfOneKeyAtATime) {
+  const uint64_t T = 1'000'000, design = 64;
+  for (const char* name : {"guarded-epoch", "interleaved", "ring"}) {
+    for (dd::FloodPolicy flood : {dd::FloodPolicy::keep_window, dd::FloodPolicy::keep_fpr}) {
+      // The ring ends epochs at capacity by design: keep-fpr only (the options refuse keep-window).
+      if (std::string(name) == "ring" && flood == dd::FloodPolicy::keep_window) continue;
+      for (dd::Policy policy : {dd::Policy::insert_always, dd::Policy::insert_on_miss}) {
+        SCOPED_TRACE(std::string(name) + (flood == dd::FloodPolicy::keep_fpr ? " keep-fpr " : " keep-window ") +
+                     dd::policy_name(policy));
+        dd::FilterSpec spec;
+        ASSERT_EQ(dd::parse_filter_option(name, spec), "");
+        spec.window = ab::Window::time(T);
+        spec.capacity = design;
+        spec.fpr = 0.01;
+        spec.on_flood = flood;
+        std::vector<unsigned char> m1, m2, m3;
+        dd::DedupFilter one = make(spec, m1), burst = make(spec, m2), stamped = make(spec, m3);
+        // Bursts of 32 keys (a third of them repeats), 20x the design rate
+        // in floods of 30 bursts, with quiet bursts of 2 keys between.
+        uint64_t now = T, id = 0;
+        for (int b = 0; b < 400; ++b) {
+          const size_t n = (b / 30) % 2 ? 2 : 32;
+          ab::KeyHash h[32];
+          uint64_t at[32];
+          for (size_t i = 0; i < n; ++i) {
+            h[i] = key(i % 3 == 2 ? id - 1 : id++);
+            at[i] = now + i * (T / (20 * design));
+          }
+          bool d1[32], d2[32], d3[32];
+          ASSERT_TRUE(one.advance(now));
+          for (size_t i = 0; i < n; ++i) d1[i] = one.is_duplicate(h[i], policy);
+          ASSERT_TRUE(burst.advance(now));
+          burst.decide_burst(h, nullptr, n, policy, d2);
+          stamped.decide_burst(h, at, n, policy, d3);
+          // One clock per burst for `one` and `burst`: the same verdicts.
+          for (size_t i = 0; i < n; ++i) ASSERT_EQ(d1[i], d2[i]) << "burst " << b << " key " << i;
+          (void)d3;
+          now += n * (T / (20 * design));
+        }
+        EXPECT_EQ(burst.early_rotations(), one.early_rotations());
+        EXPECT_EQ(burst.overloaded_epochs(), one.overloaded_epochs());
+        if (flood == dd::FloodPolicy::keep_fpr) {
+          EXPECT_GT(one.early_rotations(), 50u);  // several in each flood burst: 21 insertions per epoch
+          EXPECT_GT(stamped.early_rotations(), 50u);
+        } else {
+          EXPECT_GT(one.overloaded_epochs(), 0u);
+          EXPECT_GT(stamped.overloaded_epochs(), 0u);
+        }
+      }
+    }
+  }
+}
+
 // The guarantee the tools print at start is the filter's: every key within
 // the window is found, and none is found past window + slack (count windows,
 // at an FPR low enough that a stray hit would be a defect). The slack is

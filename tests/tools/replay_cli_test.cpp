@@ -263,6 +263,31 @@ TEST(ReplayCli, AutoFallbackKeepsTheFloodPolicy) {
   EXPECT_EQ(f["filter"]["name"], "two-line") << flood.out;
 }
 
+// A flood past the rate the filter was sized for (--capacity 200 per 1s on a
+// capture of ~4600 packets in a few seconds) is said in the text report, not
+// only in the JSON: the guarantee states the rate it holds up to, the passed
+// repeats are put down to the early epochs, never "must be 0"; and the ring,
+// which rotates at capacity by design, refuses keep-window.
+TEST(ReplayCli, AFloodIsSaidInTheTextReport) {
+  const std::string t = trace("pcapplusplus_example.pcap") + " --key flow --ttl 1s --capacity 200 --seed 1 --truth";
+  for (const char* keep_fpr : {"--filter ring", "--filter interleaved --on-flood keep-fpr"}) {
+    const Outcome r = run(t + " " + keep_fpr);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("while at most 200 keys arrive per 1s"), std::string::npos) << keep_fpr << "\n" << r.out;
+    EXPECT_NE(r.out.find("FLOOD: "), std::string::npos) << keep_fpr << "\n" << r.out;
+    EXPECT_NE(r.out.find("passed by the epochs the flood ended early"), std::string::npos) << keep_fpr << "\n" << r.out;
+    EXPECT_EQ(r.out.find("must be 0"), std::string::npos) << keep_fpr << "\n" << r.out;
+  }
+  const Outcome window = run(t + " --filter interleaved");
+  ASSERT_EQ(window.code, 0) << window.out;
+  EXPECT_NE(window.out.find("(--on-flood keep-window): every key of the window was kept"), std::string::npos)
+      << window.out;
+  EXPECT_NE(window.out.find("live FNR 0; must be 0"), std::string::npos) << window.out;
+  const Outcome ring = run(t + " --filter ring --on-flood keep-window");
+  EXPECT_EQ(ring.code, 2) << ring.out;
+  EXPECT_NE(ring.out.find("ring ends an epoch at its capacity by design"), std::string::npos) << ring.out;
+}
+
 TEST(ReplayCli, AutoNoteNamesEachMiddleLayoutOnce) {
   const Outcome once = run(trace("pcapplusplus_example.pcap") + " --window 100000 --fpr 0.001 --max-npws 0.2 --seed 1 --json");
   ASSERT_EQ(once.code, 0) << once.out;

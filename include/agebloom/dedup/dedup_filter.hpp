@@ -148,6 +148,7 @@ class DedupFilter {
 
   // The verdict for one keyed packet: true = duplicate (suppress).
   bool is_duplicate(KeyHash h, Policy policy) noexcept {
+    const uint64_t fill_before = flood_.design ? epoch_fill() : 0;
     const bool dup = std::visit(
         [&](auto& f) {
           if (policy == Policy::insert_always) return f.test_and_insert(h);
@@ -156,7 +157,7 @@ class DedupFilter {
           return false;
         },
         filter_);
-    if (flood_.design) watch_flood(policy == Policy::insert_always || !dup ? 1 : 0);
+    if (flood_.design) watch_flood(policy == Policy::insert_always || !dup ? 1 : 0, fill_before);
     return dup;
   }
   // The verdicts of n keyed packets in arrival order: exactly those of n calls
@@ -267,10 +268,13 @@ class DedupFilter {
   uint64_t saturations() const noexcept;
   // Flood watch (time windows of the epoch filters): epochs that took more
   // than their design load while keeping their time (keep-window), and
-  // epochs ended early at it (keep-fpr). Counted per call or burst.
+  // epochs ended early at it (keep-fpr). Exact however the verdicts were
+  // asked for (one key, a burst on one clock, a burst of stamped keys).
   uint64_t overloaded_epochs() const noexcept { return flood_.overloaded; }
   // Epochs the capacity trigger ended before their time (keep-fpr).
   uint64_t early_rotations() const noexcept { return flood_.early; }
+  // The insertions an epoch was sized for (capacity / r); 0 where no flood is watched.
+  uint64_t design_insertions_per_epoch() const noexcept { return flood_.design; }
   // The window every key is kept for now, in the window's unit (insertions
   // or ticks): the configured span, or under keep-fpr, once epochs ended
   // early, the span of the last r epochs when it is shorter. Updated per
@@ -285,7 +289,6 @@ class DedupFilter {
     uint64_t epoch_length = 0;  // ticks per epoch
     uint64_t epoch_start = 0;   // the watched epoch's start, as the schedule says
     uint64_t inserted = 0;      // insertions seen in it
-    uint64_t last_fill = 0;     // keep-fpr: the schedule's own count at the last look
     bool counted = false;       // its overload is counted already
     uint64_t overloaded = 0, early = 0;
     // keep-fpr: the starts of the last epochs (a ring, newest at `newest`),
@@ -294,7 +297,14 @@ class DedupFilter {
     uint64_t last_now = 0;
     uint64_t starts[64] = {};  // r + 1 <= 64 segments (GuardedEpochConfig::kMaxSegments; interleaved: 16 lanes)
   };
-  void watch_flood(uint64_t inserted) noexcept;
+  // After `inserted` insertions with no time advance between them, made from
+  // an epoch that held fill_before (the schedule's count, read after the
+  // last advance): the early rotations among them are exactly
+  // (fill_before + inserted - fill now) / capacity, however many, since each
+  // one restarts the count at 1 (EpochSchedule::rotate_before_insert).
+  void watch_flood(uint64_t inserted, uint64_t fill_before) noexcept;
+  // The current epoch's insertion count (the schedule's fill), 0 without one.
+  uint64_t epoch_fill() const noexcept;
 
   FilterConfig config_;
   AnyFilter filter_;
