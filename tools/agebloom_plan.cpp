@@ -149,6 +149,10 @@ void print_plan_text(const m::Plan& p, const dd::FilterSpec& spec) {
     std::printf("bits per segment      %llu\n", static_cast<unsigned long long>(p.bits_per_segment));
     std::printf("generation/epoch      %llu insertions\n", static_cast<unsigned long long>(p.generation_or_epoch));
     std::printf("bits per item         %.3f\n", p.bits_per_item);
+    if (const auto* t = std::get_if<agebloom::TimeLimitedConfig>(&p.config.config))
+        std::printf("bits in use per item  %.3f (at %llu insertions per window; the rest of the budget is headroom "
+                    "for a faster rate)\n",
+                    t->steady_bits_per_item(), static_cast<unsigned long long>(t->capacity));
     std::printf("total bytes           %llu (%.2f MiB)\n", static_cast<unsigned long long>(p.total_bytes),
                 static_cast<double>(p.total_bytes) / 1048576.0);
     std::printf("expected fpr          %.6g\n", p.expected_fpr);

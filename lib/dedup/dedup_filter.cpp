@@ -203,6 +203,16 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
                   agebloom::name(p->structure), p->expected_fpr, agebloom::name(p->structure));
     return buf;
   }
+  if (spec.window.is_time() && spec.capacity == 0 && info(chosen.structure()).rate_adaptive) {
+    // No rate given: only the rate-adaptive structure can promise the window.
+    std::snprintf(buf, sizeof buf,
+                  "--filter auto chose %s (%s): no --capacity was given, and %s is the one structure that keeps a "
+                  "time window at a rate not known in advance, within its memory budget (--mem); give --capacity, "
+                  "the keys expected per --ttl, for the layouts fastest per packet",
+                  chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
+                  chosen.name().c_str());
+    return buf;
+  }
   if (!info(chosen.structure()).auto_candidate) {
     // plan_spec's fallback: the fast layouts did not fit the limits.
     std::string fast;

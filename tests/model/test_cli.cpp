@@ -184,6 +184,18 @@ TEST(Cli, MemAloneIsTheLowestFprThatFits) {
     EXPECT_EQ(run("--ttl 10s --mem 4 --filter tlbf --fpr 0.01").status, 0);
 }
 
+// --ttl without --capacity: auto plans tlbf, and its note gives the reason
+// (no rate given), not limits the user never set; the plan says how much of
+// tlbf's budget its planned rate uses.
+TEST(Cli, AutoWithoutARateSaysWhy) {
+    const auto r = run("--ttl 60s --fpr 0.01");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("structure             tlbf"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("no --capacity was given"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("do not fit"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bits in use per item"), std::string::npos) << r.out;
+}
+
 // --compare: a row per structure that plans, fewest bits first, and the
 // refusals named; --block-bits 128 plans the blocked guarded epoch filter.
 TEST(Cli, CompareListsEveryStructure) {
@@ -203,6 +215,12 @@ TEST(Cli, CompareListsEveryStructure) {
         if (row.contains("error")) continue;
         EXPECT_GE(row["bits_per_item"].get<double>(), last);
         last = row["bits_per_item"].get<double>();
+        // Bits per item are the memory the structure takes, its arena over W
+        // (tlbf's included: its whole budget, not the part in use), so the
+        // order is by memory; the arena's header and alignment are the rest.
+        const double arena_bits = row["total_bytes"].get<double>() * 8 / 1e6;
+        EXPECT_LE(row["bits_per_item"].get<double>(), arena_bits) << row["structure"];
+        EXPECT_GE(row["bits_per_item"].get<double>(), 0.99 * arena_bits) << row["structure"];
         if (row["structure"] == "guarded-epoch-blocked") blocked = row["block_bits"] == 128;
     }
     EXPECT_TRUE(blocked);

@@ -116,9 +116,14 @@ struct TimeLimitedConfig {
     for (uint32_t i = 0; i < k + l; ++i) fill[i] = i < k ? 1.0 - math::exp(-math::kLn2 * (i + 1) / k) : 0.5;
     return ApbfConfig::scan_fpr(k, l, fill);
   }
-  // Bits per window item at a steady rate of `capacity` insertions per window
-  // (the budget is a ceiling, not what is in use).
+  // Bits per window item: the memory the filter takes (its slab, the whole
+  // budget: a fixed arena) over `capacity` insertions per window. The planner
+  // ranks structures on it, so the budget's headroom counts in full.
   constexpr double bits_per_item() const noexcept {
+    return static_cast<double>(budget_bits) / static_cast<double>(capacity ? capacity : 1);
+  }
+  // The slab bits in use at a steady rate of `capacity` insertions per window.
+  constexpr double steady_bits_per_item() const noexcept {
     return static_cast<double>(steady_bits()) / static_cast<double>(capacity ? capacity : 1);
   }
 
