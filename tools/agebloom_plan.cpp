@@ -43,7 +43,7 @@ constexpr int kExitUsage = 2;
 
 void print_usage(std::FILE* to) {
     std::fprintf(to,
-        "usage: agebloom-plan (--window W | --ttl D [--capacity N]) (--fpr P | --mem MB) [options]\n"
+        "usage: agebloom-plan [--window W | --ttl D [--capacity N]] [--fpr P | --mem MB] [options]\n"
         "       agebloom-plan ... --compare | --plot FILE.png\n"
         "       agebloom-plan --table apbf2 [--json]\n"
         "       agebloom-plan --list-filters\n"
@@ -64,8 +64,7 @@ void print_usage(std::FILE* to) {
 }
 
 [[noreturn]] void usage_error(const std::string& msg) {
-    std::fprintf(stderr, "agebloom-plan: %s\n", msg.c_str());
-    print_usage(stderr);
+    std::fprintf(stderr, "agebloom-plan: %s\ntry 'agebloom-plan --help'\n", msg.c_str());
     std::exit(kExitUsage);
 }
 
@@ -303,14 +302,11 @@ int main(int argc, char** argv) {
     long_opts.push_back({nullptr, 0, nullptr, 0});
 
     dd::FilterOptions shared;
-    bool have_window = false, have_fpr = false, have_mem = false, json = false, want_compare = false;
+    bool json = false, want_compare = false;
     std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
     int c;
     while ((c = getopt_long(argc, argv, "", long_opts.data(), nullptr)) != -1) {
-        have_window |= c == dd::FilterOptions::kWindow || c == dd::FilterOptions::kTtl;
-        have_fpr |= c == dd::FilterOptions::kFpr;
-        have_mem |= c == dd::FilterOptions::kMem;
         std::string error;
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
@@ -321,8 +317,12 @@ int main(int argc, char** argv) {
         case kJson: json = true; break;
         case kCompare: want_compare = true; break;
         case kPlot:
-            if (optarg[0] == '\0') usage_error("--plot needs a file name, e.g. plan.png");
             png = optarg;
+            // matplotlib picks the format from the name: a name without
+            // .png would be written as NAME.png, and ".png" alone or a
+            // folder's "dir/.png" is a hidden file.
+            if (png->size() < 5 || png->compare(png->size() - 4, 4, ".png") != 0 || png->ends_with("/.png"))
+                usage_error("--plot needs a file name ending in .png, not '" + *png + "'");
             break;
         case kHelp: print_usage(stdout); return 0;
         default:
@@ -341,8 +341,6 @@ int main(int argc, char** argv) {
         print_table2(json);
         return 0;
     }
-    if (!have_window) usage_error("--window (or --ttl) is required");
-    if (!have_fpr && !have_mem && !png) usage_error("--fpr (a target) or --mem (the lowest FPR that fits) is required");
     if (std::string e = shared.finish(); !e.empty()) usage_error(e);
     const dd::FilterSpec& spec = shared.spec;
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -84,7 +85,14 @@ TEST(Cli, HelpAndExitCodes) {
     EXPECT_EQ(run("--help").status, 0);
     EXPECT_EQ(run("--bogus").status, 2);
     EXPECT_EQ(run("--window").status, 2);
-    EXPECT_EQ(run("--window 1000").status, 2);           // --fpr missing
+    // Defaults are the tools' (--window 1000000, --fpr 0.01), as --help says:
+    // the plan is what agebloom-replay and dedup_fwd build with the same options.
+    const auto defaults = run("--json"), spelled = run("--window 1000000 --fpr 0.01 --json");
+    EXPECT_EQ(defaults.status, 0) << defaults.out;
+    EXPECT_EQ(defaults.out, spelled.out);
+    const auto fpr_default = run("--window 1000 --json");
+    EXPECT_EQ(fpr_default.status, 0) << fpr_default.out;
+    EXPECT_EQ(fpr_default.out, run("--window 1000 --fpr 0.01 --json").out);
     EXPECT_EQ(run("--window abc --fpr 0.01").status, 2);
     EXPECT_EQ(run("--window 1000 --fpr 1.5").status, 2);
     EXPECT_EQ(run("--window 0 --fpr 0.01").status, 2);
@@ -252,5 +260,11 @@ TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
     std::fclose(csv);
     EXPECT_GT(lines, 13 * 10);  // most structures plan most of the 21 targets
     EXPECT_EQ(run("--window 100000 --plot /nonexistent/dir/bits.png").status, 2);
+    // A name matplotlib would change (no .png: it appends one) or hide
+    // ("dir/.png"): refused before anything is planned or written.
+    for (const std::string bad : {"noext", "a.xyz", ".png", "d2/", "d2/.png"}) {
+        EXPECT_EQ(run("--window 100000 --plot " + std::string(dir) + "/" + bad).status, 2) << bad;
+        EXPECT_FALSE(std::filesystem::exists(std::string(dir) + "/" + bad + ".png")) << bad;
+    }
     std::system((std::string("rm -rf ") + dir).c_str());
 }
