@@ -149,7 +149,7 @@ static void dedup_burst(agebloom_filter* f, uint16_t port, struct rte_mbuf** pkt
 }
 
 int main(int argc, char** argv) {
-  struct options o = {"auto", 1000000, 0.001, 0, 500};
+  struct options o = {"auto", 1000000, 0.01, 0, 500}; /* dedup_fwd's and agebloom-replay's defaults */
   struct rte_mempool* pool;
   uint16_t port, nb_ports;
   agebloom_spec spec;
