@@ -36,6 +36,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (w.ok() != r.ok()) std::abort();
     if (w.ok() && (w.reason != r.reason || walk.length != key.length || std::memcmp(walk.bytes, key.bytes, key.length)))
       std::abort();
+    // As if a snap length had cut the frame (byte 0's top bits: by how much):
+    // still bounded by the captured bytes, and a key kept from the whole
+    // frame stays the same key.
+    const size_t wire = len + (data[0] >> 6) * 700;
+    pk::Key snapped;
+    const pk::Result c = pk::extract_key(link, frame, len, mode, click, snapped, wire);
+    if (c.ok() && (snapped.length == 0 || snapped.length > pk::kMaxKeyBytes)) std::abort();
+    if (r.ok() &&
+        !(c.ok() && snapped.length == key.length && !std::memcmp(snapped.bytes, key.bytes, key.length)))
+      std::abort();
   }
   double fn = 0;
   if (pk::click_param_number(link, frame, len, click, "bid", fn) && !(fn > 0)) std::abort();

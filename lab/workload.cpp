@@ -75,7 +75,7 @@ std::vector<uint64_t> capture_stream(const std::string& path, packet::KeyMode mo
   trace::Packet pkt;
   trace::PcapReader::Status st;
   while ((st = opened.reader.next(pkt)) == trace::PcapReader::Status::ok)
-    if (packet::extract_key(pkt.linktype, pkt.data, pkt.caplen, mode, click, key).ok())
+    if (packet::extract_key(pkt.linktype, pkt.data, pkt.caplen, mode, click, key, pkt.wirelen).ok())
       out.push_back(fold(key.bytes, key.length).h1);
   if (st == trace::PcapReader::Status::error) error = path + ": " + opened.reader.error();
   return out;

@@ -404,6 +404,8 @@ struct Run {
   uint64_t outside_shard = 0;  // --shard: packets read that are other shards' (in no other count)
   uint64_t bpf_unmatched = 0;  // --bpf did not match: passed untouched, neither keyed nor unparsed
   uint64_t bad_timestamps = 0;  // records the reader skipped: a timestamp field out of range
+  uint64_t snapped = 0;         // records a snap length cut short (caplen < wirelen)
+  uint32_t snapped_caplen = 0;  // the longest such record's captured bytes (the snap length, at most)
   std::array<uint64_t, pk::kReasonCount> reasons{};
   std::vector<uint8_t> verdict_bits;
   Truth truth;
@@ -507,7 +509,7 @@ struct Keying {
 
   void take(const trace::Packet& pkt) {
     selected = bpf.matches(pkt.data, pkt.caplen, pkt.wirelen);
-    result = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, options, key) : pk::Result{};
+    result = selected ? pk::extract_key(pkt.linktype, pkt.data, pkt.caplen, o.dedup.mode, options, key, pkt.wirelen) : pk::Result{};
   }
   bool keyed() const noexcept { return selected && result.ok(); }
   // The packet's shard among `count`: its key's, or 0 for a packet with no key.
@@ -568,6 +570,10 @@ int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, co
     if (o.keep_verdicts() && run.packets % 8 == 0) run.verdict_bits.push_back(0);
     if (run.series) bin = &run.series->enter(pkt.timestamp_ns, fill);
     const bool selected = keying->selected;
+    if (pkt.caplen < pkt.wirelen) {
+      ++run.snapped;
+      if (pkt.caplen > run.snapped_caplen) run.snapped_caplen = pkt.caplen;
+    }
     run.bpf_unmatched += !selected;
     if (selected) ++run.reasons[static_cast<size_t>(keying->result.reason)];
     if (keying->keyed()) {
@@ -730,6 +736,7 @@ nlohmann::json report(const Options& o, const OwnedFilter& owned, const Run& run
                   {"hash", "(XXH3-64(key bytes, seed 0x616765626c6f6f6d) * count) >> 64"},
                   {"packets_outside", run.outside_shard}};
   j["packets"] = run.packets;
+  j["snapped"] = run.snapped;  // records shorter than on the wire (the capture's snap length)
   j["keyed"] = run.keyed;
   j["unparsed"] = run.packets - run.keyed - run.bpf_unmatched;
   if (!o.dedup.bpf.empty()) j["bpf"] = {{"expression", o.dedup.bpf}, {"unmatched", run.bpf_unmatched}};
@@ -1056,10 +1063,18 @@ int main(int argc, char** argv) {
   // --json carries unparsed_reasons and stays one object on the output).
   if (!o.json && o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
       run.packets > run.bpf_unmatched)
-    std::fprintf(stderr, "agebloom-replay: warning: %llu of %llu packets have no %s key (reasons in the report): "
-                 "is the key mode or the capture's link layer the one intended?\n",
+  {
+    std::string why = "is the key mode or the capture's link layer the one intended?";
+    if (run.snapped)
+      why = std::to_string(run.snapped) + " packets were cut short by the capture's snap length (" +
+            std::to_string(run.snapped_caplen) + " bytes or less), and a key's bytes must be captured (" +
+            (o.dedup.mode == pk::KeyMode::packet ? "packet: the whole packet" : "flow: the TCP or UDP header") +
+            "); " + why;
+    std::fprintf(stderr, "agebloom-replay: warning: %llu of %llu packets have no %s key (reasons in the report): %s\n",
                  static_cast<unsigned long long>(unparsed),
-                 static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode));
+                 static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode),
+                 why.c_str());
+  }
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
   if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, run)) return 1;

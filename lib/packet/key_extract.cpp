@@ -173,45 +173,53 @@ struct Ip {
   const uint8_t* dst;
   uint8_t proto;      // IPv4 protocol / IPv6 Next Header (updated by the ext walk)
   bool later_fragment;  // IPv4 fragment offset != 0 (IPv6: found by the ext walk)
-  View payload;
+  View payload;       // the captured part of the IP payload
+  std::size_t cut;    // payload bytes on the wire that the capture left out (snap length)
 };
 
-Reason parse_ipv4(View v, Ip& ip) noexcept {
+// `cut`: bytes the capture left out at the end of the frame (its wire length
+// less its captured length), which the length fields may count.
+Reason parse_ipv4(View v, std::size_t cut, Ip& ip) noexcept {
   if (v.n < 20) return Reason::truncated_l3;
   const std::size_t ihl = (v.p[0] & 0x0Fu) * 4u;
   if (ihl < 20) return Reason::bad_ipv4_ihl;
   const std::size_t total = be16(v.p + 2);
   if (total < ihl) return Reason::bad_ipv4_length;
-  // Captured bytes beyond `total` are link padding; fewer means truncation.
-  if (total > v.n) return Reason::truncated_l3;
+  // Bytes beyond `total` are link padding; fewer on the wire means a damaged
+  // frame. The header itself (options included) must have been captured.
+  if (total > v.n + cut || ihl > v.n) return Reason::truncated_l3;
+  const std::size_t have = total < v.n ? total : v.n;
   ip.version = 4;
   ip.src = v.p + 12;
   ip.dst = v.p + 16;
   ip.proto = v.p[9];
   ip.later_fragment = (be16(v.p + 6) & 0x1FFFu) != 0;
-  ip.payload = {v.p + ihl, total - ihl};
+  ip.payload = {v.p + ihl, have - ihl};
+  ip.cut = total - have;
   return Reason::ok;
 }
 
-Reason parse_ipv6(View v, Ip& ip) noexcept {
+Reason parse_ipv6(View v, std::size_t cut, Ip& ip) noexcept {
   if (v.n < 40) return Reason::truncated_l3;
   const std::size_t payload = be16(v.p + 4);
-  if (payload > v.n - 40) return Reason::truncated_l3;
+  if (payload > v.n - 40 + cut) return Reason::truncated_l3;
+  const std::size_t have = payload < v.n - 40 ? payload : v.n - 40;
   ip.version = 6;
   ip.src = v.p + 8;
   ip.dst = v.p + 24;
   ip.proto = v.p[6];
   ip.later_fragment = false;
-  ip.payload = {v.p + 40, payload};
+  ip.payload = {v.p + 40, have};
+  ip.cut = payload - have;
   return Reason::ok;
 }
 
-Reason parse_ip(const L3Start& l3, Ip& ip) noexcept {
+Reason parse_ip(const L3Start& l3, std::size_t cut, Ip& ip) noexcept {
   if (l3.ip.n < 1) return Reason::truncated_l3;
   const uint8_t version = l3.ip.p[0] >> 4;
   if (l3.version != 0 && version != l3.version) return Reason::bad_ip_version;
-  if (version == 4) return parse_ipv4(l3.ip, ip);
-  if (version == 6) return parse_ipv6(l3.ip, ip);
+  if (version == 4) return parse_ipv4(l3.ip, cut, ip);
+  if (version == 6) return parse_ipv6(l3.ip, cut, ip);
   return Reason::bad_ip_version;
 }
 
@@ -243,7 +251,8 @@ Reason walk_ipv6_ext(Ip& ip) noexcept {
         return Reason::ok;
     }
     if (count == kMaxIpv6ExtHeaders) return Reason::ipv6_ext_chain_too_long;
-    if (len > v.n) return Reason::truncated_ext_header;
+    if (len > v.n + ip.cut) return Reason::truncated_ext_header;
+    if (len > v.n) return Reason::truncated_l4;  // the capture cut the chain: no upper layer to read
     ip.proto = v.p[0];
     v = {v.p + len, v.n - len};
     // A later fragment's payload is not a header chain: stop here.
@@ -269,8 +278,9 @@ Reason parse_l4(const Ip& ip, L4& l4) noexcept {
   } else if (ip.proto == kProtoTcp) {
     if (v.n < 20) return Reason::truncated_l4;
     const std::size_t doff = (v.p[12] >> 4) * 4u;
-    if (doff < 20 || doff > v.n) return Reason::bad_tcp_offset;
-    l4.payload = {v.p + doff, v.n - doff};
+    if (doff < 20 || doff > v.n + ip.cut) return Reason::bad_tcp_offset;
+    // Under a snap length the options may be cut: the payload is what was captured of it.
+    l4.payload = doff <= v.n ? View{v.p + doff, v.n - doff} : View{v.p + v.n, 0};
   } else {
     return Reason::ok;  // other protocols: ports stay 0
   }
@@ -544,17 +554,18 @@ const char* reason_name(Reason r) noexcept {
 namespace detail {
 
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                        const ClickOptions& click, Key& out) noexcept {
+                        const ClickOptions& click, Key& out, std::size_t wire_len) noexcept {
   KeyOptions options;
   options.click = click;
-  return extract_key_walk(linktype, data, len, mode, options, out);
+  return extract_key_walk(linktype, data, len, mode, options, out, wire_len);
 }
 
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                        const KeyOptions& options, Key& out) noexcept {
+                        const KeyOptions& options, Key& out, std::size_t wire_len) noexcept {
   out.length = 0;
   Result res;
   if (data == nullptr) len = 0;
+  const std::size_t cut = wire_len > len ? wire_len - len : 0;  // what a snap length left out
 
   // L2: find the IP header.
   L3Start l3{};
@@ -565,7 +576,7 @@ Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len,
 
   // L3: validate the IP header and clip to its length field.
   Ip ip{};
-  if (Reason r = parse_ip(l3, ip); r != Reason::ok) {
+  if (Reason r = parse_ip(l3, cut, ip); r != Reason::ok) {
     res.reason = r;
     return res;
   }
@@ -573,7 +584,9 @@ Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len,
   res.ip_proto = ip.proto;
 
   if (mode == KeyMode::packet) {
-    res.reason = packet_key(l3, ip, options.packet, out);
+    // The whole packet is the key: a cut one cannot be told from another
+    // that starts with the same bytes.
+    res.reason = ip.cut ? Reason::truncated_l3 : packet_key(l3, ip, options.packet, out);
     return res;
   }
   if (mode == KeyMode::src_ip || mode == KeyMode::dst_ip) {

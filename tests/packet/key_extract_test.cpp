@@ -301,6 +301,70 @@ TEST(KeyExtract, Ipv6ExtensionHeadersAreWalked) {
   EXPECT_EQ(run(frame, KeyMode::click).key, run(plain, KeyMode::click).key);
 }
 
+// A trace taken with a snap length: every frame cut at every length L, told
+// its wire length. A key comes out exactly when its bytes were captured (the
+// IP header for addresses, the TCP or UDP header too for flows, the whole
+// packet for packet keys), and it is then the whole frame's key; told
+// nothing (wire length = L), a cut frame is truncated as before.
+TEST(KeyExtract, SnappedFramesKeyWhenTheKeysBytesWereCaptured) {
+  struct Case {
+    const char* name;
+    Bytes frame;
+    std::size_t addr_end, l4_end;  // captured bytes an address key, and a flow key, need
+  };
+  const Bytes body = http_request("GET", "/snapped?x=1");
+  const Case cases[] = {
+      {"ipv4 tcp", eth_ipv4_tcp(body), 14 + 20, 14 + 20 + 20},
+      {"ipv4 udp", cat({ethernet(0x0800), ipv4(17, kClient4, kServer4, udp(5353, 53, text("question")))}),
+       14 + 20, 14 + 20 + 8},
+      {"ipv4 options, vlan", cat({ethernet(0x0800, {0x8100}), ipv4(6, kClient4, kServer4, tcp(40000, 80, body), {.ihl = 7})}),
+       18 + 28, 18 + 28 + 20},
+      {"ipv6 tcp", eth_ipv6_tcp(body), 14 + 40, 14 + 40 + 20},
+      {"ipv6 ext tcp", cat({ethernet(0x86DD), ipv6(0, kClient6, kServer6, cat({ext6(6, 1), tcp(40000, 80, body)}))}),
+       14 + 40, 14 + 40 + 16 + 20},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (KeyMode mode : kAllModes) {
+      const Extracted whole = run(c.frame, mode);
+      if (!whole.result.ok()) {  // click over DNS: no request line at all
+        EXPECT_EQ(mode, KeyMode::click) << reason_name(whole.result.reason);
+        continue;
+      }
+      for (std::size_t len = 0; len < c.frame.size(); ++len) {
+        auto buf = exact_copy(c.frame.data(), len);
+        Key key;
+        const Result cut = extract_key(linktype::en10mb, buf.get(), len, mode, ClickOptions{}, key, c.frame.size());
+        const std::size_t needs = mode == KeyMode::src_ip || mode == KeyMode::dst_ip ? c.addr_end
+                                  : mode == KeyMode::flow                            ? c.l4_end
+                                  : mode == KeyMode::packet                          ? c.frame.size()
+                                                                                     : 0;  // click: below
+        if (mode == KeyMode::click) {
+          // The request line is the key: kept when it was captured whole.
+          if (cut.ok()) {
+            EXPECT_EQ(Bytes(key.bytes, key.bytes + key.length), whole.key) << len;
+          }
+          continue;
+        }
+        EXPECT_EQ(cut.ok(), len >= needs) << "mode " << static_cast<int>(mode) << " snap " << len << ": "
+                                          << reason_name(cut.reason);
+        if (cut.ok()) {
+          EXPECT_EQ(Bytes(key.bytes, key.bytes + key.length), whole.key) << len;
+        }
+        // Without the wire length the same bytes are a truncated frame.
+        EXPECT_FALSE(extract_key(linktype::en10mb, buf.get(), len, mode, ClickOptions{}, key).ok()) << len;
+      }
+    }
+  }
+  // A wire length shorter than the IP length field says is a damaged frame,
+  // as a short capture without one is.
+  const Bytes f = eth_ipv4_tcp(body);
+  auto buf = exact_copy(f.data(), 60);
+  Key key;
+  EXPECT_EQ(extract_key(linktype::en10mb, buf.get(), 60, KeyMode::src_ip, ClickOptions{}, key, f.size() - 1).reason,
+            Reason::truncated_l3);
+}
+
 TEST(KeyExtract, Ipv6ExtensionChainBound) {
   auto chain_of = [](int n) {
     Bytes chain;

@@ -10,8 +10,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <sstream>
@@ -286,6 +288,53 @@ TEST(ReplayCli, AFloodIsSaidInTheTextReport) {
   const Outcome ring = run(t + " --filter ring --on-flood keep-window");
   EXPECT_EQ(ring.code, 2) << ring.out;
   EXPECT_NE(ring.out.find("ring ends an epoch at its capacity by design"), std::string::npos) << ring.out;
+}
+
+// A copy of a classic little-endian pcap with every record cut to `snap`
+// bytes, its wire length kept (what tcpdump -s SNAP writes).
+std::string snapped_copy(const std::string& from, uint32_t snap) {
+  std::ifstream in(from, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_GE(b.size(), 24u);
+  auto u32 = [&](size_t at) { uint32_t v; std::memcpy(&v, b.data() + at, 4); return v; };
+  std::string out = b.substr(0, 24);
+  std::memcpy(out.data() + 16, &snap, 4);
+  for (size_t i = 24; i + 16 <= b.size();) {
+    const uint32_t caplen = u32(i + 8), keep = caplen < snap ? caplen : snap;
+    std::string head = b.substr(i, 16);
+    std::memcpy(head.data() + 8, &keep, 4);
+    out += head + b.substr(i + 16, keep);
+    i += 16 + caplen;
+  }
+  const std::string path = (agebloom::testing::process_temp_dir("agebloom-replay-cli-test") /
+                            ("snap" + std::to_string(snap) + ".pcap")).string();
+  std::ofstream(path, std::ios::binary) << out;
+  return path;
+}
+
+// A trace of headers only gives the whole trace's verdicts wherever the
+// key's bytes were captured; where they were not, the warning names the snap
+// length.
+TEST(ReplayCli, SnappedTracesKeyFromTheHeaders) {
+  const std::string whole = trace("pcapplusplus_example.pcap");
+  const std::string s96 = snapped_copy(whole, 96), s40 = snapped_copy(whole, 40);
+  for (const char* key : {"src-ip", "flow"}) {
+    const std::string args = std::string(" --key ") + key + " --window 1000 --seed 3 --json --no-progress";
+    const auto a = nlohmann::json::parse(run(whole + args).out, nullptr, false);
+    const auto b = nlohmann::json::parse(run(s96 + args).out, nullptr, false);
+    ASSERT_FALSE(a.is_discarded() || b.is_discarded()) << key;
+    EXPECT_EQ(b["keyed"], a["keyed"]) << key;
+    EXPECT_EQ(b["suppressed"], a["suppressed"]) << key;
+    EXPECT_EQ(a["snapped"], 0) << key;
+    EXPECT_GT(b["snapped"].get<uint64_t>(), 1000u) << key;
+  }
+  const Outcome flow40 = run(s40 + " --key flow --window 1000 --seed 3");
+  EXPECT_EQ(flow40.code, 0) << flow40.out;
+  EXPECT_NE(flow40.out.find("cut short by the capture's snap length (40 bytes or less)"), std::string::npos)
+      << flow40.out;
+  const auto src40 = nlohmann::json::parse(run(s40 + " --key src-ip --window 1000 --seed 3 --json").out, nullptr, false);
+  ASSERT_FALSE(src40.is_discarded());
+  EXPECT_EQ(src40["keyed"], src40["packets"]);  // 14 + 20 bytes are enough for an address
 }
 
 TEST(ReplayCli, AutoNoteNamesEachMiddleLayoutOnce) {

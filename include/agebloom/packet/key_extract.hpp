@@ -152,10 +152,11 @@ enum class Reason : uint8_t {
   unsupported_l2,         // link layer carries something other than IPv4/IPv6
                           // (ARP, LLDP, MPLS, 802.3 length field, PPP control, ...)
   too_many_vlans,         // more than two 802.1Q/802.1ad/0x9100 tags
-  truncated_l3,           // frame ends inside the fixed IP header, or the IP length
-                          // field claims more bytes than were captured (so a trace
-                          // taken with a short snap length yields no keys at all;
-                          // likewise a DPDK caller must pass a contiguous frame)
+  truncated_l3,           // frame ends inside the IP header, or the IP length field
+                          // claims more bytes than the frame has (captured, or on
+                          // the wire when extract_key is given wire_len: a trace
+                          // taken with a short snap length keys only then; a DPDK
+                          // caller must pass a contiguous frame)
   bad_ip_version,         // version nibble disagrees with the link layer (or is not 4/6)
   bad_ipv4_ihl,           // IPv4 IHL < 5
   bad_ipv4_length,        // IPv4 total length < IHL * 4 (includes total length 0,
@@ -222,10 +223,10 @@ namespace detail {
 // extract_key without its Ethernet + IPv4 fast path: the general walk over
 // every link type, VLAN tags, IPv6 extension headers, L4 and HTTP.
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                        const KeyOptions& options, Key& out) noexcept;
+                        const KeyOptions& options, Key& out, std::size_t wire_len = 0) noexcept;
 // The same with default KeyOptions but for `click`.
 Result extract_key_walk(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                        const ClickOptions& click, Key& out) noexcept;
+                        const ClickOptions& click, Key& out, std::size_t wire_len = 0) noexcept;
 }  // namespace detail
 
 }  // namespace agebloom::packet
@@ -236,15 +237,22 @@ namespace agebloom::packet {
 
 // Extract the key of `mode` from one captured frame.
 //   linktype: the capture's DLT (see agebloom::packet::linktype)
-//   data/len: the captured bytes (caplen, not wire length); data may be null iff len == 0
+//   data/len: the captured bytes (caplen); data may be null iff len == 0
 //   click:    used only in KeyMode::click
+//   wire_len: the frame's length on the wire (pcap's orig_len) when a snap
+//             length cut the capture short; 0 (or len) for a whole frame.
+//             With it, the IP and TCP length fields are checked against the
+//             wire, and a key whose bytes were all captured is kept: a trace
+//             of headers only still keys by address and 5-tuple (and click,
+//             where the request line was captured). Packet keys need the
+//             whole packet (truncated_l3 otherwise).
 // Pure, allocation-free, bounds-checked; thread-safe for distinct `out`.
 inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                   const ClickOptions& click, Key& out) noexcept {
+                          const ClickOptions& click, Key& out, std::size_t wire_len = 0) noexcept {
   Result res;
   if (linktype == linktype::en10mb && data != nullptr && detail::ethernet_ipv4_fast(data, len, mode, out, res))
     return res;
-  return detail::extract_key_walk(linktype, data, len, mode, click, out);
+  return detail::extract_key_walk(linktype, data, len, mode, click, out, wire_len);
 }
 
 // The same with every key option (packet mode, VLAN IDs in the key). A
@@ -253,12 +261,12 @@ inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t le
 template <class Options>
   requires std::is_same_v<Options, KeyOptions>
 inline Result extract_key(uint32_t linktype, const uint8_t* data, std::size_t len, KeyMode mode,
-                          const Options& options, Key& out) noexcept {
+                          const Options& options, Key& out, std::size_t wire_len = 0) noexcept {
   Result res;
   if (!options.vlan_in_key && linktype == linktype::en10mb && data != nullptr &&
       detail::ethernet_ipv4_fast(data, len, mode, out, res))
     return res;
-  return detail::extract_key_walk(linktype, data, len, mode, options, out);
+  return detail::extract_key_walk(linktype, data, len, mode, options, out, wire_len);
 }
 
 }  // namespace agebloom::packet
