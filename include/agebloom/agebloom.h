@@ -364,7 +364,9 @@ typedef enum agebloom_key_mode {
   AGEBLOOM_KEY_SRC_IP = 0, /**< source address (every IP packet, fragments included) */
   AGEBLOOM_KEY_DST_IP = 1, /**< destination address */
   AGEBLOOM_KEY_FLOW = 2,   /**< 5-tuple (ports 0 for protocols without them) */
-  AGEBLOOM_KEY_CLICK = 3   /**< client address + HTTP/1.x method and request target */
+  AGEBLOOM_KEY_CLICK = 3,  /**< client address + HTTP/1.x method and request target */
+  AGEBLOOM_KEY_PACKET = 4  /**< the whole frame (SPAN/TAP copies): the IP packet with TTL/hop limit and
+                                the IPv4 checksum masked, plus MACs and VLAN IDs, as --key packet */
 } agebloom_key_mode;
 
 /** Link types agebloom_extract_key() takes (libpcap's DLT_ values). */
@@ -406,11 +408,12 @@ AGEBLOOM_API int agebloom_extract_key(uint32_t linktype, const void* frame, size
 AGEBLOOM_API const char* agebloom_key_reason_name(unsigned reason) AGEBLOOM_NOEXCEPT;
 
 /** The policy dedup_fwd and agebloom-replay use for a key mode by default:
- *  insert-on-miss for click, insert-always for the others. */
+ *  insert-on-miss for click, insert-always for the others. (Packet keys: the
+ *  tools also default to --fpr 1e-6 there, since every packet is a key.) */
 AGEBLOOM_API agebloom_policy agebloom_default_policy(agebloom_key_mode mode) AGEBLOOM_NOEXCEPT;
 
-/** The command-line word of a key mode ("src-ip", "dst-ip", "flow", "click"),
- *  or NULL. */
+/** The command-line word of a key mode ("src-ip", "dst-ip", "flow", "click",
+ *  "packet"), or NULL. */
 AGEBLOOM_API const char* agebloom_key_mode_name(agebloom_key_mode mode) AGEBLOOM_NOEXCEPT;
 
 #ifdef __cplusplus

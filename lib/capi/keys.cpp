@@ -13,7 +13,8 @@ static_assert(AGEBLOOM_KEY_MAX == pk::kMaxKeyBytes);
 static_assert(static_cast<int>(pk::KeyMode::src_ip) == AGEBLOOM_KEY_SRC_IP &&
               static_cast<int>(pk::KeyMode::dst_ip) == AGEBLOOM_KEY_DST_IP &&
               static_cast<int>(pk::KeyMode::flow) == AGEBLOOM_KEY_FLOW &&
-              static_cast<int>(pk::KeyMode::click) == AGEBLOOM_KEY_CLICK);
+              static_cast<int>(pk::KeyMode::click) == AGEBLOOM_KEY_CLICK &&
+              static_cast<int>(pk::KeyMode::packet) == AGEBLOOM_KEY_PACKET);
 static_assert(AGEBLOOM_LINKTYPE_ETHERNET == pk::linktype::en10mb && AGEBLOOM_LINKTYPE_RAW == pk::linktype::raw);
 
 extern "C" {
@@ -21,9 +22,10 @@ extern "C" {
 int agebloom_extract_key(uint32_t linktype, const void* frame, size_t frame_len, agebloom_key_mode mode,
                          const agebloom_click_options* click, void* key, size_t key_cap, size_t* key_len,
                          unsigned* reason) noexcept {
-  if ((!frame && frame_len) || !key || !key_len || static_cast<unsigned>(mode) > AGEBLOOM_KEY_CLICK)
+  if ((!frame && frame_len) || !key || !key_len || static_cast<unsigned>(mode) > AGEBLOOM_KEY_PACKET)
     return AGEBLOOM_EINVAL;
-  pk::ClickOptions co;
+  pk::KeyOptions options;  // packet: the tools' defaults (TTL and checksum masked, MACs and VLAN IDs kept)
+  pk::ClickOptions& co = options.click;
   if (click) {
     agebloom_click_options c;
     if (int st = capi::read_in(click, c); st != AGEBLOOM_OK) return st;
@@ -38,7 +40,7 @@ int agebloom_extract_key(uint32_t linktype, const void* frame, size_t frame_len,
   // caller's may be shorter (a src-ip key is 5 or 17 bytes).
   pk::Key k;
   const pk::Result r =
-      pk::extract_key(linktype, static_cast<const uint8_t*>(frame), frame_len, static_cast<pk::KeyMode>(mode), co, k);
+      pk::extract_key(linktype, static_cast<const uint8_t*>(frame), frame_len, static_cast<pk::KeyMode>(mode), options, k);
   if (reason) *reason = static_cast<unsigned>(r.reason);
   if (!r.ok()) {
     *key_len = 0;
@@ -61,7 +63,7 @@ static_assert(dedup::default_policy(pk::KeyMode::click) == dedup::Policy::insert
               dedup::default_policy(pk::KeyMode::src_ip) == dedup::Policy::insert_always);
 
 const char* agebloom_key_mode_name(agebloom_key_mode mode) noexcept {
-  return static_cast<unsigned>(mode) <= AGEBLOOM_KEY_CLICK ? dedup::key_mode_name(static_cast<pk::KeyMode>(mode))
+  return static_cast<unsigned>(mode) <= AGEBLOOM_KEY_PACKET ? dedup::key_mode_name(static_cast<pk::KeyMode>(mode))
                                                            : nullptr;
 }
 

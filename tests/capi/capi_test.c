@@ -405,6 +405,27 @@ static void test_keys(void) {
   CHECK(strcmp(agebloom_key_reason_name(1000), "unknown") == 0);
   CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, NULL, 5, AGEBLOOM_KEY_SRC_IP, NULL, key, sizeof key, &len,
                              NULL) == AGEBLOOM_EINVAL);
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, (agebloom_key_mode)5, NULL, key,
+                             sizeof key, &len, NULL) == AGEBLOOM_EINVAL);
+
+  /* Packet keys (SPAN/TAP copies): the copy a router forwarded one hop on
+   * (TTL one lower, its checksum changed) is the same key; another payload
+   * byte is another key. */
+  unsigned char first[AGEBLOOM_KEY_MAX], copy[AGEBLOOM_KEY_MAX];
+  size_t first_len = 0, copy_len = 0;
+  CHECK(strcmp(agebloom_key_mode_name(AGEBLOOM_KEY_PACKET), "packet") == 0);
+  CHECK(agebloom_default_policy(AGEBLOOM_KEY_PACKET) == AGEBLOOM_INSERT_ALWAYS);
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, first,
+                             sizeof first, &first_len, &reason) == AGEBLOOM_OK);
+  CHECK(first_len > 28);
+  ip[8] = 63, ip[10] = 0x12, ip[11] = 0x34;
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, copy,
+                             sizeof copy, &copy_len, &reason) == AGEBLOOM_OK);
+  CHECK(copy_len == first_len && memcmp(copy, first, first_len) == 0);
+  udp[7] = 1;
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, copy,
+                             sizeof copy, &copy_len, &reason) == AGEBLOOM_OK);
+  CHECK(copy_len == first_len && memcmp(copy, first, first_len) != 0);
 }
 
 int main(void) {
