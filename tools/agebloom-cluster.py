@@ -147,7 +147,10 @@ def parse(argv):
 def check_options(args):
     """agebloom-replay's own checks of the options, before any cluster starts."""
     try:
-        r = subprocess.run([args.replay, "--check", "--split", str(args.shards), "--split-prefix", "unused"]
+        # --split wants a prefix, and --check checks that it could be written:
+        # one in the temporary folder, never written.
+        unused = os.path.join(tempfile.gettempdir(), "agebloom-cluster-check-")
+        r = subprocess.run([args.replay, "--check", "--split", str(args.shards), "--split-prefix", unused]
                            + args.options, capture_output=True, text=True)
     except OSError as e:
         raise Failure(f"cannot run {args.replay}: {e.strerror} (--replay names agebloom-replay)", 2)

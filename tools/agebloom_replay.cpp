@@ -129,7 +129,8 @@ void usage(FILE* out) {
                "                                  pass; --shard I/N over PREFIX<I>.pcap then drops nothing.\n"
                "                                  The options that size or decide are taken and ignored, so\n"
                "                                  one command line serves both\n"
-               "  --check                         check the options and plan the filter, read no trace\n"
+               "  --check                         check the options, the outputs and each TRACE's header,\n"
+               "                                  plan the filter, and replay nothing\n"
                "                                  (TRACE may be left out): exit 0, or 2 with the message\n"
                "  --no-progress                   no progress line (percent of the file read, packets/s,\n"
                "                                  time left); it is drawn on stderr only when that is a\n"
@@ -257,8 +258,7 @@ Options parse(int argc, char** argv) {
   } else if (!o.split_prefix.empty()) {
     bad("--split-prefix goes with --split N");
   }
-  if (o.check && optind == argc) return o;
-  if (optind == argc) bad("no TRACE given");
+  if (optind == argc && !o.check) bad("no TRACE given");
   for (int i = optind; i < argc; ++i) {
     o.traces.emplace_back(argv[i]);
     o.trace += (o.trace.empty() ? "" : ", ") + o.traces.back();
@@ -1040,6 +1040,9 @@ int main(int argc, char** argv) {
   if (o.check) {  // the plan is checked; the filter is not made (it may be large)
     if (o.dedup.decide == dedup::Decide::penalties)
       if (std::string err = std::get<dedup::DedupFilter>(planned).enable_posteriors(); !err.empty()) bad(err);
+    // The traces given are opened (headers, link types, --bpf for them), not replayed.
+    Input in;
+    if (!o.traces.empty() && !open_input(o, in)) return 1;
     return 0;
   }
   OwnedFilter owned(std::move(std::get<dedup::DedupFilter>(planned)));

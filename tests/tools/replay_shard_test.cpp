@@ -2,7 +2,7 @@
 // timestamp (tools/replay_input.hpp), directly and as a user runs it; traces
 // of different link types refused (exit 2), an unreadable one exit 1. And
 // --shard I/N: the N shards partition the keys, whatever the seed; --split N
-// writes each shard's packets to its own piece; --check reads no trace.
+// writes each shard's packets to its own piece; --check replays no trace.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -322,7 +322,9 @@ TEST(ReplaySplit, PiecesReplayAsTheirShards) {
 }
 
 // --split and --check refuse what does not apply, before reading a trace;
-// --check plans the filter without a trace, and reads none given.
+// --check plans the filter without a trace, opens the traces given (their
+// headers, as the run would: a missing one is exit 1) and checks the outputs,
+// and replays and writes nothing.
 TEST(ReplaySplit, BadSplitsAndCheck) {
   const fs::path d = temp_dir();
   const std::string web = trace("pcapplusplus_example.pcap");
@@ -338,7 +340,8 @@ TEST(ReplaySplit, BadSplitsAndCheck) {
                         Case{web + " --split 2 --split-prefix " + prefix + " --shard 0/2", "--shard does not apply"},
                         Case{web + " --split 2 --split-prefix /nonexistent/p-", "cannot write into /nonexistent"},
                         Case{"--check --fpr 2", "--fpr"},
-                        Case{"--check --ttl 1s --window 5", "exclude"}}) {
+                        Case{"--check --ttl 1s --window 5", "exclude"},
+                        Case{"--check --write /nonexistent/w.pcap", "cannot write into /nonexistent"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -349,7 +352,11 @@ TEST(ReplaySplit, BadSplitsAndCheck) {
   EXPECT_EQ(over.code, 2) << over.out;
   EXPECT_NE(over.out.find("would overwrite"), std::string::npos) << over.out;
   EXPECT_EQ(run("--check --key flow --ttl 10s --fpr 0.001").code, 0);
-  EXPECT_EQ(run((d / "missing.pcap").string() + " --check --key flow").code, 0);
+  const Outcome unread = run((d / "missing.pcap").string() + " --check --key flow");
+  EXPECT_EQ(unread.code, 1) << unread.out;
+  EXPECT_NE(unread.out.find("missing.pcap"), std::string::npos) << unread.out;
+  EXPECT_EQ(run(web + " --check --key flow --write " + (d / "w.pcap").string()).code, 0);
+  EXPECT_FALSE(fs::exists(d / "w.pcap"));
   EXPECT_EQ(run("--check --key flow --split 4 --split-prefix " + prefix).code, 0);
   EXPECT_FALSE(fs::exists(d / "p-0.pcap"));  // --check writes nothing
   // An unreadable trace: exit 1, naming it.
