@@ -120,8 +120,17 @@ bool restore_snapshot() {
   const Options& o = g_app.opt;
   if (o.snapshot.empty()) return true;
   auto refuse = [&](const std::string& why) {
-    std::fprintf(stderr, "dedup_fwd: snapshot %s refused: %s; %s\n", o.snapshot.c_str(), why.c_str(),
-                 o.require_snapshot ? "--require-snapshot: stopping" : "starting with empty filters");
+    // The run goes on and will save over FILE: the refused one is kept
+    // beside it (one copy, the latest refused), in case the options were wrong.
+    std::string kept;
+    if (!o.require_snapshot) {
+      const std::string aside = o.snapshot + ".refused";
+      kept = std::rename(o.snapshot.c_str(), aside.c_str()) == 0
+                 ? " (kept as " + aside + ")"
+                 : " (it could not be kept aside: " + std::string(std::strerror(errno)) + "; the next save replaces it)";
+    }
+    std::fprintf(stderr, "dedup_fwd: snapshot %s refused: %s; %s%s\n", o.snapshot.c_str(), why.c_str(),
+                 o.require_snapshot ? "--require-snapshot: stopping" : "starting with empty filters", kept.c_str());
     return !o.require_snapshot;
   };
   FILE* f = std::fopen(o.snapshot.c_str(), "rb");
@@ -147,6 +156,19 @@ bool restore_snapshot() {
   if (fh.workers != g_app.workers.size())
     return refuse("it holds " + std::to_string(fh.workers) + " lcores' filters, this run has " +
                   std::to_string(g_app.workers.size()));
+  // A seed drawn at random (no --seed) gives way to the one the snapshot was
+  // taken under, before anything is hashed: otherwise no restart could
+  // restore it. The first image says; every image is checked against it below.
+  bool adopted = false;
+  if (!o.seed_set && bytes.size() - sizeof fh > sizeof(uint64_t)) {
+    uint64_t len = 0, seed = 0;
+    std::memcpy(&len, bytes.data() + sizeof fh, sizeof len);
+    if (len <= bytes.size() - sizeof fh - sizeof len &&
+        dd::snapshot_seed(bytes.data() + sizeof fh + sizeof len, len, seed) == dd::SnapshotErrc::ok) {
+      g_app.seed = seed;
+      adopted = true;
+    }
+  }
   // Every image checked into a scratch copy first: either all workers are
   // restored, or none is.
   const std::string params = parameters_text();
@@ -165,7 +187,7 @@ bool restore_snapshot() {
                                                  bytes.data() + at, len, &clocks[i]);
     if (e != dd::SnapshotErrc::ok) {
       std::string why = dd::message(e);
-      if (e == dd::SnapshotErrc::mismatch && !o.seed_set)
+      if (e == dd::SnapshotErrc::mismatch && !o.seed_set && !adopted)
         why += " (this run's seed is random: give both runs the same --seed)";
       return refuse(why);
     }
@@ -182,8 +204,9 @@ bool restore_snapshot() {
   const uint64_t now_wall = wall_ns();
   const uint64_t down = now_wall > saved_wall ? now_wall - saved_wall : 0;
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) g_app.clock_offset_ns = saved_clock + down;
-  std::printf("dedup_fwd: snapshot %s restored: %zu lcores' filters, saved %.1f s ago\n", o.snapshot.c_str(),
-              g_app.workers.size(), static_cast<double>(down) / 1e9);
+  std::printf("dedup_fwd: snapshot %s restored: %zu lcores' filters, saved %.1f s ago%s\n", o.snapshot.c_str(),
+              g_app.workers.size(), static_cast<double>(down) / 1e9,
+              adopted ? ", with the secret seed it was taken under" : "");
   return true;
 }
 

@@ -109,4 +109,18 @@ SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes
   return SnapshotErrc::ok;
 }
 
+SnapshotErrc snapshot_seed(const void* image, size_t len, uint64_t& seed) noexcept {
+  Header h;
+  if (image == nullptr || len < sizeof h) return SnapshotErrc::not_a_snapshot;
+  std::memcpy(&h, image, sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return SnapshotErrc::not_a_snapshot;
+  if (h.format != kFormat || h.byte_order != kByteOrder || h.header_bytes != sizeof h)
+    return SnapshotErrc::foreign_format;
+  if (h.state_bytes != len - sizeof h ||
+      checksum(h, static_cast<const unsigned char*>(image) + sizeof h, h.state_bytes) != h.checksum)
+    return SnapshotErrc::damaged;
+  seed = h.seed;
+  return SnapshotErrc::ok;
+}
+
 }  // namespace agebloom::dedup

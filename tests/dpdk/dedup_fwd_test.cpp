@@ -1087,6 +1087,10 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
     EXPECT_NE(r.out.find("refused"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
     EXPECT_EQ(read_json(js)["suppressed"], 0) << "a refused snapshot starts empty";
+    // The run saved over FILE at exit; the refused one is kept beside it.
+    std::ifstream aside(snap.string() + ".refused", std::ios::binary);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(aside)), {}), c.bytes) << "not kept as FILE.refused";
+    EXPECT_NE(r.out.find("kept as " + snap.string() + ".refused"), std::string::npos) << r.out;
     std::ofstream(snap, std::ios::binary | std::ios::trunc) << c.bytes;
     r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common + c.extra);
     EXPECT_EQ(r.code, 1) << r.out;
@@ -1094,6 +1098,19 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   fs::remove(snap);
   r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common);
   EXPECT_EQ(r.code, 1) << "a missing snapshot under --require-snapshot: " << r.out;
+
+  // Without --seed (a random, secret seed per run) a restart still restores:
+  // it takes the seed the snapshot was taken under.
+  const std::string unseeded = " --key src-ip --window 1000 --exit-on-idle 200 --stats-interval 0 --stats-json " +
+                               js.string() + " --snapshot " + snap.string();
+  fs::remove(snap);
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded);
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded + " --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("with the secret seed it was taken under"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 200) << r.out;
+  EXPECT_FALSE(read_json(js).contains("seed")) << "the adopted seed stays secret";
 }
 
 // A time window is restored against the clock: right after a restart the

@@ -64,4 +64,11 @@ void write_snapshot(const SnapshotId& id, const void* state, size_t state_bytes,
 SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes, const void* image, size_t len,
                            SnapshotClock* clock = nullptr) noexcept;
 
+// The seed a whole, undamaged image was taken under, before any filter is
+// checked against it: a process whose seed was drawn at random (its secret)
+// takes its predecessor's from the snapshot, so a restart can restore what
+// it could not otherwise hash to the same bits. The seed is as secret as
+// the snapshot file.
+SnapshotErrc snapshot_seed(const void* image, size_t len, uint64_t& seed) noexcept;
+
 }  // namespace agebloom::dedup
