@@ -22,7 +22,6 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -40,6 +39,7 @@
 #include "capture_files.hpp"
 #include "options.hpp"
 #include "ports.hpp"
+#include "runtime_dir.hpp"
 #include "snapshot.hpp"
 #include "stats.hpp"
 #include "worker.hpp"
@@ -72,24 +72,7 @@ void on_signal(int sig) {
 // directory if it is empty.
 std::string g_runtime_dir;
 
-bool eal_runtime_file(const char* name) {
-  static const char* const kPrefixes[] = {"config", "hugepage_info", "mp_socket", "fbarray_", "dpdk_telemetry"};
-  for (const char* p : kPrefixes)
-    if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
-  return false;
-}
-
-void remove_runtime_dir() {
-  if (g_runtime_dir.empty()) return;
-  if (DIR* d = opendir(g_runtime_dir.c_str())) {
-    std::vector<std::string> files;
-    while (const dirent* e = readdir(d))
-      if (eal_runtime_file(e->d_name)) files.push_back(g_runtime_dir + "/" + e->d_name);
-    closedir(d);
-    for (const std::string& f : files) unlink(f.c_str());
-  }
-  rmdir(g_runtime_dir.c_str());  // fails, harmlessly, if anything else is left
-}
+void remove_runtime_dir() { remove_eal_runtime_dir(g_runtime_dir); }
 
 // The EAL prints its usage for `dedup_fwd --help` (no "--") and for an
 // invalid EAL option, then calls this for dedup_fwd's; the EAL then exits or

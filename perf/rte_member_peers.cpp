@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime_dir.hpp"  // dpdk_app/
+
 namespace agebloom::perf {
 
 namespace {
@@ -52,6 +54,7 @@ rte_member_setsum* create(const char* kind, rte_member_setsum_type type, uint8_t
 }
 
 const char* g_eal_memory = "none";  // set by init_eal
+std::string g_runtime_dir;          // the EAL's, removed by cleanup_eal
 
 }  // namespace
 
@@ -95,10 +98,14 @@ bool init_eal(const char* argv0) {
     return false;
   }
   g_eal_memory = huge ? "2 MB hugepages" : "4 KB pages (--no-huge)";
+  g_runtime_dir = rte_eal_get_runtime_dir();
   return true;
 }
 
-void cleanup_eal() { rte_eal_cleanup(); }
+void cleanup_eal() {
+  rte_eal_cleanup();
+  dedup_fwd::remove_eal_runtime_dir(g_runtime_dir);  // one folder per run otherwise (/var/run/dpdk)
+}
 
 // ---- HT cache ---------------------------------------------------------------
 

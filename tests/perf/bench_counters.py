@@ -17,6 +17,7 @@ usage: bench_counters.py AGEBLOOM_BENCH
 """
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,13 +26,21 @@ import tempfile
 def main():
     bench = sys.argv[1]
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([bench, "--benchmark_min_time=0.01", "--benchmark_out_format=json",
-                        f"--benchmark_out={out.name}",
-                        "--benchmark_filter=^(contains|test_and_insert)/.*/W:65536/"],
-                       check=True, stdout=subprocess.DEVNULL)
+        run = subprocess.Popen([bench, "--benchmark_min_time=0.01", "--benchmark_out_format=json",
+                                f"--benchmark_out={out.name}",
+                                "--benchmark_filter=^(contains|test_and_insert)/.*/W:65536/"],
+                               stdout=subprocess.DEVNULL)
+        if run.wait() != 0:
+            sys.exit(f"{bench} exited {run.returncode}")
         runs = json.load(out)["benchmarks"]
 
     problems, checked = [], 0
+    # The EAL's runtime folder of the run (its --file-prefix is
+    # agebloom-bench-PID) is removed at exit, not left one per run.
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "/tmp") if os.geteuid() else "/var/run"
+    left = os.path.join(runtime, "dpdk", f"agebloom-bench-{run.pid}")
+    if os.path.exists(left):
+        problems.append(f"the EAL's runtime folder {left} was left behind")
     for r in runs:
         name = r["name"]
         if "true_rate" not in r:
