@@ -203,6 +203,14 @@ int main(int argc, char** argv) {
       }
       if (std::strcmp(argv[i], "--help-eal") == 0) argv[i] = const_cast<char*>("--help");
     }
+    // One of ours among the EAL's (the "--" forgotten): say so, not the
+    // EAL's usage of 190 lines ending in "Invalid option".
+    for (int i = 1; i < dashes; ++i)
+      if (is_app_option(argv[i])) {
+        std::fprintf(stderr, "dedup_fwd: %s is dedup_fwd's own option: it goes after \"--\", which ends the EAL's "
+                     "options (dedup_fwd [EAL options] -- [options])\n", argv[i]);
+        return 2;
+      }
     std::vector<char*> app_argv{const_cast<char*>("dedup_fwd")};
     for (int i = dashes + 1; i < argc; ++i) app_argv.push_back(argv[i]);
     app_argv.push_back(nullptr);

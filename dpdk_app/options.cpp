@@ -84,18 +84,15 @@ void check_writable(const char* option, const std::string& path) {
 
 using ab::dedup::parse_u64;
 
-}  // namespace
+// The option codes past getopt's characters (FilterOptions' own come after).
+enum {
+  kAction = 256, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
+  kExitOnIdle, kMbufs, kTimeSource, kSnapshot, kSnapshotInterval, kRequireSnapshot, kHelp
+};
 
-void print_usage(FILE* out) { usage(out); }
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
-  bool have_time_source = false, have_snapshot_interval = false;
-  enum {
-    kAction = 256, kPortmask, kSamePort, kStatsInterval, kStatsJson, kMaxPackets,
-    kExitOnIdle, kMbufs, kTimeSource, kSnapshot, kSnapshotInterval, kRequireSnapshot, kHelp
-  };
+// dedup_fwd's own options (after "--"), the shared filter options included;
+// the last entry is getopt's terminator.
+std::vector<option> app_options() {
   std::vector<option> longopts = {
       {"action", required_argument, nullptr, kAction},
       {"portmask", required_argument, nullptr, kPortmask},
@@ -112,6 +109,29 @@ Options parse_options(int argc, char** argv) {
       {"help", no_argument, nullptr, kHelp}};
   ab::dedup::FilterOptions::append_to(longopts);
   longopts.push_back({nullptr, 0, nullptr, 0});
+  return longopts;
+}
+
+}  // namespace
+
+void print_usage(FILE* out) { usage(out); }
+
+bool is_app_option(const char* arg) {
+  if (std::strncmp(arg, "--", 2) != 0) return false;
+  const char* name = arg + 2;
+  const size_t len = std::strcspn(name, "=");
+  for (const option& opt : app_options())
+    if (opt.name != nullptr && std::strlen(opt.name) == len && std::strncmp(opt.name, name, len) == 0 &&
+        std::strcmp(opt.name, "help") != 0)
+      return true;
+  return false;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  ab::dedup::FilterOptions shared;  // --key, --filter, --window/--ttl, --capacity, --fpr, --policy, --seed, ...
+  bool have_time_source = false, have_snapshot_interval = false;
+  std::vector<option> longopts = app_options();
 
   // rte_eal_init already ran getopt over the EAL part: start afresh.
   optind = 1;

@@ -83,4 +83,8 @@ Options parse_options(int argc, char** argv);
 // The --help text (what parse_options prints for --help), without exiting.
 void print_usage(FILE* out);
 
+// Whether `arg` ("--key", "--window=5") is one of dedup_fwd's own options:
+// given before the "--", the EAL would refuse it with its whole usage.
+bool is_app_option(const char* arg);
+
 }  // namespace dedup_fwd

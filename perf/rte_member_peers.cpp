@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime_dir.hpp"  // dpdk_app/
+#include "../dpdk_app/runtime_dir.hpp"
 
 namespace agebloom::perf {
 

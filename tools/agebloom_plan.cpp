@@ -306,7 +306,7 @@ int main(int argc, char** argv) {
     std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
     int c;
-    while ((c = getopt_long(argc, argv, "", long_opts.data(), nullptr)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", long_opts.data(), nullptr)) != -1) {
         std::string error;
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
@@ -324,7 +324,8 @@ int main(int argc, char** argv) {
             if (png->size() < 5 || png->compare(png->size() - 4, 4, ".png") != 0 || png->ends_with("/.png"))
                 usage_error("--plot needs a file name ending in .png, not '" + *png + "'");
             break;
-        case kHelp: print_usage(stdout); return 0;
+        case kHelp:
+        case 'h': print_usage(stdout); return 0;
         default:
             if (optopt > ' ' && optopt < 127) usage_error(std::string("unknown option: -") + char(optopt));
             usage_error(std::string("unknown option or missing value: ") + argv[optind - 1]);

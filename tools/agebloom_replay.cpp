@@ -188,7 +188,7 @@ Options parse(int argc, char** argv) {
   table.push_back({nullptr, 0, nullptr, 0});
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "", table.data(), nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", table.data(), nullptr)) != -1) {
     std::string error;
     if (o.dedup.take(c, optarg, error)) {
       if (!error.empty()) bad(error);
@@ -234,7 +234,8 @@ Options parse(int argc, char** argv) {
           else if (arg == "auto") o.backend = Backend::automatic;
           else bad("--backend must be cpu, gpu or auto, not '" + arg + "'");
           break;
-        case kHelp: usage(stdout); std::exit(0);
+        case kHelp:
+        case 'h': usage(stdout); std::exit(0);
         default:
           // An unknown short option (-x) is in optopt: argv[optind - 1] may
           // still be a non-option getopt has yet to permute (the TRACE).
@@ -938,9 +939,13 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
                 o.dedup.penalties.fp, o.dedup.penalties.fn, o.dedup.penalty_param.empty() ? "" : " or --penalty-param ",
                 o.dedup.penalty_param.c_str(), o.dedup.prior, p.expected,
                 static_cast<unsigned long long>(p.standard_suppressed));
-    if (o.truth)
-      std::printf("  realised penalty: %.6g by penalties, %.6g by the filter's yes/no (ratio %.3f)\n", p.realised,
-                  p.realised_standard, p.realised > 0 ? p.realised_standard / p.realised : 0.0);
+    if (o.truth) {
+      // The ratio only where it is one: no penalty realised leaves nothing to divide by.
+      char ratio[48] = "no ratio: no penalty realised by penalties";
+      if (p.realised > 0) std::snprintf(ratio, sizeof ratio, "ratio %.3f", p.realised_standard / p.realised);
+      std::printf("  realised penalty: %.6g by penalties, %.6g by the filter's yes/no (%s)\n", p.realised,
+                  p.realised_standard, ratio);
+    }
   }
 }
 
@@ -1103,7 +1108,7 @@ int main(int argc, char** argv) {
     if (rc == 0) rc = 1;
   }
   if (!run.read_error.empty()) {
-    std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets (reported above): %s\n",
+    std::fprintf(stderr, "agebloom-replay: %s: read error after %llu packets (the report covers those): %s\n",
                  o.trace.c_str(), static_cast<unsigned long long>(run.packets), run.read_error.c_str());
     return 1;
   }

@@ -337,6 +337,23 @@ TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {
   remove_runtime_dir(prefix);
 }
 
+// One of dedup_fwd's own options before the "--" (forgotten): exit 2 naming
+// it, before the EAL (whose answer would be its whole usage and exit 1), and
+// nothing opened.
+TEST(HostileCommandLine, OwnOptionBeforeTheDashesIsNamed) {
+  const fs::path in = temp_dir() / "dashes.in.pcap", out = temp_dir() / "dashes.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(7);
+  write_bytes(out, precious);
+  for (const char* ours : {"--key flow", "--window=5", "--snapshot s.bin"}) {
+    const Outcome r = shell(std::string(DEDUP_FWD) + " " + eal(pcap_vdev(0, in, out)) + " " + ours);
+    EXPECT_EQ(r.code, 2) << ours << "\n" << r.out;
+    EXPECT_NE(r.out.find("is dedup_fwd's own option: it goes after \"--\""), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("EAL common options"), std::string::npos) << "the EAL's usage: " << r.out;
+    EXPECT_EQ(read_bytes(out), precious) << ours;
+  }
+}
+
 // A --vdev whose driver refuses it must stop the run with its name, not leave
 // dedup_fwd running on the other ports with "0 packets" and exit 0.
 TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {

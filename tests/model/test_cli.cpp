@@ -83,6 +83,7 @@ TEST(Cli, PlanStructureAndText) {
 
 TEST(Cli, HelpAndExitCodes) {
     EXPECT_EQ(run("--help").status, 0);
+    EXPECT_EQ(run("-h").status, 0);  // as dedup_fwd takes it
     EXPECT_EQ(run("--bogus").status, 2);
     EXPECT_EQ(run("--window").status, 2);
     // Defaults are the tools' (--window 1000000, --fpr 0.01), as --help says:

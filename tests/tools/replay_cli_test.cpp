@@ -194,6 +194,7 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   const Outcome help = run("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
+  EXPECT_EQ(run("-h").out, help.out);  // as dedup_fwd takes it
 }
 
 // --filter auto says what it chose and what the most compact structure
