@@ -73,9 +73,11 @@ extern "C" {
 /** Status codes. 0 is success; every error is negative. */
 typedef enum agebloom_status {
   AGEBLOOM_OK = 0,               /**< success */
-  AGEBLOOM_EINVAL = -1,          /**< a null pointer or a value out of range (window, fpr, capacity, ...) */
+  AGEBLOOM_EINVAL = -1,          /**< a null pointer or a value out of range (window, fpr, capacity,
+                                      a window the structure cannot keep: agebloom_plan_error says which) */
   AGEBLOOM_ENOSTRUCT = -2,       /**< spec.structure names no registered structure */
-  AGEBLOOM_ENOPLAN = -3,         /**< no shape meets the spec (fpr too small, memory limit too tight) */
+  AGEBLOOM_ENOPLAN = -3,         /**< no shape meets the spec (fpr out of reach, memory limit too tight:
+                                      agebloom_plan_error says which) */
   AGEBLOOM_ENOMEM = -4,          /**< the memory given is too small, or an allocation failed */
   AGEBLOOM_EALIGN = -5,          /**< the memory given is not aligned to AGEBLOOM_ALIGN */
   AGEBLOOM_ETIME = -6,           /**< agebloom_advance: time went backwards */
@@ -161,6 +163,15 @@ static inline void agebloom_plan_init(agebloom_plan* plan) {
  *  bits per item, model FPR and memory. plan->size must be set
  *  (agebloom_plan_init). Errors: EINVAL, ENOSTRUCT, ENOPLAN, EVERSION. */
 AGEBLOOM_API int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) AGEBLOOM_NOEXCEPT;
+
+/** Why the calling thread's last planning call (agebloom_plan_spec,
+ *  agebloom_filter_bytes, agebloom_filter_init, agebloom_filter_create) was
+ *  refused by the planner, in the words dedup_fwd and agebloom-replay print
+ *  ("window (count) must be at least 7 for r = 7", "fpr 1e-300 is out of
+ *  reach ..."); "" after a plan that succeeded or a refusal found before
+ *  planning (a null pointer, an unknown structure). Never NULL; valid until
+ *  the thread's next planning call. */
+AGEBLOOM_API const char* agebloom_plan_error(void) AGEBLOOM_NOEXCEPT;
 
 /** The number of registered structures. */
 AGEBLOOM_API unsigned agebloom_structure_count(void) AGEBLOOM_NOEXCEPT;

@@ -12,7 +12,7 @@ const char* agebloom_strerror(int status) noexcept {
     case AGEBLOOM_OK: return "success";
     case AGEBLOOM_EINVAL: return "invalid argument";
     case AGEBLOOM_ENOSTRUCT: return "no such structure in the registry";
-    case AGEBLOOM_ENOPLAN: return "no filter shape meets the spec (fpr too small or memory limit too tight)";
+    case AGEBLOOM_ENOPLAN: return "no filter shape meets the spec (agebloom_plan_error() says why)";
     case AGEBLOOM_ENOMEM: return "not enough memory";
     case AGEBLOOM_EALIGN: return "memory not aligned to AGEBLOOM_ALIGN";
     case AGEBLOOM_ETIME: return "time went backwards";

@@ -33,14 +33,31 @@ int to_filter_spec(const agebloom_spec* in, dedup::FilterSpec& out, uint64_t& se
   return AGEBLOOM_OK;
 }
 
-// Plans `in` into `out`; a planner refusal is ENOPLAN (the arguments passed
-// the checks above, so what remains is a target no shape meets).
+// The calling thread's last planning refusal, in the tools' words
+// (agebloom_plan_error); "" after a plan that succeeded.
+thread_local std::string t_plan_error;
+
+// Plans `in` into `out`. The planner's refusal keeps its kind: a value out
+// of range (a window past 2^48, a window shorter than the segments a
+// structure needs, a time window for a count-only structure) is EINVAL, a
+// target no shape meets ENOPLAN; its message is kept for agebloom_plan_error.
 int plan_spec(const agebloom_spec* in, dedup::DedupFilter& out, uint64_t& seed) {
+  t_plan_error.clear();
   dedup::FilterSpec spec;
   if (int st = to_filter_spec(in, spec, seed); st != AGEBLOOM_OK) return st;
-  auto planned = dedup::DedupFilter::plan(spec);
-  if (std::holds_alternative<std::string>(planned)) return AGEBLOOM_ENOPLAN;
-  out = std::get<dedup::DedupFilter>(planned);
+  const model::PlanResult result = dedup::plan_spec(spec);
+  if (const auto* err = std::get_if<model::PlanError>(&result)) {
+    t_plan_error = err->message;
+    return err->code == model::PlanErrc::invalid_request ? AGEBLOOM_EINVAL : AGEBLOOM_ENOPLAN;
+  }
+  dedup::DedupFilter d(std::get<model::Plan>(result).config);
+  // The rate-adaptive budget is a limit too (DedupFilter::plan's check).
+  if (spec.mem_bytes && d.bytes_needed() > spec.mem_bytes) {
+    t_plan_error = "the filter takes " + std::to_string(d.bytes_needed()) + " bytes, more than mem_bytes " +
+                   std::to_string(spec.mem_bytes);
+    return AGEBLOOM_ENOPLAN;
+  }
+  out = d;
   return AGEBLOOM_OK;
 }
 
@@ -144,6 +161,8 @@ using namespace agebloom;
 using namespace agebloom::capi;
 
 extern "C" {
+
+const char* agebloom_plan_error(void) noexcept { return t_plan_error.c_str(); }
 
 int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) noexcept {
   return guarded([&]() -> int {

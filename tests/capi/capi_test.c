@@ -87,9 +87,28 @@ static void test_plan(void) {
   bad = s;
   bad.fpr = 1e-300;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
+  CHECK(strstr(agebloom_plan_error(), "out of reach") != NULL);
   bad = s;
   bad.mem_bytes = 64;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
+  CHECK(strstr(agebloom_plan_error(), "bytes") != NULL);
+  /* The planner's usage errors are EINVAL, each with the planner's reason. */
+  bad = s;
+  bad.window = 3;  /* shorter than the segments of every fast layout */
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "shorter than the segments") != NULL);
+  bad = s;
+  bad.window = (uint64_t)1 << 50;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "2^48") != NULL);
+  bad = s;
+  bad.structure = "tbf";
+  bad.window_kind = AGEBLOOM_WINDOW_TIME;
+  bad.window = 1000000000;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "count windows only") != NULL);
+  CHECK(agebloom_plan_spec(&s, &p) == AGEBLOOM_OK);
+  CHECK(strcmp(agebloom_plan_error(), "") == 0);  /* cleared by a plan that succeeded */
   CHECK(agebloom_plan_spec(NULL, &p) == AGEBLOOM_EINVAL);
   CHECK(agebloom_plan_spec(&s, NULL) == AGEBLOOM_EINVAL);
 
