@@ -333,7 +333,20 @@ int main(int argc, char** argv) {
     }
     if (optind < argc) usage_error(std::string("unexpected argument: ") + argv[optind]);
     if (shared.list_filters) {
-        dd::print_filter_list(stdout);
+        if (!json) {
+            dd::print_filter_list(stdout);
+            return 0;
+        }
+        // The registry's rows, as the text list gives them.
+        nlohmann::json rows = nlohmann::json::array();
+        for (const agebloom::StructureInfo& s : agebloom::kStructures)
+            rows.push_back({{"name", s.name},
+                            {"windows", s.windows == agebloom::kBothWindows ? "count+time"
+                                        : s.windows == agebloom::kTimeWindows ? "time" : "count"},
+                            {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
+                            {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
+                            {"false_negatives", s.false_negatives}});
+        std::cout << rows.dump(2) << '\n';
         return 0;
     }
 

@@ -131,6 +131,18 @@ TEST(Cli, ListFiltersIsTheRegistry) {
     for (const char* name : {"guarded-epoch ", "guarded-epoch-blocked", "apbf ", "apbbf", "ring", "interleaved ",
                              "interleaved-apbf"})
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
+    // --json: one object per registry row, in the text list's order.
+    const auto j = run("--list-filters --json");
+    ASSERT_EQ(j.status, 0);
+    const auto rows = nlohmann::json::parse(j.out, nullptr, false);
+    ASSERT_TRUE(rows.is_array()) << j.out;
+    EXPECT_EQ(rows.size(), static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')));
+    size_t autos = 0;
+    for (const auto& row : rows) {
+        EXPECT_NE(r.out.find(row["name"].get<std::string>()), std::string::npos) << row;
+        autos += row["auto_candidate"].get<bool>();
+    }
+    EXPECT_GE(autos, 1u);
 }
 
 namespace {
