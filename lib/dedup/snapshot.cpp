@@ -88,37 +88,41 @@ void write_snapshot(const SnapshotId& id, const void* state, size_t state_bytes,
   std::memcpy(static_cast<unsigned char*>(out) + sizeof h, state, state_bytes);
 }
 
-SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes, const void* image, size_t len,
-                           SnapshotClock* clock) noexcept {
-  Header h;
+namespace {
+
+// The image's header, once the bytes are a whole, undamaged image of this
+// format: what both readers below check before they look at any field.
+SnapshotErrc whole_image(const void* image, size_t len, Header& h) noexcept {
   if (image == nullptr || len < sizeof h) return SnapshotErrc::not_a_snapshot;
   std::memcpy(&h, image, sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return SnapshotErrc::not_a_snapshot;
   if (h.format != kFormat || h.byte_order != kByteOrder || h.header_bytes != sizeof h)
     return SnapshotErrc::foreign_format;
   if (h.state_bytes != len - sizeof h) return SnapshotErrc::damaged;
-  const unsigned char* body = static_cast<const unsigned char*>(image) + sizeof h;
-  if (checksum(h, body, h.state_bytes) != h.checksum) return SnapshotErrc::damaged;
+  if (checksum(h, static_cast<const unsigned char*>(image) + sizeof h, h.state_bytes) != h.checksum)
+    return SnapshotErrc::damaged;
+  return SnapshotErrc::ok;
+}
+
+}  // namespace
+
+SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes, const void* image, size_t len,
+                           SnapshotClock* clock) noexcept {
+  Header h;
+  if (SnapshotErrc e = whole_image(image, len, h); e != SnapshotErrc::ok) return e;
   Header mine = header_of(id, state_bytes);
   if (h.structure != mine.structure || h.window_kind != mine.window_kind || h.window != mine.window ||
       h.seed != mine.seed || h.state_bytes != mine.state_bytes ||
       std::memcmp(h.parameters, mine.parameters, sizeof h.parameters) != 0)
     return SnapshotErrc::mismatch;
-  std::memcpy(state, body, state_bytes);
+  std::memcpy(state, static_cast<const unsigned char*>(image) + sizeof h, state_bytes);
   if (clock) *clock = {h.filter_ns, h.wall_ns};
   return SnapshotErrc::ok;
 }
 
 SnapshotErrc snapshot_seed(const void* image, size_t len, uint64_t& seed) noexcept {
   Header h;
-  if (image == nullptr || len < sizeof h) return SnapshotErrc::not_a_snapshot;
-  std::memcpy(&h, image, sizeof h);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return SnapshotErrc::not_a_snapshot;
-  if (h.format != kFormat || h.byte_order != kByteOrder || h.header_bytes != sizeof h)
-    return SnapshotErrc::foreign_format;
-  if (h.state_bytes != len - sizeof h ||
-      checksum(h, static_cast<const unsigned char*>(image) + sizeof h, h.state_bytes) != h.checksum)
-    return SnapshotErrc::damaged;
+  if (SnapshotErrc e = whole_image(image, len, h); e != SnapshotErrc::ok) return e;
   seed = h.seed;
   return SnapshotErrc::ok;
 }
