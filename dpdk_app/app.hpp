@@ -146,6 +146,7 @@ struct App {
   // (a compiled program is read-only: every lcore runs the same one).
   agebloom::packet::BpfFilter bpf;
   uint64_t seed = 0;
+  bool seed_from_snapshot = false;  // no --seed: the seed --snapshot's file was taken under
   std::vector<uint16_t> ports;                  // enabled, ascending
   std::array<uint16_t, RTE_MAX_ETHPORTS> dst{};  // forwarding destination per Rx port
   std::array<uint32_t, RTE_MAX_ETHPORTS> ts_scale{};  // Rx timestamp unit → ns, per port

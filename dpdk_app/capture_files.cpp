@@ -1,7 +1,11 @@
 #include "capture_files.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +14,8 @@
 #include <deque>
 #include <string>
 #include <vector>
+
+#include <rte_eal.h>
 
 #include "agebloom/trace/same_file.hpp"
 
@@ -22,6 +28,7 @@ struct Diverted {
   std::string path, aside;
 };
 std::vector<Diverted> g_diverted;
+std::vector<std::pair<std::string, unsigned>> g_rx_files;  // net_pcap devices and their rx_pcap count
 std::deque<std::string> g_rewritten;  // the --vdev arguments argv now points at
 bool g_keep = false;
 
@@ -94,8 +101,15 @@ std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.k
 
 void guard_capture_files(int eal_argc, char** argv, const Options& o) {
   const std::vector<CaptureArg> args = capture_args(eal_argc, argv);
+  if (!o.stats_json.empty() && !o.snapshot.empty() && agebloom::trace::same_file(o.stats_json, o.snapshot))
+    refuse("--stats-json " + o.stats_json + " and --snapshot " + o.snapshot + " are one file: each would replace the other");
   for (size_t i = 0; i < args.size(); ++i) {
     const CaptureArg& a = args[i];
+    if (a.key == "rx_pcap") {
+      auto it = std::find_if(g_rx_files.begin(), g_rx_files.end(), [&](const auto& d) { return d.first == a.device; });
+      if (it == g_rx_files.end()) g_rx_files.emplace_back(a.device, 1);
+      else ++it->second;
+    }
     for (size_t k = 0; k < i; ++k)
       if ((a.key == "tx_pcap" || args[k].key == "tx_pcap") && agebloom::trace::same_file(a.path, args[k].path))
         refuse(where(a) + " and " + where(args[k]) + " are one file: writing it would destroy " +
@@ -112,12 +126,22 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     if (a.key != "tx_pcap") continue;
     struct stat st;
     if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // /dev/null, a FIFO: written as given
-    const size_t slash = a.path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "" : a.path.substr(0, slash + 1);
-    const std::string name = slash == std::string::npos ? a.path : a.path.substr(slash + 1);
-    if (name.empty() || access(dir.empty() ? "." : dir.c_str(), W_OK | X_OK) != 0)
-      continue;  // no file can be made beside it: net_pcap opens it as given (and says why it cannot)
-    Diverted d{a.path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid())};
+    // A symbolic link is written through: the capture replaces its target.
+    std::error_code ec;
+    const std::string path = std::filesystem::is_symlink(a.path, ec)
+                                 ? std::filesystem::weakly_canonical(a.path, ec).string()
+                                 : a.path;
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    Diverted d{path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid())};
+    // Made here, so a folder that takes no file is the user's path in the
+    // message, before the EAL (net_pcap would name the file beside it).
+    const int fd = name.empty() ? -1 : open(d.aside.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+      refuse(where(a) + ": cannot write into " + (dir.empty() ? std::string(".") : dir) + ": " +
+             std::strerror(name.empty() ? EISDIR : errno));
+    close(fd);
     std::string arg = argv[a.argv_index];
     arg.replace(a.value_pos, a.path.size(), d.aside);
     g_rewritten.push_back(std::move(arg));
@@ -127,5 +151,16 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
 }
 
 void keep_tx_captures() { g_keep = true; }
+
+void check_rx_captures(unsigned rx_queues) {
+  for (const auto& [device, files] : g_rx_files)
+    if (files > rx_queues) {
+      rte_eal_cleanup();
+      refuse("--vdev " + device + " has " + std::to_string(files) + " rx_pcap files, one per Rx queue, but dedup_fwd " +
+             "polls " + std::to_string(rx_queues) + " Rx queue" + (rx_queues == 1 ? "" : "s") +
+             " per port (one per worker lcore; one when the main lcore dispatches): give each capture a --vdev "
+             "of its own, or agebloom-replay several traces");
+    }
+}
 
 }  // namespace dedup_fwd

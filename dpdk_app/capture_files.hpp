@@ -25,4 +25,10 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o);
 // The run has started: at exit the captures replace their files.
 void keep_tx_captures();
 
+// After the ports are planned: exits 2 when a net_pcap device has more
+// rx_pcap files (one per Rx queue) than the `rx_queues` dedup_fwd polls on
+// each port, instead of leaving the others unread. (Called before any port
+// starts; the exit removes the captures written aside.)
+void check_rx_captures(unsigned rx_queues);
+
 }  // namespace dedup_fwd

@@ -263,6 +263,7 @@ int main(int argc, char** argv) {
   // Queues per port follow from the workers, so count them before planning ports.
   app.nb_workers = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);
   plan_ports(app);
+  check_rx_captures(app.nb_rxq);
   setup_workers(app);
   if (!restore_snapshot()) {
     close_telemetry();
@@ -306,7 +307,8 @@ int main(int argc, char** argv) {
   // The hash secret is printed only when the user chose it (--seed): a
   // random one stays secret, so nobody who reads the logs can grind keys
   // that collide in the filter (passing duplicates or dropping others).
-  char seed_text[48] = "seed random (secret; --seed HEX fixes it)";
+  char seed_text[64] = "seed random (secret; --seed HEX fixes it)";
+  if (app.seed_from_snapshot) std::snprintf(seed_text, sizeof seed_text, "seed from the snapshot (secret)");
   if (o.seed_set) std::snprintf(seed_text, sizeof seed_text, "seed %llx", static_cast<unsigned long long>(app.seed));
   std::printf("dedup_fwd: key %s, policy %s, action %s, filter %s (%s), %zu bytes per lcore, model FPR %.4g, %s\n",
               ab::dedup::key_mode_name(o.mode), ab::dedup::policy_name(o.policy), action_name(o.action),

@@ -124,7 +124,11 @@ bool restore_snapshot() {
     // beside it (one copy, the latest refused), in case the options were wrong.
     std::string kept;
     if (!o.require_snapshot) {
-      const std::string aside = o.snapshot + ".refused";
+      // FILE.refused, or FILE.refused.N past those kept before: a second
+      // refusal (the options corrected twice) does not lose the first.
+      std::string aside = o.snapshot + ".refused";
+      for (int n = 1; n < 1000 && access(aside.c_str(), F_OK) == 0; ++n)
+        aside = o.snapshot + ".refused." + std::to_string(n);
       kept = std::rename(o.snapshot.c_str(), aside.c_str()) == 0
                  ? " (kept as " + aside + ")"
                  : " (it could not be kept aside: " + std::string(std::strerror(errno)) + "; the next save replaces it)";
@@ -166,7 +170,7 @@ bool restore_snapshot() {
     if (len <= bytes.size() - sizeof fh - sizeof len &&
         dd::snapshot_seed(bytes.data() + sizeof fh + sizeof len, len, seed) == dd::SnapshotErrc::ok) {
       g_app.seed = seed;
-      adopted = true;
+      g_app.seed_from_snapshot = adopted = true;
     }
   }
   // Every image checked into a scratch copy first: either all workers are

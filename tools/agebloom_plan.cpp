@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
@@ -323,6 +324,7 @@ int main(int argc, char** argv) {
             // folder's "dir/.png" is a hidden file.
             if (png->size() < 5 || png->compare(png->size() - 4, 4, ".png") != 0 || png->ends_with("/.png"))
                 usage_error("--plot needs a file name ending in .png, not '" + *png + "'");
+            if (std::filesystem::is_directory(*png)) usage_error("--plot " + *png + ": is a folder");
             break;
         case kHelp:
         case 'h': print_usage(stdout); return 0;

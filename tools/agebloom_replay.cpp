@@ -271,8 +271,8 @@ Options parse(int argc, char** argv) {
       {"--plot", &o.plot}, {"--plot (its CSV)", &o.plot_csv}};
   for (size_t i = 0; i < std::size(outputs); ++i) {
     if (outputs[i].second->empty()) continue;
-    for (const std::string& t : o.traces)
-      if (trace::same_file(*outputs[i].second, t))
+    for (const std::string& t : o.traces)  // a trace of "-" is standard input; an output "-" is a file
+      if (t != "-" && trace::same_file(*outputs[i].second, t))
         bad(std::string(outputs[i].first) + " " + *outputs[i].second + " would overwrite the TRACE '" + t + "'");
     for (size_t k = 0; k < i; ++k)
       if (trace::same_file(*outputs[k].second, *outputs[i].second))
@@ -291,9 +291,14 @@ Options parse(int argc, char** argv) {
     }
   for (const auto& [option, path] : outputs)
     if (!path->empty()) check_writable(option, *path);
-  for (uint32_t i = 0; i < o.split_count; ++i)
+  for (uint32_t i = 0; i < o.split_count; ++i) {
     for (const std::string& t : o.traces)
-      if (trace::same_file(o.piece(i), t)) bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
+      if (t != "-" && trace::same_file(o.piece(i), t))
+        bad("--split-prefix: the piece " + o.piece(i) + " would overwrite the TRACE");
+    for (uint32_t k = 0; k < i; ++k)  // links can make two pieces one file
+      if (trace::same_file(o.piece(k), o.piece(i)))
+        bad("--split-prefix: the pieces " + o.piece(k) + " and " + o.piece(i) + " are one file");
+  }
   if (o.split_count) check_writable("--split-prefix", o.piece(0));
   if (!o.plot.empty() && o.backend == Backend::gpu)
     bad("--backend gpu: --plot samples the filter's fill as the packets are read, on the CPU only");
@@ -647,6 +652,18 @@ std::string open_traces(const Options& o, tools::MergedTraces& input, std::vecto
           "; replay them separately");
     }
     input.add(path, std::move(opened.reader));
+  }
+  return "";
+}
+
+// What a key of `mode` needs captured of a record a snap length cut short.
+const char* snapped_key_needs(pk::KeyMode mode) {
+  switch (mode) {
+    case pk::KeyMode::src_ip:
+    case pk::KeyMode::dst_ip: return "an address key: the IP header";
+    case pk::KeyMode::flow: return "a flow key: the IP and the TCP or UDP header";
+    case pk::KeyMode::click: return "the TCP header and the HTTP request line, the Host line too with --click-host";
+    case pk::KeyMode::packet: return "a packet key: the whole packet";
   }
   return "";
 }
@@ -1067,6 +1084,13 @@ int main(int argc, char** argv) {
   tools::Progress progress(o.progress && isatty(STDERR_FILENO), in.offsets);
   int rc = replay(o, owned, in.traces, in.bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
+  // Click keys only requests, so most packets of any capture have none:
+  // there the cut records alone are worth a line.
+  if (!o.json && o.dedup.mode == pk::KeyMode::click && run.snapped)
+    std::fprintf(stderr, "agebloom-replay: note: %llu packets were cut short by the capture's snap length (at most "
+                 "%u bytes kept); a click key needs its request line captured (%s)\n",
+                 static_cast<unsigned long long>(run.snapped), run.snapped_caplen,
+                 snapped_key_needs(pk::KeyMode::click));
   // Most packets unkeyed: say so (click keys only requests, so not there;
   // --json carries unparsed_reasons and stays one object on the output).
   if (!o.json && o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
@@ -1074,10 +1098,9 @@ int main(int argc, char** argv) {
   {
     std::string why = "is the key mode or the capture's link layer the one intended?";
     if (run.snapped)
-      why = std::to_string(run.snapped) + " packets were cut short by the capture's snap length (" +
-            std::to_string(run.snapped_caplen) + " bytes or less), and a key's bytes must be captured (" +
-            (o.dedup.mode == pk::KeyMode::packet ? "packet: the whole packet" : "flow: the TCP or UDP header") +
-            "); " + why;
+      why = std::to_string(run.snapped) + " packets were cut short by the capture's snap length (at most " +
+            std::to_string(run.snapped_caplen) + " bytes kept), and a key's bytes must be captured (" +
+            snapped_key_needs(o.dedup.mode) + "); " + why;
     std::fprintf(stderr, "agebloom-replay: warning: %llu of %llu packets have no %s key (reasons in the report): %s\n",
                  static_cast<unsigned long long>(unparsed),
                  static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode),

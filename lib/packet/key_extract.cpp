@@ -359,7 +359,11 @@ inline uint8_t lower(uint8_t c) noexcept { return (c >= 'A' && c <= 'Z') ? c + (
 // Value of the Host header in the header lines after the request line, trimmed
 // of optional whitespace. Only complete lines inside the payload count; the
 // search stops at the blank line ending the headers. Empty view if absent.
-View find_host(View v, std::size_t from) noexcept {
+// `cut` is set when the bytes end inside the headers before a Host line
+// (the segment or the snap length ended them): the Host is then unknown,
+// not absent.
+View find_host(View v, std::size_t from, bool& cut) noexcept {
+  cut = false;
   std::size_t s = from;
   // Skip the rest of the request line.
   while (s < v.n && v.p[s] != '\n') ++s;
@@ -367,7 +371,10 @@ View find_host(View v, std::size_t from) noexcept {
   while (s < v.n) {
     std::size_t e = s;
     while (e < v.n && v.p[e] != '\n') ++e;
-    if (e == v.n) break;  // incomplete line (segment or snaplen cut)
+    if (e == v.n) {  // incomplete line (segment or snaplen cut)
+      cut = true;
+      break;
+    }
     std::size_t line_end = e;
     if (line_end > s && v.p[line_end - 1] == '\r') --line_end;
     if (line_end == s) break;  // blank line: end of headers
@@ -385,6 +392,7 @@ View find_host(View v, std::size_t from) noexcept {
     }
     s = e + 1;
   }
+  if (s >= v.n) cut = true;  // the bytes ended right after a line: the blank line was never seen
   return {v.p, 0};
 }
 
@@ -495,6 +503,14 @@ Reason click_key(const Ip& ip, const L4& l4, const ClickOptions& click, const L3
     return Reason::no_click_param;
   }
   const uint8_t kind = static_cast<uint8_t>(4 + (by_param ? 1 : 0) + (click.include_host ? 2 : 0));
+  View host{nullptr, 0};
+  if (click.include_host) {
+    // A Host the bytes cut off would key the request as one without a
+    // Host, merging requests to different hosts: refused, never guessed.
+    bool cut = false;
+    host = find_host(l4.payload, req.line_end, cut);
+    if (host.n == 0 && cut) return Reason::http_request_incomplete;
+  }
 
   KeyWriter w(out);
   w.u8(tag(kind, ip));
@@ -502,7 +518,7 @@ Reason click_key(const Ip& ip, const L4& l4, const ClickOptions& click, const L3
   w.u8(static_cast<uint8_t>(req.method.n));  // <= kMaxMethodLen
   w.bytes(req.method.p, req.method.n);
   w.field16(target);
-  if (click.include_host) w.lowered16(find_host(l4.payload, req.line_end));
+  if (click.include_host) w.lowered16(host);
   if (vlans != nullptr) vlan_ids(w, *vlans);
   return w.finish();
 }

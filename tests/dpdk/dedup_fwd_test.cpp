@@ -1081,6 +1081,7 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
                         {"mismatch", good, " --fpr 0.001", "another filter"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
+    fs::remove(snap.string() + ".refused");
     std::ofstream(snap, std::ios::binary | std::ios::trunc) << c.bytes;
     r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + common + c.extra);
     EXPECT_EQ(r.code, 0) << r.out;
@@ -1095,6 +1096,13 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
     r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common + c.extra);
     EXPECT_EQ(r.code, 1) << r.out;
   }
+  // A second refusal keeps the first one's copy: FILE.refused.1 beside FILE.refused.
+  std::ofstream(snap, std::ios::binary | std::ios::trunc) << "not a snapshot, the second time\n";
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + common);
+  EXPECT_NE(r.out.find("kept as " + snap.string() + ".refused.1"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(snap.string() + ".refused")) << "the first refused copy is kept";
+  fs::remove(snap.string() + ".refused");
+  fs::remove(snap.string() + ".refused.1");
   fs::remove(snap);
   r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + " --require-snapshot" + common);
   EXPECT_EQ(r.code, 1) << "a missing snapshot under --require-snapshot: " << r.out;
@@ -1109,6 +1117,7 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded + " --require-snapshot");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("with the secret seed it was taken under"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seed from the snapshot (secret)"), std::string::npos) << r.out;
   EXPECT_EQ(read_json(js)["suppressed"], 200) << r.out;
   EXPECT_FALSE(read_json(js).contains("seed")) << "the adopted seed stays secret";
 }

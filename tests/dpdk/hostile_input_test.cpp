@@ -307,16 +307,39 @@ TEST(HostileCommandLine, ACaptureThatIsAnotherFileIsRefused) {
       {pcap_vdev(0, in, out) + " " + pcap_vdev(1, in, dir / "." / "out.pcap"), "--same-port"},
       {pcap_vdev(0, in, out), "--stats-json " + dot},
       {pcap_vdev(0, in, out), "--snapshot " + (dir / "." / "out.pcap").string()},
+      {pcap_vdev(0, in, out), "--stats-json " + (dir / "s.json").string() + " --snapshot " + (dir / "." / "s.json").string()},
+      {pcap_vdev(0, in, dir / "nodir" / "o.pcap"), ""},  // a folder that is not there: named as given
   };
   for (const auto& c : cases) {
     write_bytes(in, input);
     fs::remove(out);
     const Outcome r = dedup_fwd(eal(c.vdevs), c.args + " --exit-on-idle 100 --stats-interval 0");
     EXPECT_EQ(r.code, 2) << c.vdevs << " " << c.args << "\n" << r.out;
-    EXPECT_NE(r.out.find("dedup_fwd: --vdev net_pcap"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: --"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(".dedup_fwd-"), std::string::npos) << "an internal name in the message:\n" << r.out;
     EXPECT_EQ(r.out.find("packets in"), std::string::npos) << "it ran anyway:\n" << r.out;
     EXPECT_EQ(read_bytes(in), input) << c.vdevs << " " << c.args;
   }
+  // Two rx_pcap files on one device are two Rx queues; with one polled, the
+  // second capture would go unread: exit 2, the tx files untouched.
+  const Bytes precious = good_pcap(9);
+  write_bytes(out, precious);
+  const Outcome two = dedup_fwd(eal("--vdev net_pcap0,rx_pcap=" + in.string() + ",rx_pcap=" + in.string() +
+                                    ",tx_pcap=" + out.string() + ",tx_pcap=" + (dir / "out2.pcap").string()),
+                                "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(two.code, 2) << two.out;
+  EXPECT_NE(two.out.find("has 2 rx_pcap files"), std::string::npos) << two.out;
+  EXPECT_EQ(read_bytes(out), precious);
+  EXPECT_FALSE(fs::exists(dir / "out2.pcap"));
+  // A tx_pcap that is a symbolic link is written through to its target.
+  fs::create_directories(dir / "real");
+  write_bytes(dir / "real" / "target.pcap", precious);
+  fs::remove(dir / "link.pcap");
+  fs::create_symlink(dir / "real" / "target.pcap", dir / "link.pcap");
+  const Outcome linked = dedup_fwd(eal(pcap_vdev(0, in, dir / "link.pcap")), "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(linked.code, 0) << linked.out;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.pcap"));
+  EXPECT_EQ(read_bytes(dir / "real" / "target.pcap").size(), good_pcap(5).size()) << "the target holds the run's capture";
 }
 
 // An option the EAL does not know: its usage and ours, then exit 1 with a

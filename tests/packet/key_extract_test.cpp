@@ -586,9 +586,15 @@ TEST(KeyExtract, ClickHost) {
   EXPECT_EQ(host_of(text("GET / HTTP/1.1\nHost:bare-lf\n\n")), "bare-lf");
   EXPECT_EQ(host_of(text("GET / HTTP/1.0\r\n\r\n")), "");                       // no Host
   EXPECT_EQ(host_of(text("GET / HTTP/1.1\r\nX: y\r\n\r\nHost: body\r\n")), "");  // after headers
-  EXPECT_EQ(host_of(text("GET / HTTP/1.1\r\nHost: cut-off")), "");              // incomplete line
   EXPECT_EQ(host_of(text("GET / HTTP/1.1\r\nX-Host: no\r\nHost: yes\r\n\r\n")), "yes");
-  EXPECT_EQ(host_of(text("GET / HTTP/1.1")), "");
+  // Headers the segment (or a snap length) ended before a Host line: the
+  // Host is unknown, not absent, so the request is not keyed as one without
+  // (that would merge requests to different hosts).
+  for (const char* cut : {"GET / HTTP/1.1\r\nHost: cut-off", "GET / HTTP/1.1", "GET / HTTP/1.1\r\nAccept: x\r\n"})
+    EXPECT_EQ(reason_of(eth_ipv4_tcp(text(cut)), KeyMode::click, o), Reason::http_request_incomplete) << cut;
+  o.include_host = false;  // without --click-host the request line alone is the key
+  EXPECT_EQ(reason_of(eth_ipv4_tcp(text("GET / HTTP/1.1\r\nHost: cut-off")), KeyMode::click, o), Reason::ok);
+  o.include_host = true;
 
   // Host distinguishes otherwise equal requests; param + host uses tag 0x7.
   const Bytes a = run(eth_ipv4_tcp(http_request("GET", "/", "a.example")), KeyMode::click, o).key;

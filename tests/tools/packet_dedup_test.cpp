@@ -182,6 +182,23 @@ TEST(PacketDedup, TheTraceUnderAnotherNameIsNeverAnOutput) {
   EXPECT_EQ(both.code, 2) << both.out;
   EXPECT_NE(both.out.find("name the same file"), std::string::npos) << both.out;
   EXPECT_FALSE(fs::exists(dir / "new.pcap"));
+  // Through a link to a file not made yet, and split pieces that links make one file.
+  fs::remove(dir / "dangling.pcap");
+  fs::create_symlink("later.pcap", dir / "dangling.pcap");
+  const auto linked = agebloom::testing::shell(run + "--write later.pcap --write-suppressed dangling.pcap");
+  EXPECT_EQ(linked.code, 2) << linked.out;
+  for (const char* piece : {"q0.pcap", "q1.pcap"}) {
+    fs::remove(dir / piece);
+    fs::create_symlink("p1.pcap", dir / piece);
+  }
+  const auto pieces = agebloom::testing::shell(run + "--split 2 --split-prefix q");
+  EXPECT_EQ(pieces.code, 2) << pieces.out;
+  EXPECT_NE(pieces.out.find("are one file"), std::string::npos) << pieces.out;
+  // A trace named "-" (a file, read as ./-) and an output "-" (always a file).
+  fs::copy_file(copy, dir / "-", fs::copy_options::overwrite_existing);
+  const auto dash = agebloom::testing::shell("cd " + dir.string() + " && " + AGEBLOOM_REPLAY + " ./- --write -");
+  EXPECT_EQ(dash.code, 2) << dash.out;
+  EXPECT_EQ(fs::file_size(dir / "-"), size);
 }
 
 TEST(PacketDedup, WriteNeedsATraceItCanReadTwice) {

@@ -331,8 +331,12 @@ TEST(ReplayCli, SnappedTracesKeyFromTheHeaders) {
   }
   const Outcome flow40 = run(s40 + " --key flow --window 1000 --seed 3");
   EXPECT_EQ(flow40.code, 0) << flow40.out;
-  EXPECT_NE(flow40.out.find("cut short by the capture's snap length (40 bytes or less)"), std::string::npos)
+  EXPECT_NE(flow40.out.find("cut short by the capture's snap length (at most 40 bytes kept)"), std::string::npos)
       << flow40.out;
+  EXPECT_NE(flow40.out.find("a flow key: the IP and the TCP or UDP header"), std::string::npos) << flow40.out;
+  // Click: most packets of any capture carry no request, so the cut records get a note of their own.
+  const Outcome click40 = run(s40 + " --key click --window 1000 --seed 3");
+  EXPECT_NE(click40.out.find("a click key needs its request line captured"), std::string::npos) << click40.out;
   const auto src40 = nlohmann::json::parse(run(s40 + " --key src-ip --window 1000 --seed 3 --json").out, nullptr, false);
   ASSERT_FALSE(src40.is_discarded());
   EXPECT_EQ(src40["keyed"], src40["packets"]);  // 14 + 20 bytes are enough for an address

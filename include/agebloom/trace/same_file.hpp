@@ -15,22 +15,33 @@
 
 namespace agebloom::trace {
 
+// Where a path leads once its own symbolic links are followed, even to a
+// file not made yet (a link to it is where a writer will make it).
+inline std::filesystem::path link_target(const std::string& p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path at = fs::absolute(p, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(at, ec); ++hops) {
+    const fs::path to = fs::read_symlink(at, ec);
+    if (ec) break;
+    at = to.is_absolute() ? to : at.parent_path() / to;
+  }
+  return fs::weakly_canonical(at, ec);
+}
+
 // Two files that exist are the same file when their device and inode are; a
-// path that does not exist yet is compared by its canonical spelling (links
-// in the folders above it followed), so two outputs spelled differently still
-// meet. "-" (standard input or output) is no file.
+// path that does not exist yet is compared by where it leads (links in the
+// folders above it and its own followed), so two outputs spelled differently,
+// or a link to a file not made yet, still meet. The caller decides what "-"
+// means (standard input for a trace, a file for an output): here it is a
+// file name like any other.
 inline bool same_file(const std::string& a, const std::string& b) {
-  if (a == "-" || b == "-") return a == b;
   if (a == b) return true;
   struct stat sa, sb;
   const bool a_exists = stat(a.c_str(), &sa) == 0, b_exists = stat(b.c_str(), &sb) == 0;
   if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (a_exists != b_exists) return false;
-  namespace fs = std::filesystem;
-  std::error_code ea, eb;
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
-  return !ea && !eb && ca == cb;
+  return link_target(a) == link_target(b);
 }
 
 }  // namespace agebloom::trace
