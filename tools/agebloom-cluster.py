@@ -325,6 +325,8 @@ def replay(args):
                       f"for {sys.executable}")
     made = []  # the folders of --workdir this run made, removed with its own at the end
     if args.workdir:
+        if os.path.exists(args.workdir) and not os.path.isdir(args.workdir):
+            raise Failure(f"--workdir {args.workdir}: is not a folder", 2)
         missing = args.workdir
         while not os.path.exists(missing):
             made.append(missing)

@@ -166,11 +166,11 @@ AGEBLOOM_API int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* pl
 
 /** Why the calling thread's last planning call (agebloom_plan_spec,
  *  agebloom_filter_bytes, agebloom_filter_init, agebloom_filter_create) was
- *  refused by the planner, in the words dedup_fwd and agebloom-replay print
- *  ("window (count) must be at least 7 for r = 7", "fpr 1e-300 is out of
- *  reach ..."); "" after a plan that succeeded or a refusal found before
- *  planning (a null pointer, an unknown structure). Never NULL; valid until
- *  the thread's next planning call. */
+ *  refused (EINVAL, ENOSTRUCT, ENOPLAN), in the words dedup_fwd and
+ *  agebloom-replay print ("window 3 is shorter than the segments ...",
+ *  "fpr 1e-300 is out of reach ..."); "" after a plan that succeeded, or a
+ *  null pointer or size field refused before the spec was read. Never NULL;
+ *  valid until the thread's next planning call. */
 AGEBLOOM_API const char* agebloom_plan_error(void) AGEBLOOM_NOEXCEPT;
 
 /** The number of registered structures. */

@@ -13,16 +13,29 @@
 namespace agebloom::capi {
 namespace {
 
+// The calling thread's last planning refusal, in the tools' words
+// (agebloom_plan_error); "" after a plan that succeeded.
+thread_local std::string t_plan_error;
+
 // The spec as DedupFilter takes it, or the status naming what is wrong.
 // Checked here, before the planner, so each mistake gets its own code.
 int to_filter_spec(const agebloom_spec* in, dedup::FilterSpec& out, uint64_t& seed) {
   agebloom_spec s;
   if (int st = read_in(in, s); st != AGEBLOOM_OK) return st;
-  if (s.window == 0 || !(s.fpr > 0 && s.fpr < 1)) return AGEBLOOM_EINVAL;
-  if (s.window_kind != AGEBLOOM_WINDOW_COUNT && s.window_kind != AGEBLOOM_WINDOW_TIME) return AGEBLOOM_EINVAL;
+  auto invalid = [](const char* why) {
+    t_plan_error = why;
+    return AGEBLOOM_EINVAL;
+  };
+  if (s.window == 0) return invalid("spec.window must be at least 1 (insertions, or ticks of a time window)");
+  if (!(s.fpr > 0 && s.fpr < 1)) return invalid("spec.fpr must be above 0 and below 1");
+  if (s.window_kind != AGEBLOOM_WINDOW_COUNT && s.window_kind != AGEBLOOM_WINDOW_TIME)
+    return invalid("spec.window_kind must be AGEBLOOM_WINDOW_COUNT or AGEBLOOM_WINDOW_TIME");
   if (s.structure && std::strcmp(s.structure, "auto") != 0) {
     const StructureInfo* row = find_structure(s.structure, std::strlen(s.structure));
-    if (!row) return AGEBLOOM_ENOSTRUCT;
+    if (!row) {
+      t_plan_error = std::string("spec.structure '") + s.structure + "' is no registered structure (agebloom_structure_name lists them)";
+      return AGEBLOOM_ENOSTRUCT;
+    }
     out.structure = row->id;
   }
   out.window = s.window_kind == AGEBLOOM_WINDOW_TIME ? Window::time(s.window) : Window::count(s.window);
@@ -32,10 +45,6 @@ int to_filter_spec(const agebloom_spec* in, dedup::FilterSpec& out, uint64_t& se
   seed = s.seed;
   return AGEBLOOM_OK;
 }
-
-// The calling thread's last planning refusal, in the tools' words
-// (agebloom_plan_error); "" after a plan that succeeded.
-thread_local std::string t_plan_error;
 
 // Plans `in` into `out`. The planner's refusal keeps its kind: a value out
 // of range (a window past 2^48, a window shorter than the segments a

@@ -81,9 +81,11 @@ static void test_plan(void) {
   bad = s;
   bad.window = 0;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "window must be at least 1") != NULL);
   bad = s;
   bad.structure = "no-such-filter";
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOSTRUCT);
+  CHECK(strstr(agebloom_plan_error(), "no-such-filter") != NULL);
   bad = s;
   bad.fpr = 1e-300;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);

@@ -181,6 +181,12 @@ class Cluster(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 5, args)  # refused before a cluster starts
         # --window and --ttl exclude each other; one is needed.
         self.assertEqual(cluster(TRACES[0], "--key", "flow", "--shards", "2").returncode, 2)
+        # A --workdir that is a file.
+        afile = os.path.join(self.tmp, "afile")
+        open(afile, "w").close()
+        r = cluster(TRACES[0], "--key", "flow", "--ttl", "1s", "--shards", "2", "--workdir", afile)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("is not a folder", r.stderr)
         # Standard input cannot be split and handed to workers.
         r = cluster("-", "--key", "flow", "--ttl", "1s", "--shards", "2")
         self.assertEqual(r.returncode, 2, r.stderr)
