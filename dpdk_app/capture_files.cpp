@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -126,11 +124,11 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     if (a.key != "tx_pcap") continue;
     struct stat st;
     if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // /dev/null, a FIFO: written as given
-    // A symbolic link is written through: the capture replaces its target.
+    // A symbolic link is written through: the capture replaces its target
+    // (link_target follows a link to a file not made yet too).
     std::error_code ec;
-    const std::string path = std::filesystem::is_symlink(a.path, ec)
-                                 ? std::filesystem::weakly_canonical(a.path, ec).string()
-                                 : a.path;
+    const std::string path =
+        std::filesystem::is_symlink(a.path, ec) ? agebloom::trace::link_target(a.path).string() : a.path;
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);

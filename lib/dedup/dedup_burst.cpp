@@ -3,16 +3,6 @@
 
 namespace agebloom::dedup {
 
-namespace {
-
-template <class Filter>
-uint64_t epoch_fill_of(const Filter& f) noexcept {
-  if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
-  return 0;
-}
-
-}  // namespace
-
 void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, Policy policy, bool* dup,
                                void* const* at) noexcept {
   // One clock for the burst (now == nullptr): no epoch ends by time inside

@@ -293,15 +293,6 @@ std::string DedupFilter::create(Arena& arena) {
   });
 }
 
-uint64_t DedupFilter::epoch_fill() const noexcept {
-  return std::visit(
-      [](const auto& f) -> uint64_t {
-        if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
-        return 0;
-      },
-      filter_);
-}
-
 void DedupFilter::watch_flood(uint64_t inserted, uint64_t fill_before) noexcept {
   std::visit(
       [&](const auto& f) {

@@ -303,8 +303,16 @@ class DedupFilter {
   // (fill_before + inserted - fill now) / capacity, however many, since each
   // one restarts the count at 1 (EpochSchedule::rotate_before_insert).
   void watch_flood(uint64_t inserted, uint64_t fill_before) noexcept;
-  // The current epoch's insertion count (the schedule's fill), 0 without one.
-  uint64_t epoch_fill() const noexcept;
+  // The current epoch's insertion count (the schedule's fill), 0 without one:
+  // of the concrete filter (inside a visit), and of whichever one is held.
+  template <class Filter>
+  static uint64_t epoch_fill_of(const Filter& f) noexcept {
+    if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
+    return 0;
+  }
+  uint64_t epoch_fill() const noexcept {
+    return std::visit([](const auto& f) { return epoch_fill_of(f); }, filter_);
+  }
 
   FilterConfig config_;
   AnyFilter filter_;
