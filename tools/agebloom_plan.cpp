@@ -16,6 +16,7 @@
 #include "agebloom/model/models.hpp"
 #include "agebloom/model/planner.hpp"
 #include "agebloom/registry/structure.hpp"
+#include "filter_list_json.hpp"
 #include "plot.hpp"
 
 #include <getopt.h>
@@ -172,6 +173,10 @@ nlohmann::json plan_json(const m::Plan& p, const dd::FilterSpec& spec) {
     j["parameters"] = built.parameters();
     j["guarantee"] = built.guarantee(dd::Policy::insert_always);
     j["build_options"] = build_options(spec);
+    if (const auto* t = std::get_if<agebloom::TimeLimitedConfig>(&p.config.config)) {
+        j["bits_in_use_per_item"] = t->steady_bits_per_item();  // at its capacity; the rest is headroom
+        j["capacity"] = t->capacity;
+    }
     if (const std::string note = dd::DedupFilter::auto_note(spec, built); !note.empty()) j["auto_note"] = note;
     return j;
 }
@@ -182,9 +187,22 @@ int refusal(const m::PlanError& err) {
     return err.code == m::PlanErrc::over_limits ? kExitNoPlan : kExitUsage;
 }
 
+// The spec every structure of --compare and --plot is planned for. Under
+// --ttl without --capacity a named structure assumes kDefaultTtlCapacity
+// insertions per window, while the rate-adaptive one (tlbf) plans for an
+// unknown rate at a memory budget: rows side by side would then size
+// different loads. So all are planned at the assumed rate, and say so.
+dd::FilterSpec comparable(const dd::FilterSpec& spec) {
+    dd::FilterSpec s = spec;
+    if (s.window.is_time() && s.capacity == 0) s.capacity = dd::kDefaultTtlCapacity;
+    return s;
+}
+
 // --compare: each structure's best plan for the same options, fewest bits first;
 // the refusals after, each with its reason.
-int compare(const dd::FilterSpec& spec, bool json) {
+int compare(const dd::FilterSpec& given, bool json) {
+    const dd::FilterSpec spec = comparable(given);
+    const bool assumed = spec.capacity != given.capacity;
     std::vector<std::pair<dd::FilterSpec, m::Plan>> plans;
     std::vector<std::pair<std::string, std::string>> refused;
     for (const agebloom::StructureInfo& s : agebloom::kStructures) {
@@ -202,7 +220,10 @@ int compare(const dd::FilterSpec& spec, bool json) {
                      [](const auto& a, const auto& b) { return a.second.bits_per_item < b.second.bits_per_item; });
     if (json) {
         nlohmann::json arr = nlohmann::json::array();
-        for (const auto& [one, p] : plans) arr.push_back(plan_json(p, one));
+        for (const auto& [one, p] : plans) {
+            arr.push_back(plan_json(p, one));
+            if (assumed) arr.back()["capacity_assumed"] = true;  // not given: see the text form's note
+        }
         for (const auto& [name, why] : refused) arr.push_back({{"structure", name}, {"error", why}});
         std::cout << arr.dump(2) << '\n';
         return plans.empty() ? kExitNoPlan : 0;
@@ -222,15 +243,21 @@ int compare(const dd::FilterSpec& spec, bool json) {
     }
     for (const auto& [name, why] : refused) std::printf("%-22s -  %s\n", name.c_str(), why.c_str());
     std::printf("(slack: how far past the window a key may be remembered, in %s; rebuild a row with its --filter "
-                "NAME and the same options)\n",
-                spec.window.is_time() ? "time" : "insertions");
+                "NAME and the same options%s)\n",
+                spec.window.is_time() ? "time" : "insertions",
+                assumed ? (" plus --capacity " + std::to_string(spec.capacity)).c_str() : "");
+    if (assumed)
+        std::printf("(no --capacity: every row is planned for %llu insertions per --ttl, the rate a named structure "
+                    "assumes; without --capacity, tlbf alone plans for an unknown rate instead)\n",
+                    static_cast<unsigned long long>(spec.capacity));
     return plans.empty() ? kExitNoPlan : 0;
 }
 
 // --plot: bits per item against the target FPR for every structure over this
 // window and limits, as a CSV beside the PNG, drawn by
 // lab/plots/structures_bits.py (the lab's structures-bits picture).
-int plot(const dd::FilterSpec& spec, const std::string& png) {
+int plot(const dd::FilterSpec& given, const std::string& png) {
+    const dd::FilterSpec spec = comparable(given);
     const std::string csv = (png.size() > 4 && png.compare(png.size() - 4, 4, ".png") == 0
                                  ? png.substr(0, png.size() - 4) : png) + ".csv";
     std::FILE* out = std::fopen(csv.c_str(), "w");
@@ -339,16 +366,7 @@ int main(int argc, char** argv) {
             dd::print_filter_list(stdout);
             return 0;
         }
-        // The registry's rows, as the text list gives them.
-        nlohmann::json rows = nlohmann::json::array();
-        for (const agebloom::StructureInfo& s : agebloom::kStructures)
-            rows.push_back({{"name", s.name},
-                            {"windows", s.windows == agebloom::kBothWindows ? "count+time"
-                                        : s.windows == agebloom::kTimeWindows ? "time" : "count"},
-                            {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
-                            {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
-                            {"false_negatives", s.false_negatives}});
-        std::cout << rows.dump(2) << '\n';
+        std::cout << agebloom::tools::filter_list_json().dump(2) << '\n';
         return 0;
     }
 

@@ -53,6 +53,7 @@
 #include "agebloom/trace/pcap_writer.hpp"
 #include "agebloom/trace/same_file.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
+#include "filter_list_json.hpp"
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
@@ -245,7 +246,8 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.dedup.list_filters) {
-    dedup::print_filter_list(stdout);
+    if (o.json) std::printf("%s\n", tools::filter_list_json().dump(2).c_str());
+    else dedup::print_filter_list(stdout);
     std::exit(0);
   }
   if (std::string e = o.dedup.finish(); !e.empty()) bad(e);

@@ -215,6 +215,42 @@ TEST(Cli, AutoWithoutARateSaysWhy) {
     EXPECT_NE(r.out.find("no --capacity was given"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("do not fit"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("bits in use per item"), std::string::npos) << r.out;
+    // --json carries the same figure, and the capacity it is at.
+    const auto j = nlohmann::json::parse(run("--ttl 60s --fpr 0.01 --json").out, nullptr, false);
+    ASSERT_TRUE(j.is_object());
+    ASSERT_TRUE(j.contains("bits_in_use_per_item")) << j;
+    EXPECT_GT(j["bits_in_use_per_item"].get<double>(), 0.0);
+    EXPECT_LT(j["bits_in_use_per_item"].get<double>(), j["bits_per_item"].get<double>());
+    EXPECT_GT(j["capacity"].get<uint64_t>(), 0u);
+}
+
+// --ttl --compare without --capacity: every row is planned for the same
+// assumed rate (tlbf alone would otherwise plan for an unknown one, and its
+// row would size another load), each row's build options say it, and the
+// text says so.
+TEST(Cli, CompareUnderTtlPlansEveryRowForOneRate) {
+    const auto r = run("--ttl 1s --compare --json");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto rows = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(rows.is_array()) << r.out;
+    bool tlbf = false;
+    for (const auto& row : rows) {
+        if (row.contains("error")) continue;
+        EXPECT_TRUE(row.value("capacity_assumed", false)) << row["structure"];
+        EXPECT_NE(row["build_options"].get<std::string>().find("--capacity 1000000"), std::string::npos) << row;
+        if (row["structure"] == "tlbf") {
+            tlbf = true;
+            EXPECT_EQ(row["capacity"].get<uint64_t>(), 1000000u) << row;
+        }
+    }
+    EXPECT_TRUE(tlbf);
+    const auto t = run("--ttl 1s --compare");
+    EXPECT_NE(t.out.find("every row is planned for 1000000 insertions per --ttl"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("capacity=1000000 budget_bits"), std::string::npos) << t.out;  // tlbf's row
+    // Given, the capacity is the user's, and nothing is said of an assumption.
+    const auto given = run("--ttl 1s --capacity 5000 --compare");
+    EXPECT_EQ(given.out.find("every row is planned for"), std::string::npos) << given.out;
+    EXPECT_NE(given.out.find("capacity=5000 budget_bits"), std::string::npos) << given.out;
 }
 
 // --compare: a row per structure that plans, fewest bits first, and the

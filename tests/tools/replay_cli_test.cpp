@@ -68,6 +68,13 @@ TEST(ReplayCli, ListFiltersNamesTheSevenStructures) {
   for (const char* want : {"guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved",
                            "interleaved-apbf"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  // With --json, the same rows as JSON (agebloom-plan's form), not the text.
+  const Outcome j = run("--list-filters --json");
+  ASSERT_EQ(j.code, 0) << j.out;
+  const auto rows = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(rows.is_array()) << j.out;
+  ASSERT_EQ(rows.size(), listed().size());
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i]["name"], listed()[i].name);
 }
 
 // Every structure over a time window from the capture's timestamps: live FNR

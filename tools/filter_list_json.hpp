@@ -1,0 +1,24 @@
+// The registry's rows as JSON, for `--list-filters --json` in agebloom-plan
+// and agebloom-replay: the fields of the text list (print_filter_list), one
+// object per structure, in the registry's order.
+#pragma once
+
+#include "agebloom/registry/structure.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace agebloom::tools {
+
+inline nlohmann::json filter_list_json() {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const StructureInfo& s : kStructures)
+        rows.push_back({{"name", s.name},
+                        {"windows", s.windows == kBothWindows ? "count+time"
+                                    : s.windows == kTimeWindows ? "time" : "count"},
+                        {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
+                        {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
+                        {"false_negatives", s.false_negatives}});
+    return rows;
+}
+
+}  // namespace agebloom::tools
