@@ -378,6 +378,13 @@ PlanResult plan(const PlanRequest& req) {
         // said below, as for every structure.
         const bool fpr_driven = why == Errc::k_out_of_range || why == Errc::l_out_of_range || why == Errc::too_large ||
                                 why == Errc::fpr_out_of_range;
+        // A memory budget too small is a limit no plan meets (as --mem is
+        // for every other structure), not a malformed request.
+        if (why == Errc::slice_budget_too_small)
+            return PlanError{PlanErrc::over_limits,
+                             std::string(name(*req.structure)) + ": " + message(why) + " (--mem " +
+                                 std::to_string(req.memory_bytes ? req.memory_bytes : req.max_total_bytes.value_or(0)) +
+                                 " bytes): raise --mem"};
         if (why != Errc::ok && !fpr_driven)
             return PlanError{PlanErrc::invalid_request, std::string(name(*req.structure)) + ": " + message(why)};
     }

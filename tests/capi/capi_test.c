@@ -94,6 +94,14 @@ static void test_plan(void) {
   bad.mem_bytes = 64;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
   CHECK(strstr(agebloom_plan_error(), "bytes") != NULL);
+  /* tlbf's budget too small is the same refusal: a limit, not a usage error. */
+  bad = s;
+  bad.structure = "tlbf";
+  bad.window_kind = AGEBLOOM_WINDOW_TIME;
+  bad.window = 1000000000;
+  bad.mem_bytes = 64;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
+  CHECK(strstr(agebloom_plan_error(), "64 bytes") != NULL);
   /* The planner's usage errors are EINVAL, each with the planner's reason. */
   bad = s;
   bad.window = 3;  /* shorter than the segments of every fast layout */
