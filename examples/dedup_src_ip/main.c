@@ -117,12 +117,17 @@ static void dedup_burst(agebloom_filter* f, uint16_t port, struct rte_mbuf** pkt
   struct rte_mbuf* out[BURST_SIZE];
   uint16_t keyed = 0, sent = 0, i;
 
+  agebloom_key_options ko;
+  agebloom_key_options_init(&ko);
   for (i = 0; i < n; ++i) {
     size_t len;
-    /* The first segment holds the headers a src-ip key needs. */
-    if (agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, rte_pktmbuf_mtod(pkts[i], const void*),
-                             rte_pktmbuf_data_len(pkts[i]), AGEBLOOM_KEY_SRC_IP, NULL, key, sizeof key, &len,
-                             NULL) == AGEBLOOM_OK) {
+    /* The first segment holds the headers a src-ip key needs; a jumbo
+     * frame's IP length runs on into the chain, so the frame's whole length
+     * is given as its wire length (else it would have no key). */
+    ko.wire_len = rte_pktmbuf_pkt_len(pkts[i]);
+    if (agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, rte_pktmbuf_mtod(pkts[i], const void*),
+                                  rte_pktmbuf_data_len(pkts[i]), AGEBLOOM_KEY_SRC_IP, &ko, key, sizeof key, &len,
+                                  NULL) == AGEBLOOM_OK) {
       hashes[keyed] = agebloom_hash_key(f, key, len);
       keyed_at[keyed++] = i;
     }

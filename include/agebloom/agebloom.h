@@ -414,6 +414,42 @@ AGEBLOOM_API int agebloom_extract_key(uint32_t linktype, const void* frame, size
                                       const agebloom_click_options* click, void* key, size_t key_cap,
                                       size_t* key_len, unsigned* reason) AGEBLOOM_NOEXCEPT;
 
+/** Everything that shapes a key besides the mode: dedup_fwd's and
+ *  agebloom-replay's keying options, and the frame's length on the wire. */
+typedef struct agebloom_key_options {
+  uint32_t size;              /**< sizeof(agebloom_key_options) as compiled by the caller */
+  int vlan_in_key;            /**< nonzero: every mode but packet appends the frame's VLAN IDs, so one
+                                   address or 5-tuple in two VLANs is two keys (--vlan-in-key) */
+  int ignore_vlan;            /**< packet: leave the VLAN IDs out of the key (--ignore-vlan) */
+  int ignore_l2;              /**< packet: leave the MACs and VLAN IDs out (--ignore-l2) */
+  uint32_t packet_bytes;      /**< packet: hash at most this many bytes from the IP header on, 20 to
+                                   AGEBLOOM_KEY_MAX - 32 (--packet-bytes); 0 = all of it */
+  uint64_t wire_len;          /**< the frame's length on the wire when frame_len bytes are only its start
+                                   (a snap length, or the first segment of a chained mbuf: its
+                                   pkt_len); the IP and TCP length fields are then checked against it,
+                                   and a key whose bytes all lie within frame_len is kept. 0 = the frame
+                                   is whole. Packet keys need the whole packet. */
+  agebloom_click_options click; /**< click mode's options (its size set by agebloom_key_options_init) */
+} agebloom_key_options;
+
+/** Sets the defaults (no VLAN IDs in address and flow keys, packet keys
+ *  whole with MACs and VLAN IDs, a whole frame, click's defaults) and the
+ *  sizes. */
+static inline void agebloom_key_options_init(agebloom_key_options* options) {
+  memset(options, 0, sizeof *options);
+  options->size = (uint32_t)sizeof(agebloom_key_options);
+  agebloom_click_options_init(&options->click);
+}
+
+/** agebloom_extract_key with every keying option (`options` may be NULL:
+ *  the defaults). Errors as agebloom_extract_key, and EINVAL for a
+ *  packet-only option in another mode, vlan_in_key in packet mode (as the
+ *  tools refuse them), a packet_bytes out of range, or wire_len below
+ *  frame_len. */
+AGEBLOOM_API int agebloom_extract_key_with(uint32_t linktype, const void* frame, size_t frame_len,
+                                           agebloom_key_mode mode, const agebloom_key_options* options, void* key,
+                                           size_t key_cap, size_t* key_len, unsigned* reason) AGEBLOOM_NOEXCEPT;
+
 /** The stable name of a no-key reason ("ok", "truncated_l2", "unsupported_l2",
  *  ...), as in agebloom-replay's "unparsed_reasons"; "unknown" past the last. */
 AGEBLOOM_API const char* agebloom_key_reason_name(unsigned reason) AGEBLOOM_NOEXCEPT;

@@ -457,6 +457,117 @@ static void test_keys(void) {
   CHECK(copy_len == first_len && memcmp(copy, first, first_len) != 0);
 }
 
+/* Every keying option (agebloom_extract_key_with): the frame's wire length,
+ * VLAN IDs in the key, the packet key's options, and the combinations the
+ * tools refuse. */
+static void test_key_options(void) {
+  /* Ethernet + 802.1Q (VLAN 10) + IPv4 + UDP. */
+  unsigned char frame[14 + 4 + 20 + 8] = {0};
+  frame[0] = 0x02, frame[6] = 0x02, frame[11] = 1;
+  frame[12] = 0x81, frame[13] = 0x00, frame[15] = 10; /* TCI: VLAN 10 */
+  frame[16] = 0x08;                                  /* IPv4 */
+  unsigned char* ip = frame + 18;
+  ip[0] = 0x45, ip[3] = 28, ip[8] = 64, ip[9] = 17;
+  ip[12] = 10, ip[13] = 1, ip[14] = 2, ip[15] = 3;
+  ip[16] = 192, ip[17] = 168, ip[18] = 0, ip[19] = 1;
+  unsigned char* udp = ip + 20;
+  udp[1] = 53, udp[3] = 80, udp[5] = 8;
+
+  agebloom_key_options o;
+  agebloom_key_options_init(&o);
+  unsigned char a[AGEBLOOM_KEY_MAX], b[AGEBLOOM_KEY_MAX];
+  size_t alen = 0, blen = 0;
+  unsigned reason = 99;
+  /* Defaults (and NULL) key as agebloom_extract_key does. */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
+                                  sizeof a, &alen, &reason) == AGEBLOOM_OK);
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, NULL, b, sizeof b,
+                             &blen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) == 0);
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, NULL, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) == 0);
+
+  /* vlan_in_key: one 5-tuple in VLAN 10 and VLAN 20 is two keys, without it one. */
+  o.vlan_in_key = 1;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == 14 + 1 + 2); /* nvlan, one VLAN ID */
+  frame[15] = 20;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) != 0);
+  o.vlan_in_key = 0;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  frame[15] = 10;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) == 0);
+
+  /* wire_len: the headers alone (a chained mbuf's first segment, a snap
+   * length) key by address once the wire length is given; not without it. */
+  const size_t headers = 14 + 4 + 20;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
+                                  &alen, &reason) == AGEBLOOM_ENOKEY);
+  CHECK(strcmp(agebloom_key_reason_name(reason), "truncated_l3") == 0);
+  o.wire_len = sizeof frame;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
+                                  &alen, &reason) == AGEBLOOM_OK);
+  CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, NULL, b,
+                             sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) == 0);
+  /* ... but not by 5-tuple, whose ports were not captured. */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_FLOW, &o, a, sizeof a,
+                                  &alen, &reason) == AGEBLOOM_ENOKEY);
+  o.wire_len = headers - 1; /* shorter than what was captured */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
+                                  &alen, NULL) == AGEBLOOM_EINVAL);
+  o.wire_len = 0;
+
+  /* Packet keys: ignore_l2 makes copies with other MACs one key. */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  frame[0] = 0x04;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(memcmp(a, b, alen < blen ? alen : blen) != 0);
+  o.ignore_l2 = 1;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  frame[0] = 0x02;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(alen == blen && memcmp(a, b, alen) == 0);
+  /* packet_bytes bounds what is hashed. */
+  o.ignore_l2 = 0;
+  o.packet_bytes = 20;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
+                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(blen + 8 == alen); /* the UDP header left out */
+
+  /* What the tools refuse is EINVAL here. */
+  agebloom_key_options bad;
+  agebloom_key_options_init(&bad);
+  bad.ignore_vlan = 1; /* a packet option in another mode */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  agebloom_key_options_init(&bad);
+  bad.vlan_in_key = 1; /* packet keys keep their VLAN IDs already */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  agebloom_key_options_init(&bad);
+  bad.packet_bytes = 19;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  agebloom_key_options_init(&bad);
+  bad.size = 4; /* older than any this library knows */
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_EVERSION);
+}
+
 int main(void) {
   test_versions_and_errors();
   test_plan();
@@ -465,6 +576,7 @@ int main(void) {
   test_save_load();
   test_save_load_every_structure();
   test_keys();
+  test_key_options();
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;

@@ -79,6 +79,12 @@ void data_path(const char* structure, bool time_window) {
       size_t len = 0;
       expect(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, nullptr, key,
                                   sizeof key, &len, nullptr) == AGEBLOOM_OK, "extract_key");
+      agebloom_key_options ko;
+      agebloom_key_options_init(&ko);
+      ko.vlan_in_key = 1;
+      ko.wire_len = sizeof frame;
+      expect(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &ko, key,
+                                       sizeof key, &len, nullptr) == AGEBLOOM_OK, "extract_key_with");
       (void)agebloom_test_and_insert_key(a, key, len);
       agebloom_hash_keys(a, kp, lens, 64, h);
       agebloom_prefetch_bulk(a, h, 64);
