@@ -31,7 +31,7 @@ void DedupFilter::decide_burst(const KeyHash* h, const uint64_t* now, size_t n, 
             const uint64_t fill_before = timed && flood_.design ? epoch_fill_of(f) : 0;
             dup[i] = decide(h[i]);
             if (timed && flood_.design)
-              watch_flood(policy == Policy::insert_always || !dup[i] ? 1 : 0, fill_before);
+              watch_flood_of(f, policy == Policy::insert_always || !dup[i] ? 1 : 0, fill_before);
           }
         };
         auto insert_always = [&](KeyHash k) { return f.test_and_insert(k); };

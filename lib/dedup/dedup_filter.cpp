@@ -293,52 +293,46 @@ std::string DedupFilter::create(Arena& arena) {
   });
 }
 
-void DedupFilter::watch_flood(uint64_t inserted, uint64_t fill_before) noexcept {
-  std::visit(
-      [&](const auto& f) {
-        if constexpr (requires { f.epoch_schedule(); }) {
-          const EpochSchedule& s = f.epoch_schedule();
-          if (s.fill_cap) {
-            // keep-fpr: the schedule counts the epoch's insertions itself and
-            // restarts at 1 when the capacity trigger ends an epoch; an epoch
-            // ended by time moves epoch_start a whole epoch on instead.
-            flood_.early += (fill_before + inserted - s.fill) / s.fill_cap;
-            // Epoch starts for effective_window(). Primed at the first look,
-            // not at create(): a restored snapshot's segment is not 0.
-            const uint32_t segs = flood_.r + 1, seg = f.current_segment();
-            uint32_t n = flood_.known ? (seg + segs - flood_.segment) % segs : 0;
-            if (flood_.known && n == 0 && s.epoch_start != flood_.epoch_start) n = segs;  // a whole turn or more
-            if (!flood_.known) n = 1;
-            // Only the last rotation's start is seen. The others began after
-            // the previous look and at most an epoch apart: exact for epochs
-            // ended by time, within one look's interval for early ones.
-            for (uint32_t j = n; j-- > 0;) {
-              const uint64_t back = j * flood_.epoch_length;
-              uint64_t t = s.epoch_start > back ? s.epoch_start - back : 0;
-              if (j && t < flood_.last_now) t = flood_.last_now;
-              flood_.newest = (flood_.newest + 1) % 64;
-              flood_.starts[flood_.newest] = t;
-              if (flood_.known < 64) ++flood_.known;
-            }
-            flood_.segment = seg;
-            flood_.last_now = s.last_now;
-            flood_.epoch_start = s.epoch_start;
-            return;
-          }
-          // keep-window: epochs end by time alone; count what each one took.
-          if (s.epoch_start != flood_.epoch_start) {
-            flood_.epoch_start = s.epoch_start;
-            flood_.inserted = 0;
-            flood_.counted = false;
-          }
-          flood_.inserted += inserted;
-          if (!flood_.counted && flood_.inserted > flood_.design) {
-            flood_.counted = true;
-            ++flood_.overloaded;
-          }
-        }
-      },
-      filter_);
+void DedupFilter::watch_epochs(const EpochSchedule& s, uint32_t seg, uint64_t inserted,
+                               uint64_t fill_before) noexcept {
+  if (s.fill_cap) {
+    // keep-fpr: the schedule counts the epoch's insertions itself and
+    // restarts at 1 when the capacity trigger ends an epoch; an epoch
+    // ended by time moves epoch_start a whole epoch on instead.
+    flood_.early += (fill_before + inserted - s.fill) / s.fill_cap;
+    // Epoch starts for effective_window(). Primed at the first look,
+    // not at create(): a restored snapshot's segment is not 0.
+    const uint32_t segs = flood_.r + 1;
+    uint32_t n = flood_.known ? (seg + segs - flood_.segment) % segs : 0;
+    if (flood_.known && n == 0 && s.epoch_start != flood_.epoch_start) n = segs;  // a whole turn or more
+    if (!flood_.known) n = 1;
+    // Only the last rotation's start is seen. The others began after
+    // the previous look and at most an epoch apart: exact for epochs
+    // ended by time, within one look's interval for early ones.
+    for (uint32_t j = n; j-- > 0;) {
+      const uint64_t back = j * flood_.epoch_length;
+      uint64_t t = s.epoch_start > back ? s.epoch_start - back : 0;
+      if (j && t < flood_.last_now) t = flood_.last_now;
+      flood_.newest = (flood_.newest + 1) % 64;
+      flood_.starts[flood_.newest] = t;
+      if (flood_.known < 64) ++flood_.known;
+    }
+    flood_.segment = seg;
+    flood_.last_now = s.last_now;
+    flood_.epoch_start = s.epoch_start;
+    return;
+  }
+  // keep-window: epochs end by time alone; count what each one took.
+  if (s.epoch_start != flood_.epoch_start) {
+    flood_.epoch_start = s.epoch_start;
+    flood_.inserted = 0;
+    flood_.counted = false;
+  }
+  flood_.inserted += inserted;
+  if (!flood_.counted && flood_.inserted > flood_.design) {
+    flood_.counted = true;
+    ++flood_.overloaded;
+  }
 }
 
 std::string DedupFilter::posterior_support(const FilterConfig& config) {

@@ -147,18 +147,22 @@ class DedupFilter {
   }
 
   // The verdict for one keyed packet: true = duplicate (suppress).
+  // One visit: the flood watch reads the concrete filter's schedule too.
   bool is_duplicate(KeyHash h, Policy policy) noexcept {
-    const uint64_t fill_before = flood_.design ? epoch_fill() : 0;
-    const bool dup = std::visit(
+    return std::visit(
         [&](auto& f) {
-          if (policy == Policy::insert_always) return f.test_and_insert(h);
-          if (f.contains(h)) return true;
-          f.insert(h);
-          return false;
+          const uint64_t fill_before = flood_.design ? epoch_fill_of(f) : 0;
+          bool dup;
+          if (policy == Policy::insert_always) {
+            dup = f.test_and_insert(h);
+          } else {
+            dup = f.contains(h);
+            if (!dup) f.insert(h);
+          }
+          if (flood_.design) watch_flood_of(f, policy == Policy::insert_always || !dup ? 1 : 0, fill_before);
+          return dup;
         },
         filter_);
-    if (flood_.design) watch_flood(policy == Policy::insert_always || !dup ? 1 : 0, fill_before);
-    return dup;
   }
   // The verdicts of n keyed packets in arrival order: exactly those of n calls
   // of advance(now[i]) then is_duplicate(h[i], policy), with the filter lines of
@@ -302,7 +306,16 @@ class DedupFilter {
   // last advance): the early rotations among them are exactly
   // (fill_before + inserted - fill now) / capacity, however many, since each
   // one restarts the count at 1 (EpochSchedule::rotate_before_insert).
-  void watch_flood(uint64_t inserted, uint64_t fill_before) noexcept;
+  void watch_flood(uint64_t inserted, uint64_t fill_before) noexcept {
+    std::visit([&](const auto& f) { watch_flood_of(f, inserted, fill_before); }, filter_);
+  }
+  // The same, of the concrete filter (inside a visit: no second one per key).
+  template <class Filter>
+  void watch_flood_of(const Filter& f, uint64_t inserted, uint64_t fill_before) noexcept {
+    if constexpr (requires { f.epoch_schedule(); })
+      watch_epochs(f.epoch_schedule(), f.current_segment(), inserted, fill_before);
+  }
+  void watch_epochs(const EpochSchedule& s, uint32_t segment, uint64_t inserted, uint64_t fill_before) noexcept;
   // The current epoch's insertion count (the schedule's fill), 0 without one:
   // of the concrete filter (inside a visit), and of whichever one is held.
   template <class Filter>
