@@ -99,7 +99,7 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
   const bool fast = Plain || (Mode != pk::KeyMode::click && Mode != pk::KeyMode::packet && !keys.vlan_in_key);
   uint64_t clock = clock_ns;
   uint64_t no_ts = 0, regressions = 0;
-  uint16_t k = 0;
+  unsigned k = 0;  // 32-bit counters: no zero-extension per use
   uint64_t bad = 0;  // malformed mbufs, bit i = pkts[i]
   uint64_t walked = 0;  // keyed packets the walk keyed and hashed, bit j = keyed packet j
   static_assert(kBurst <= 64, "one bit per packet of a burst");
@@ -111,7 +111,7 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
   // Packet i's work, run by two loops: the first over the packets that have a
   // packet kPrefetchAhead later to request, the rest after it, so no packet
   // checks the bound (2 instructions a packet fewer; docs/PERFORMANCE.md).
-  auto key_one = [&](uint16_t i) __attribute__((always_inline)) {
+  auto key_one = [&](unsigned i) __attribute__((always_inline)) {
     const rte_mbuf* m = pkts[i];
     uint32_t len = rte_pktmbuf_pkt_len(m);
     const uint8_t* data = rte_pktmbuf_mtod(m, const uint8_t*);
@@ -180,18 +180,18 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
       out.penalty_fn[k] = fn;
     }
     if constexpr (!Plain) out.time[k] = clock;
-    out.at[k++] = i;
+    out.at[k++] = static_cast<uint16_t>(i);
   };
-  const uint16_t ahead = n > kPrefetchAhead ? n - kPrefetchAhead : 0;
-  uint16_t i = 0;
+  const unsigned ahead = n > kPrefetchAhead ? n - kPrefetchAhead : 0u;
+  unsigned i = 0;
   for (; i < ahead; ++i) {
     rte_prefetch0(rte_pktmbuf_mtod(pkts[i + kPrefetchAhead], void*));
     key_one(i);
   }
   for (; i < n; ++i) key_one(i);
-  if constexpr (Plain)
-    for (uint16_t j = 0; j < k; ++j) out.time[j] = clock;  // one clock for the burst: vector stores
-  out.k = k;
+  out.stamped = !Plain;  // a plain run's burst has one clock
+  out.clock = clock;
+  out.k = static_cast<uint16_t>(k);
   if (fast && k != 0) {
     hasher.fixed_bulk<kFastKeyBytes>(first, second, k, out.hash);
     for (uint64_t w = walked; w != 0; w &= w - 1) {  // the frames the walk keyed keep their hash

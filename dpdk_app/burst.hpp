@@ -17,10 +17,15 @@ namespace dedup_fwd {
 // What the filter needs from a burst: the keyed packets' hashes and clocks.
 struct Keyed {
   agebloom::KeyHash hash[kBurst];
-  uint64_t time[kBurst];  // the window's clock for each keyed packet (time windows)
+  uint64_t time[kBurst];  // the window's clock for each keyed packet (time windows), when `stamped`
   uint16_t at[kBurst];    // index in the burst of keyed packet j
   double penalty_fn[kBurst];  // --decide penalties with --penalty-param: each click's $FN
   uint16_t k = 0;
+  // The usual run clocks a burst, not its packets: one clock for all, and
+  // time[] left unwritten (32 stores a burst that a worker never reads).
+  bool stamped = true;
+  uint64_t clock = 0;
+  uint64_t time_of(uint16_t j) const { return stamped ? time[j] : clock; }
 };
 
 // Stage 1, on whichever lcore receives (a worker, or the dispatcher): key,

@@ -217,7 +217,7 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   Keyed keyed;
   const uint16_t n = key_burst(pkts, received, st, d.scratch, *d.key, hasher, keys, clock_ns, keyed);
   if (keyed.k && !d.clock_anchored) {
-    g_app.time_anchor_ns.store(keyed.time[0], std::memory_order_release);  // before any enqueue
+    g_app.time_anchor_ns.store(keyed.time_of(0), std::memory_order_release);  // before any enqueue
     d.clock_anchored = true;
   }
 
@@ -226,7 +226,7 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   for (uint16_t i = 0, j = 0; i < n; ++i) {
     const bool is_keyed = j < keyed.k && keyed.at[j] == i;
     const unsigned w = is_keyed ? owner(keyed.hash[j], nworkers) : 0;
-    d.stage[w][count[w]++] = is_keyed ? Dispatched{pkts[i], keyed.time[j], keyed.hash[j], 1, 0}
+    d.stage[w][count[w]++] = is_keyed ? Dispatched{pkts[i], keyed.time_of(j), keyed.hash[j], 1, 0}
                                       : Dispatched{pkts[i], 0, {}, 0, 0};
     j += is_keyed;
   }

@@ -704,6 +704,35 @@ TEST(KeyExtract, FastPathAgreesWithTheWalk) {
   EXPECT_GT(fast, compared / 5) << "the fast path decided too few frames for the comparison to mean much";
 }
 
+// The fast path's bounds one by one: the IP total length at and around its
+// limits (below the header, the header alone, the frame's end) and the TOS
+// byte (outside the EtherType/version compare), each against the walk.
+TEST(KeyExtract, FastPathBoundsAgreeWithTheWalk) {
+  const Bytes base = cat({ethernet(0x0800), ipv4(17, kClient4, kServer4, udp(5353, 53, text("query")))});
+  const std::size_t ip_room = base.size() - 14;
+  ClickOptions click;
+  int keyed = 0;
+  for (std::size_t total : {std::size_t{0}, std::size_t{19}, std::size_t{20}, std::size_t{21}, std::size_t{27},
+                            std::size_t{28}, ip_room - 1, ip_room, ip_room + 1, std::size_t{0xFFFF}}) {
+    for (uint8_t tos : {uint8_t{0}, uint8_t{0x45}, uint8_t{0xFF}}) {
+      Bytes frame = base;
+      frame[16] = static_cast<uint8_t>(total >> 8);
+      frame[17] = static_cast<uint8_t>(total);
+      frame[15] = tos;
+      auto buf = exact_copy(frame.data(), frame.size());
+      for (KeyMode mode : kAllModes) {
+        Key got, want;
+        const Result r = extract_key(linktype::en10mb, buf.get(), frame.size(), mode, click, got);
+        const Result w = detail::extract_key_walk(linktype::en10mb, buf.get(), frame.size(), mode, click, want);
+        ASSERT_EQ(r.reason, w.reason) << "total " << total << " tos " << int(tos) << " mode " << int(mode);
+        ASSERT_EQ(Bytes(got.bytes, got.bytes + got.length), Bytes(want.bytes, want.bytes + want.length));
+        keyed += r.ok() && mode == KeyMode::src_ip;
+      }
+    }
+  }
+  EXPECT_EQ(keyed, 3 * 6);  // totals 20, 21, 27, 28, ip_room - 1 and ip_room key by address, under each TOS
+}
+
 TEST(KeyExtract, ReasonNamesAreDistinct) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < kReasonCount; ++i) {

@@ -37,13 +37,18 @@ inline bool ethernet_ipv4_fast(const uint8_t* p, std::size_t n, KeyMode mode, Ke
   constexpr std::size_t kEth = 14;
   constexpr uint8_t kTcp = 6, kUdp = 17;
   auto be16 = [](const uint8_t* q) { return static_cast<uint16_t>(q[0] << 8 | q[1]); };
-  // Version 4 with IHL 5, the header nearly every packet has, in one compare:
-  // a header with options (IHL > 5) is left to the walk.
-  if (mode == KeyMode::click || mode == KeyMode::packet || n < kEth + 20 || be16(p + 12) != 0x0800 || p[kEth] != 0x45) return false;
+  // EtherType IPv4 and version 4 with IHL 5 (the header nearly every packet
+  // has; one with options, IHL > 5, is left to the walk): bytes 12-14 in one
+  // compare of a little-endian word, the TOS byte masked off.
+  if (mode == KeyMode::click || mode == KeyMode::packet || n < kEth + 20) return false;
+  uint32_t type_version;
+  std::memcpy(&type_version, p + 12, 4);
+  if ((type_version & 0xFFFFFFu) != 0x450008u) return false;
   const uint8_t* ip = p + kEth;
   constexpr std::size_t ihl = 20;
   const std::size_t total = be16(ip + 2);
-  if (total < ihl || total > n - kEth) return false;
+  // ihl <= total <= n - kEth as one unsigned compare (a total under ihl wraps).
+  if (total - ihl > n - kEth - ihl) return false;
   const uint8_t proto = ip[9];
   // Key bytes as the walk's KeyWriter lays them out: a tag (kind << 4 | IP
   // version), then the fields.
