@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agebloom/core/hash.hpp"
 #include "agebloom/registry/structure.hpp"
 
 namespace agebloom::lab {
@@ -20,10 +21,19 @@ struct LabOptions {
   std::vector<Structure> only;   // --filter NAME[,NAME...]: the registry rows `structures` runs (empty: all)
 };
 
+// The hash of an experiment whose workload is its keys' hashes (the APBF and
+// time-limited tables): --seed S draws other keys; `published` is seed 1's
+// hash seed, the runs of docs/RESULTS.md.
+inline Hasher workload_hasher(uint64_t published, const LabOptions& o) {
+  return Hasher(published ^ ((o.seed - 1) * 0x9E3779B97F4A7C15ull));
+}
+
 struct Experiment {
   const char* name;
   const char* reproduces;  // one line: the paper's result
   int (*run)(const LabOptions&);
+  bool takes_filter = false;       // --filter chooses its rows (else it is refused)
+  const char* also = nullptr;      // a second report it writes (NAME.csv/.md/.png), beside `name`'s
 };
 
 // Draws `csv` into `png` with lab/plots/<script> (tools/plot.hpp); false

@@ -8,6 +8,7 @@
 // 2 bad options.
 #include <getopt.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,7 +38,7 @@ const Experiment kExperiments[] = {
     {"002-table2", "Time-limited Bloom Filter, Table 2: bits per window element (min, max) per error rate, and a rate "
      "step", table2_002},
     {"structures", "every registered structure at FPR 1% on synthetic and real streams: bits per item, FPR, live FNR, "
-     "expired positives, accesses, NPWS, time per key", structures},
+     "expired positives, accesses, NPWS, time per key", structures, /*takes_filter=*/true, "structures-bits"},
     {"rte-member", "DPDK's rte_member (HT cache mode, a ping-pong pair of vBFs) beside ours on the same streams: live FNR, "
      "FPR, expired positives, bits per item", rte_member},
     {"003-penalties",
@@ -53,13 +54,36 @@ const Experiment kExperiments[] = {
 
 void usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S]\n"
+               "usage: agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S] [--filter NAME,...]\n"
                "       agebloom-lab --list\n"
                "  --out DIR   where the CSV, PNG and markdown go (default lab-out; created)\n"
                "  --quick     the small variant (seconds), checked against the headline bounds\n"
-               "  --seed S    workload seed (default 1)\n"
+               "  --seed S    workload seed (default 1; 1 is the published runs' of docs/RESULTS.md)\n"
                "  --filter NAME[,NAME...]  structures: only these registered structures (names as --list-filters)\n"
                "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
+}
+
+// The files an experiment writes, checked before it runs (a full run takes
+// minutes): none may be a folder or anything but a file, and the folder must
+// take new files. Empty when fine, else why not.
+std::string unwritable(const LabOptions& o, const Experiment& e) {
+  // A file made and removed: access() says yes to root where a write fails (/sys).
+  std::string probe = o.out + "/.agebloom-lab-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) return "cannot write into " + o.out + ": " + std::strerror(errno);
+  close(fd);
+  unlink(probe.c_str());
+  for (const char* report : {e.name, e.also}) {
+    if (report == nullptr) continue;
+    for (const char* ext : {".csv", ".md", ".png"}) {
+      const std::string path = o.out + "/" + report + ext;
+      struct stat st;
+      if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return path + " exists and is not a file";
+      if (stat(path.c_str(), &st) == 0 && access(path.c_str(), W_OK) != 0)
+        return "cannot write " + path + ": " + std::strerror(errno);
+    }
+  }
+  return {};
 }
 
 bool make_dirs(const std::string& path) {
@@ -96,7 +120,7 @@ int main(int argc, char** argv) {
                           {nullptr, 0, nullptr, 0}};
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "", table, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", table, nullptr)) != -1) {
     const std::string arg = optarg ? optarg : "";
     switch (c) {
       case kOut:
@@ -108,7 +132,10 @@ int main(int argc, char** argv) {
         char* end = nullptr;
         errno = 0;
         o.seed = std::strtoull(arg.c_str(), &end, 10);
-        if (arg.empty() || arg[0] == '-' || *end != '\0' || errno) bad("--seed needs a whole number, not '" + arg + "'");
+        // strtoull takes leading blanks, a sign and wraps "-1": digits only.
+        if (arg.empty() || arg.find_first_not_of("0123456789") != std::string::npos || *end != '\0')
+          bad("--seed needs a whole number, not '" + arg + "'");
+        if (errno == ERANGE) bad("--seed " + arg + " is past 2^64 - 1");
         break;
       }
       case kList: list = true; break;
@@ -125,23 +152,37 @@ int main(int argc, char** argv) {
         }
         break;
       }
-      case kHelp: usage(stdout); return 0;
+      case kHelp:
+      case 'h': usage(stdout); return 0;
       default: bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
     }
   }
   if (list) {
+    if (optind != argc) bad(std::string("--list takes no EXPERIMENT ('") + argv[optind] + "')");
     for (const Experiment& e : kExperiments) std::printf("%-16s %s\n", e.name, e.reproduces);
-    return 0;
+    return std::fflush(stdout) == 0 && !std::ferror(stdout) ? 0 : 1;
   }
   if (optind + 1 != argc) bad(optind == argc ? "no EXPERIMENT given (--list lists them)" : "more than one EXPERIMENT");
   const std::string name = argv[optind];
   for (const Experiment& e : kExperiments) {
     if (name != e.name) continue;
+    if (!o.only.empty() && !e.takes_filter) bad("--filter chooses the rows of structures only, not of " + name);
     if (!make_dirs(o.out)) {
       std::fprintf(stderr, "agebloom-lab: cannot create %s: %s\n", o.out.c_str(), std::strerror(errno));
       return 1;
     }
-    return e.run(o);
+    if (const std::string why = unwritable(o, e); !why.empty()) {
+      std::fprintf(stderr, "agebloom-lab: %s\n", why.c_str());
+      return 1;
+    }
+    const int status = e.run(o);
+    // The headline numbers are the run's output too: a stdout that could not
+    // take them (a full disk) is a failure, not exit 0.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "agebloom-lab: writing to standard output failed\n");
+      return status ? status : 1;
+    }
+    return status;
   }
   bad("no experiment '" + name + "' (--list lists them)");
 }

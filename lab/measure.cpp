@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdarg>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -94,9 +96,20 @@ double median(std::vector<double> v) {
 
 Report::Report(const std::string& folder, const std::string& name)
     : csv_path(folder + "/" + name + ".csv"), md_path(folder + "/" + name + ".md"), png_path(folder + "/" + name + ".png") {
+  // Both or neither: a CSV left empty beside a markdown that could not be
+  // made would read as a run's result.
   csv_ = std::fopen(csv_path.c_str(), "w");
+  if (csv_ == nullptr) {
+    std::fprintf(stderr, "agebloom-lab: cannot write %s: %s\n", csv_path.c_str(), std::strerror(errno));
+    return;
+  }
   md_ = std::fopen(md_path.c_str(), "w");
-  if (!ok()) std::fprintf(stderr, "agebloom-lab: cannot write %s / %s\n", csv_path.c_str(), md_path.c_str());
+  if (md_ == nullptr) {
+    std::fprintf(stderr, "agebloom-lab: cannot write %s: %s\n", md_path.c_str(), std::strerror(errno));
+    std::fclose(csv_);
+    csv_ = nullptr;
+    std::remove(csv_path.c_str());
+  }
 }
 
 void Report::csv(const char* fmt, ...) {

@@ -21,6 +21,10 @@
 
 #if AGEBLOOM_LAB_DPDK
 #include "rte_member_peers.hpp"
+
+#if AGEBLOOM_LAB_DPDK
+#include <rte_random.h>
+#endif
 #endif
 
 namespace agebloom::lab {
@@ -68,6 +72,9 @@ int rte_member(const LabOptions& o) {
     perf::Chunk one(1);
     one.size = 1;
     {
+      // HT cache evicts a random entry of a full bucket by rte_rand(): seeded
+      // per table from --seed, so a run repeats its figures exactly.
+      rte_srand(o.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(wl));
       perf::HtCacheSubject ht(w);
       WindowMetrics m = measure_count_window(
           [&](uint64_t id) { one.keys[0] = id; (void)ht.test_and_insert(one, 0); },

@@ -65,7 +65,8 @@ int structures(const LabOptions& o) {
        "| structure | bits/item | model FPR | FPR | live FNR | expired pos. | NPWS measured | accesses/query (model) | "
        "peak NPWS (model) | ns/insert | ns/query |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
        streams[0].name.c_str(), static_cast<unsigned long long>(streams[0].w));
-  std::printf("structures: every registered structure at FPR 1%% over %zu streams\n", streams.size());
+  std::printf("structures: %s at FPR 1%% over %zu streams\n",
+              o.only.empty() ? "every registered structure" : "the structures --filter names", streams.size());
   bool ok = true;
   auto wanted = [&](Structure id) {
     if (o.only.empty()) return true;

@@ -10,7 +10,7 @@
 //
 // Exit codes: 0 success, 1 no plan satisfies the limits (or the plot could
 // not be drawn), 2 usage error (an FPR out of reach of every structure
-// included).
+// included, a --plot file that cannot be written).
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/models.hpp"
@@ -61,7 +61,8 @@ void print_usage(std::FILE* to) {
         "  --json                          print JSON instead of text\n"
         "  --help                          this text\n"
         "\n"
-        "exit status: 0 ok, 1 no plan meets the limits (or the plot failed), 2 usage error or an FPR out of reach\n",
+        "exit status: 0 ok, 1 no plan meets the limits (or the plot could not be drawn), 2 usage error, an FPR\n"
+        "out of reach, or a --plot file that cannot be written\n",
         agebloom::dedup::FilterOptions::help(/*sizing_only=*/true).c_str());
 }
 

@@ -35,6 +35,14 @@ std::string draw_plot(const std::string& script, const std::string& csv, const s
   std::vector<const char*> argv = {python.c_str(), path.c_str(), csv.c_str(), png.c_str()};
   for (const std::string& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
+  // A PNG that cannot be written is said plainly, not as a traceback.
+  {
+    struct stat st;
+    if (stat(png.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return png + " exists and is not a file";
+    const size_t slash = png.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : png.substr(0, slash);
+    if (access(folder.c_str(), W_OK | X_OK) != 0) return "cannot write into " + folder + ": " + std::strerror(errno);
+  }
   pid_t pid;
   if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, const_cast<char* const*>(argv.data()), environ))
     return "cannot run " + python + " (" + std::strerror(err) + "): install python3 and python3-matplotlib " +
@@ -45,10 +53,12 @@ std::string draw_plot(const std::string& script, const std::string& csv, const s
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     return python + " has no matplotlib: install Debian's python3-matplotlib (scripts/setup.sh does)";
+  // Every script exits 3 when matplotlib is missing (above): any other
+  // failure is the script's own, and its message is on stderr already.
   return path + " failed (" +
          (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                             : "signal " + std::to_string(WTERMSIG(status))) +
-         "; is python3-matplotlib installed? scripts/setup.sh installs it)";
+         "; its message is above)";
 }
 
 }  // namespace agebloom::tools

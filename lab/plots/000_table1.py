@@ -5,9 +5,13 @@ import csv
 import statistics
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # exit 3: the tool names the package to install
+    print(f"000_table1.py: cannot import matplotlib ({e}): install Debian's python3-matplotlib", file=sys.stderr)
+    sys.exit(3)
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 series = {}

@@ -3,9 +3,13 @@ w = 10^3, one line per precision. Usage: 001_figure6.py CSV PNG"""
 import csv
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # exit 3: the tool names the package to install
+    print(f"001_figure6.py: cannot import matplotlib ({e}): install Debian's python3-matplotlib", file=sys.stderr)
+    sys.exit(3)
 
 series = {}
 for r in csv.DictReader(open(sys.argv[1])):

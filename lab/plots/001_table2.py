@@ -3,9 +3,13 @@ the 25 (k, l) rows of APBF's Table 2. Usage: 001_table2.py CSV PNG"""
 import csv
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # exit 3: the tool names the package to install
+    print(f"001_table2.py: cannot import matplotlib ({e}): install Debian's python3-matplotlib", file=sys.stderr)
+    sys.exit(3)
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 fig, ax = plt.subplots(figsize=(6.5, 5.5))

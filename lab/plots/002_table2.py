@@ -4,9 +4,13 @@ rate step: slices and bits in use. Usage: 002_table2.py CSV PNG"""
 import csv
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # exit 3: the tool names the package to install
+    print(f"002_table2.py: cannot import matplotlib ({e}): install Debian's python3-matplotlib", file=sys.stderr)
+    sys.exit(3)
 
 # Time-limited Bloom Filter, Table 2 (min, max bits per element), for the bars.
 PAPER = {0.1: (10, 13), 0.01: (19, 24), 0.001: (26, 35), 0.0001: (32, 45), 0.00001: (41, 56)}

@@ -3,9 +3,13 @@ measured FPR and expired-key positives, per stream. Usage: structures.py CSV PNG
 import csv
 import sys
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # exit 3: the tool names the package to install
+    print(f"structures.py: cannot import matplotlib ({e}): install Debian's python3-matplotlib", file=sys.stderr)
+    sys.exit(3)
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 streams = list(dict.fromkeys(r["stream"] for r in rows))
