@@ -14,23 +14,34 @@
 # and 64M structures). Builds first with scripts/setup.sh (AGEBLOOM_BUILD_DIR,
 # default build/). Ratios only: these machines are shared, absolute times drift.
 set -euo pipefail
+caller=$PWD  # FILE arguments are the caller's, resolved before the cd below
 cd "$(dirname "$0")/.."
+
+usage() { echo "usage: scripts/bench.sh [--out FILE] [--min-time SECONDS] [--no-pipeline] [agebloom-bench flags] | --report FILE | --help" >&2; exit 2; }
+# An option's value: present, and a path taken from the caller's folder.
+value() { [[ $# -ge 2 && -n "$2" ]] || { echo "bench.sh: $1 needs a value" >&2; usage; }; }
+from_caller() { [[ "$1" == /* ]] && echo "$1" || echo "$caller/$1"; }
 
 out="${AGEBLOOM_BUILD_DIR:-build}/bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).json"
 min_time=0.2
 extra=()
 while (($#)); do
   case "$1" in
-    --out) out=$2; shift 2 ;;
-    --min-time) min_time=$2; shift 2 ;;
-    --report) report_only=$2; shift 2 ;;  # only print the ratios of an earlier run's JSON
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --out) value "$@"; out=$(from_caller "$2"); shift 2 ;;
+    --min-time) value "$@"; min_time=$2; shift 2 ;;
+    --report) value "$@"; report_only=$(from_caller "$2"); shift 2 ;;  # only print the ratios of an earlier run's JSON
     --no-pipeline) no_pipeline=1; shift ;;
     *) extra+=("$1"); shift ;;
   esac
 done
 
 build=${AGEBLOOM_BUILD_DIR:-build}
-if [[ -n "${report_only:-}" ]]; then out=$report_only; fi
+if [[ -n "${report_only:-}" ]]; then
+  [[ ${#extra[@]} -eq 0 ]] || { echo "bench.sh: --report reads a JSON; it takes no ${extra[0]}" >&2; usage; }
+  [[ -r "$report_only" && -f "$report_only" ]] || { echo "bench.sh: --report $report_only: no such readable file" >&2; exit 2; }
+  out=$report_only
+fi
 if [[ -z "${report_only:-}" ]]; then
 scripts/setup.sh
 bench="$build/perf/agebloom-bench"
@@ -57,13 +68,18 @@ python3 - "$out" <<'EOF'
 # (cycles_per_op) is printed too.
 import json, sys
 
-runs = json.load(open(sys.argv[1]))["benchmarks"]
-by_name = {}
-for r in runs:
-    if r.get("run_type", "iteration") != "iteration":
-        continue
-    name = r["name"].removesuffix("/real_time")
-    by_name[name] = r
+# A file that is not a Google Benchmark JSON is one line and exit 1, not a traceback.
+try:
+    runs = json.load(open(sys.argv[1]))["benchmarks"]
+    by_name = {}
+    for r in runs:
+        if r.get("run_type", "iteration") != "iteration":
+            continue
+        by_name[r["name"].removesuffix("/real_time")] = r
+except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    sys.exit(f"bench.sh: {sys.argv[1]}: not an agebloom-bench JSON ({type(e).__name__}: {e})")
+if not by_name:
+    sys.exit(f"bench.sh: {sys.argv[1]}: no benchmark runs in it")
 
 targets = {1 << 20: 0.25, 1 << 26: 0.5}
 # Our subjects are whatever the run measured besides the rte_member peers and
@@ -127,7 +143,7 @@ if pipe:
         ratio = f"{c / swap['cpu_cycles_per_pkt']:7.2f}" if swap else "    n/a"
         print(f"  {n:<68} {c:8.1f} {ratio}")
 EOF
-echo "bench.sh: JSON written to $out"
+[[ -n "${report_only:-}" ]] || echo "bench.sh: JSON written to $out"
 
 if [[ -z "${report_only:-}" && -z "${no_pipeline:-}" ]]; then
   if [[ -x "$build/dpdk_app/dedup_fwd" ]] && command -v dpdk-testpmd >/dev/null; then

@@ -19,12 +19,13 @@
 # loop in testpmd and are reported as one stage. Receive and transmit are not
 # in either figure (no PMD here; scripts/bench_pipeline.sh has them).
 set -euo pipefail
+caller=$PWD  # --out is the caller's path
 cd "$(dirname "$0")/.."
 out=""
 while (($#)); do
   case "$1" in
-    --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --out) [[ $# -ge 2 && -n "$2" ]] || { echo "usage: $0 [--out FILE.json]" >&2; exit 2; }; out=$2; [[ "$out" == /* ]] || out="$caller/$out"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: $0 [--out FILE.json]" >&2; exit 2 ;;
   esac
 done

@@ -11,7 +11,10 @@ forced-ISA twins, the memory floors, the rte_member peers); a subject the run
 did not measure is left out. Ratios are CPU cycles against rte_member HT
 cache's bulk call in the same run, as bench.sh prints them."""
 import json
+import signal
 import sys
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head ends the output, not in a traceback
 
 ORDER = [
     "interleaved", "interleaved-128", "two-line", "interleaved-apbf", "pocket-epoch", "queue-epoch",
@@ -22,15 +25,25 @@ PEERS = ["rte_member_vbf_pair", "rte_member_ht_cache"]
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         print(next(l for l in __doc__.splitlines() if l.startswith("usage:")), file=sys.stderr)
         return 2
+    # Anything but a Google Benchmark JSON with runs is one line and exit 1.
     try:
         runs = json.load(open(sys.argv[1]))["benchmarks"]
-    except (OSError, ValueError, KeyError) as e:
-        print(f"bench_tables.py: {sys.argv[1]}: not a benchmark JSON ({e})", file=sys.stderr)
+        by = {r["name"].removesuffix("/real_time"): r for r in runs if r.get("run_type", "iteration") == "iteration"}
+        for n, r in by.items():
+            if n.startswith("test_and_insert/"):
+                r["cpu_cycles_per_op"], r["bits_per_item"]  # the fields every table row reads
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        print(f"bench_tables.py: {sys.argv[1]}: not an agebloom-bench JSON ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
-    by = {r["name"].removesuffix("/real_time"): r for r in runs if r.get("run_type", "iteration") == "iteration"}
+    if not any(n.startswith("test_and_insert/") for n in by):
+        print(f"bench_tables.py: {sys.argv[1]}: no test_and_insert runs to tabulate", file=sys.stderr)
+        return 1
     subjects = {n.split("/")[1] for n in by if n.startswith("test_and_insert/")}
     known = ORDER + PEERS
     twins = sorted(s for s in subjects if s not in known and not s.startswith("floor-"))

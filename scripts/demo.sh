@@ -4,6 +4,11 @@
 # each key mode, and prints what was forwarded and suppressed, checked against
 # exact ground truth. Installs and builds first (scripts/setup.sh).
 set -euo pipefail
+case "${1:-}" in
+  "") ;;
+  -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: scripts/demo.sh [--help]  (it takes no options)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 build=${AGEBLOOM_BUILD_DIR:-build}

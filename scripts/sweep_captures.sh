@@ -7,9 +7,23 @@
 #   scripts/sweep_captures.sh [FOLDER=../shared/data/pcap] [BUILD=build]
 # Prints one line per failure and a summary; non-zero if anything failed.
 set -uo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "usage: scripts/sweep_captures.sh [FOLDER] [BUILD]" >&2; exit 2 ;;
+esac
+[[ $# -le 2 ]] || { echo "usage: scripts/sweep_captures.sh [FOLDER] [BUILD]" >&2; exit 2; }
+# FOLDER and BUILD given are the caller's paths; the defaults are the repository's.
+caller=$PWD
+from_caller() { [[ "$1" == /* ]] && echo "$1" || echo "$caller/$1"; }
+dir=${1:+$(from_caller "$1")}
+build=${2:+$(from_caller "$2")}
 cd "$(dirname "$0")/.."
-dir=${1:-../shared/data/pcap}
-build=${2:-build}
+dir=${dir:-../shared/data/pcap}
+build=${build:-build}
+[[ -d "$dir" ]] || { echo "sweep: $dir is not a folder" >&2; exit 2; }
+for tool in "$build/tools/agebloom-replay" "$build/dpdk_app/dedup_fwd"; do
+  [[ -x "$tool" ]] || { echo "sweep: $tool was not built (BUILD is $build)" >&2; exit 2; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 files=0 replays=0 runs=0 failed=0
@@ -39,4 +53,5 @@ while IFS= read -r -d '' f; do
   rm -rf "/var/run/dpdk/sweep$$"
 done < <(find "$dir" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) -print0 | sort -z)
 echo "sweep: $files captures, $replays replays, $runs dedup_fwd runs, $failed failures"
+[[ $files -gt 0 ]] || { echo "sweep: no .pcap, .pcapng or .cap file under $dir" >&2; exit 2; }
 [[ $failed -eq 0 ]]
