@@ -173,6 +173,10 @@ struct App {
   // restored from a snapshot sees time go on from where it was saved (plus
   // the wall-clock time the process was down), never backwards.
   uint64_t clock_offset_ns = 0;
+  // Time windows on Rx timestamps after a restore: the clock the snapshot was
+  // saved at. Each lcore's clock starts there, so a stamp behind it is held
+  // at it and counted as a time regression, as within one run.
+  uint64_t restored_clock_ns = 0;
   int ts_offset = -1;  // mbuf dynamic field of Rx timestamps
   uint64_t ts_flag = 0;
   std::atomic<bool> quit{false};

@@ -15,6 +15,7 @@
 
 #include <rte_eal.h>
 
+#include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/same_file.hpp"
 
 namespace dedup_fwd {
@@ -27,6 +28,7 @@ struct Diverted {
 };
 std::vector<Diverted> g_diverted;
 std::vector<std::pair<std::string, unsigned>> g_rx_files;  // net_pcap devices and their rx_pcap count
+uint64_t g_bad_timestamps = 0;  // rx_bad_timestamps()
 std::deque<std::string> g_rewritten;  // the --vdev arguments argv now points at
 bool g_keep = false;
 
@@ -95,6 +97,27 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
 
 std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.key + "=" + a.path; }
 
+// rx_bad_timestamps() for one rx_pcap: read through once (a regular file
+// only: a FIFO would be consumed). A file the reader refuses or cannot read
+// to its end is left to net_pcap, which reports it.
+void count_bad_timestamps(const CaptureArg& a) {
+  struct stat st;
+  if (stat(a.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  auto opened = agebloom::trace::PcapReader::open(a.path);
+  if (!opened.ok()) return;
+  agebloom::trace::Packet p;
+  while (opened.reader.next(p) == agebloom::trace::PcapReader::Status::ok) {
+  }
+  if (const uint64_t bad = opened.reader.bad_timestamps()) {
+    g_bad_timestamps += bad;
+    std::fprintf(stderr, "dedup_fwd: warning: %s: %llu record%s timestamp fields out of range; agebloom-replay "
+                 "skips such records, but net_pcap hands each on with a clock far ahead, which holds every later packet of "
+                 "the time window at it (verdicts then differ from agebloom-replay's; exit 3 at the end of a "
+                 "finite run). Repair the capture (editcap) or replay it with agebloom-replay\n",
+                 where(a).c_str(), static_cast<unsigned long long>(bad), bad == 1 ? " has its" : "s have their");
+  }
+}
+
 }  // namespace
 
 void guard_capture_files(int eal_argc, char** argv, const Options& o) {
@@ -107,6 +130,7 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
       auto it = std::find_if(g_rx_files.begin(), g_rx_files.end(), [&](const auto& d) { return d.first == a.device; });
       if (it == g_rx_files.end()) g_rx_files.emplace_back(a.device, 1);
       else ++it->second;
+      if (o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp) count_bad_timestamps(a);
     }
     for (size_t k = 0; k < i; ++k)
       if ((a.key == "tx_pcap" || args[k].key == "tx_pcap") && agebloom::trace::same_file(a.path, args[k].path))
@@ -160,5 +184,7 @@ void check_rx_captures(unsigned rx_queues) {
              "of its own, or agebloom-replay several traces");
     }
 }
+
+uint64_t rx_bad_timestamps() { return g_bad_timestamps; }
 
 }  // namespace dedup_fwd

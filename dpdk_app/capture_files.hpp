@@ -31,4 +31,11 @@ void keep_tx_captures();
 // starts; the exit removes the captures written aside.)
 void check_rx_captures(unsigned rx_queues);
 
+// Records of the rx_pcap files whose timestamp fields are out of range
+// (microseconds >= 1e6, ...), counted before the EAL when the window's time
+// is the Rx timestamps: agebloom-replay skips such a record, net_pcap hands it
+// on with a clock far ahead that holds every later packet at it. dedup_fwd
+// warns at start and at exit, and a finite run exits 3 (damaged input).
+uint64_t rx_bad_timestamps();
+
 }  // namespace dedup_fwd

@@ -247,10 +247,11 @@ int main(int argc, char** argv) {
   rte_set_application_usage_hook(usage_hook);
   if (rte_eal_init(argc, argv) < 0)
     rte_exit(EXIT_FAILURE,
-             "the DPDK EAL could not start (%s; its messages above say why). Without hugepages try "
-             "--no-huge -m 512; give it ports, e.g. --vdev net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap; "
-             "dedup_fwd's own options go after --\n",
-             rte_strerror(rte_errno));
+             "the DPDK EAL could not start (%s%sits messages above say why). Without hugepages try "
+             "--no-huge -m 512; give it ports, e.g. --vdev net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap; a "
+             "second DPDK process on this machine needs a --file-prefix of its own; dedup_fwd's own options "
+             "go after --\n",
+             rte_errno ? rte_strerror(rte_errno) : "", rte_errno ? "; " : "");
   if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
     g_runtime_dir = rte_eal_get_runtime_dir();
     std::atexit(remove_runtime_dir);
@@ -355,6 +356,8 @@ int main(int argc, char** argv) {
   if (o.stats_interval_s) {
     publish_all_figures(true);  // the workers have stopped: read each filter directly
     print_stats_line(rte_rdtsc());
+  } else {
+    publish_all_figures(false);  // for the exit warnings below
   }
 
   // Shutdown: port counters first, then stop and close (which returns every
@@ -383,15 +386,33 @@ int main(int argc, char** argv) {
                " " + std::to_string(t.reasons[r]);
     std::printf("dedup_fwd: unparsed by reason: %s\n", why.c_str());
     const uint64_t considered = t.rx - t.malformed - t.bpf_unmatched;
-    if (o.mode != agebloom::packet::KeyMode::click && t.unparsed * 2 > considered)
-      std::fprintf(stderr, "dedup_fwd: warning: %lu of %lu packets had no %s key and passed undeduplicated: DPDK "
-                   "ports carry Ethernet, so is the input a capture of another link type (e.g. Linux SLL), or "
-                   "the key mode not the one intended?\n",
-                   t.unparsed, considered, agebloom::dedup::key_mode_name(o.mode));
+    // Which cause the reasons point at: frames cut short (a capture's snap
+    // length, since a port delivers whole frames), or not Ethernet + IP.
+    namespace pk = agebloom::packet;
+    uint64_t cut = 0;
+    for (pk::Reason r : {pk::Reason::truncated_l3, pk::Reason::truncated_l4, pk::Reason::truncated_ext_header})
+      cut += t.reasons[static_cast<size_t>(r)];
+    if (o.mode != pk::KeyMode::click && t.unparsed * 2 > considered)
+      std::fprintf(stderr, "dedup_fwd: warning: %lu of %lu packets had no %s key and passed undeduplicated: %s\n",
+                   t.unparsed, considered, agebloom::dedup::key_mode_name(o.mode),
+                   cut * 2 > t.unparsed
+                       ? "most were cut short of their IP length, so is the input a capture taken with a short snap "
+                         "length? (net_pcap hands on what was captured; agebloom-replay keys such a trace from its "
+                         "headers)"
+                       : "DPDK ports carry Ethernet, so is the input a capture of another link type (e.g. Linux "
+                         "SLL), or the key mode not the one intended?");
   }
   if (t.bpf_unmatched)
     std::printf("dedup_fwd: --bpf '%s': %lu packets did not match and passed untouched\n", o.bpf.c_str(),
                 t.bpf_unmatched);
+  // What the stats line says of floods and budgets, said once at exit when
+  // there was no stats line to say it (--stats-interval 0).
+  if (!o.stats_interval_s)
+    if (const std::string health = filter_health().text(); !health.empty())
+      std::fprintf(stderr, "dedup_fwd: warning: %s\n", health.substr(3).c_str());  // less the leading " | "
+  if (t.time_regressions)  // as agebloom-replay says it; after a restore, stamps behind the saved clock too
+    std::printf("dedup_fwd: %lu packets' Rx timestamps stepped back in time: the clock was held at the latest\n",
+                t.time_regressions);
   if (facts.input_errors) {
     // A finite input (--exit-on-idle: a capture, say) that was damaged is not
     // a successful run: what came out is not the whole input. Live ports see
@@ -399,6 +420,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dedup_fwd: warning: %lu input errors (%s): the input is damaged (net_pcap: a "
                  "truncated or corrupt capture), so not all of it was forwarded%s\n",
                  facts.input_errors, damage.c_str(), o.exit_on_idle_ms ? "; exit code 3" : "");
+    if (o.exit_on_idle_ms && rc == 0) rc = 3;
+  }
+  if (const uint64_t bad = rx_bad_timestamps()) {
+    std::fprintf(stderr, "dedup_fwd: warning: %lu record%s of the rx_pcap captures had timestamps out of range "
+                 "(said at start): the time window's verdicts differ from agebloom-replay's%s\n",
+                 bad, bad == 1 ? "" : "s", o.exit_on_idle_ms ? "; exit code 3" : "");
     if (o.exit_on_idle_ms && rc == 0) rc = 3;
   }
   if (t.rx != t.tx + t.suppressed + t.mirrored + t.dropped_error) {

@@ -175,7 +175,12 @@ void init_port(App& app, uint16_t port) {
     rte_eth_rxconf rxconf = info.default_rxconf;
     rxconf.offloads = conf.rxmode.offloads;
     rc = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxconf, app.pool);
-    if (rc < 0) rte_exit(EXIT_FAILURE, "port %u: Rx queue %u setup failed: %s\n", port, q, std::strerror(-rc));
+    // The pool is the usual cause: a PMD may fill it at setup (net_pcap's
+    // infinite_rx=1 loads the whole capture into it).
+    if (rc < 0)
+      rte_exit(EXIT_FAILURE, "port %u: Rx queue %u setup failed: %s (%u mbufs in the pool, %u free: a PMD that "
+               "keeps packets of its own, such as net_pcap with infinite_rx=1, needs --mbufs above what it keeps)\n",
+               port, q, std::strerror(-rc), app.pool->size, rte_mempool_avail_count(app.pool));
   }
   for (uint16_t q = 0; q < nb_txq; ++q) {
     rte_eth_txconf txconf = info.default_txconf;

@@ -158,12 +158,22 @@ bool restore_snapshot() {
   if (std::memcmp(fh.magic, kMagic, sizeof kMagic) != 0) return refuse(dd::message(dd::SnapshotErrc::not_a_snapshot));
   if (fh.version != kVersion) return refuse(dd::message(dd::SnapshotErrc::foreign_format));
   if (fh.workers != g_app.workers.size())
-    return refuse("it holds " + std::to_string(fh.workers) + " lcores' filters, this run has " +
-                  std::to_string(g_app.workers.size()));
+    return refuse("it holds the filters of " + std::to_string(fh.workers) + " worker lcore" +
+                  (fh.workers == 1 ? "" : "s") + ", this run has " + std::to_string(g_app.workers.size()));
   // A seed drawn at random (no --seed) gives way to the one the snapshot was
   // taken under, before anything is hashed: otherwise no restart could
   // restore it. The first image says; every image is checked against it below.
   bool adopted = false;
+  const uint64_t drawn_seed = g_app.seed;
+  // A refusal after the adoption gives the run its own drawn seed back: it
+  // starts empty, and says nothing of the refused snapshot's seed.
+  auto refuse_adopted = [&](const std::string& why) {
+    if (adopted) {
+      g_app.seed = drawn_seed;
+      g_app.seed_from_snapshot = false;
+    }
+    return refuse(why);
+  };
   if (!o.seed_set && bytes.size() - sizeof fh > sizeof(uint64_t)) {
     uint64_t len = 0, seed = 0;
     std::memcpy(&len, bytes.data() + sizeof fh, sizeof len);
@@ -182,10 +192,10 @@ bool restore_snapshot() {
   for (size_t i = 0; i < g_app.workers.size(); ++i) {
     const Worker& w = g_app.workers[i];
     uint64_t len = 0;
-    if (bytes.size() - at < sizeof len) return refuse(dd::message(dd::SnapshotErrc::damaged));
+    if (bytes.size() - at < sizeof len) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
     std::memcpy(&len, bytes.data() + at, sizeof len);
     at += sizeof len;
-    if (len > bytes.size() - at) return refuse(dd::message(dd::SnapshotErrc::damaged));
+    if (len > bytes.size() - at) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
     states[i].resize(w.arena_bytes);
     const dd::SnapshotErrc e = dd::read_snapshot({&w.filter, g_app.seed, params}, states[i].data(), w.arena_bytes,
                                                  bytes.data() + at, len, &clocks[i]);
@@ -193,11 +203,11 @@ bool restore_snapshot() {
       std::string why = dd::message(e);
       if (e == dd::SnapshotErrc::mismatch && !o.seed_set && !adopted)
         why += " (this run's seed is random: give both runs the same --seed)";
-      return refuse(why);
+      return refuse_adopted(why);
     }
     at += len;
   }
-  if (at != bytes.size()) return refuse(dd::message(dd::SnapshotErrc::damaged));
+  if (at != bytes.size()) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
   uint64_t saved_clock = 0, saved_wall = 0;
   for (size_t i = 0; i < g_app.workers.size(); ++i) {
     std::memcpy(g_app.workers[i].arena_mem, states[i].data(), states[i].size());
@@ -207,9 +217,12 @@ bool restore_snapshot() {
   // Time windows on the TSC: go on from the saved clock plus the time that passed.
   const uint64_t now_wall = wall_ns();
   const uint64_t down = now_wall > saved_wall ? now_wall - saved_wall : 0;
+  // On Rx timestamps the stamps are the clock: they go on from the saved one
+  // (a stamp behind it is held at it and counted, as within one run).
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) g_app.clock_offset_ns = saved_clock + down;
-  std::printf("dedup_fwd: snapshot %s restored: %zu lcores' filters, saved %.1f s ago%s\n", o.snapshot.c_str(),
-              g_app.workers.size(), static_cast<double>(down) / 1e9,
+  if (o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp) g_app.restored_clock_ns = saved_clock;
+  std::printf("dedup_fwd: snapshot %s restored: the filters of %zu worker lcore%s, saved %.1f s ago%s\n",
+              o.snapshot.c_str(), g_app.workers.size(), g_app.workers.size() == 1 ? "" : "s", static_cast<double>(down) / 1e9,
               adopted ? ", with the secret seed it was taken under" : "");
   return true;
 }

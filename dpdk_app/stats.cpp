@@ -360,14 +360,11 @@ void print_stats_line(uint64_t now) {
   if (last_tsc == 0) last_tsc = g_app.start_tsc;
   // The figures the workers published since request_fill() (housekeeping
   // asks shortly before each line; at exit publish_all_figures()).
-  uint64_t fill_sum = 0, saturated = 0, overloaded = 0, early = 0;
+  uint64_t fill_sum = 0;
   std::vector<uint64_t> windows;
   for (const Worker& w : g_app.workers) {
     const FilterFigures f = read_filter_figures(*w.stats);
     fill_sum += f.fill_ppm;
-    saturated += f.budget_saturations;
-    overloaded += f.overloaded_epochs;
-    early += f.early_rotations;
     windows.push_back(f.effective_window);
   }
   const Totals t = totals();
@@ -393,12 +390,7 @@ void print_stats_line(uint64_t now) {
     std::snprintf(buf, sizeof buf, " | expected penalty %.6g", t.expected_penalty_micro / 1e6);
     damage += buf;
   }
-  if (overloaded)
-    damage += " | FLOOD: " + std::to_string(overloaded) +
-              " epochs over their design load (window kept, FPR above the model; --on-flood keep-fpr keeps the FPR)";
-  if (early)
-    damage += " | flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)";
-  if (saturated) damage += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
+  damage += filter_health().text();
   std::printf("dedup_fwd: rx %lu tx %lu suppressed %lu mirrored %lu unparsed %lu errors %lu | suppression ratio %.4f | "
               "%.3f Mpps %.0f cycles/pkt | filter %s fill %.4f %s%s%s%s\n",
               t.rx, t.tx, t.suppressed, t.mirrored, t.unparsed, t.dropped_error, suppression_ratio(t), mpps,
@@ -408,6 +400,27 @@ void print_stats_line(uint64_t now) {
   std::fflush(stdout);
   last_tsc = now;
   last_rx = t.rx;
+}
+
+std::string FilterHealth::text() const {
+  std::string t;
+  if (overloaded)
+    t += " | FLOOD: " + std::to_string(overloaded) +
+         " epochs over their design load (window kept, FPR above the model; --on-flood keep-fpr keeps the FPR)";
+  if (early) t += " | flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)";
+  if (saturated) t += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
+  return t;
+}
+
+FilterHealth filter_health() {
+  FilterHealth h;
+  for (const Worker& w : g_app.workers) {
+    const FilterFigures f = read_filter_figures(*w.stats);
+    h.overloaded += f.overloaded_epochs;
+    h.early += f.early_rotations;
+    h.saturated += f.budget_saturations;
+  }
+  return h;
 }
 
 uint64_t input_errors(std::string* detail) {

@@ -45,6 +45,16 @@ struct FilterFigures {
 // Any thread: the figures the worker published last.
 FilterFigures read_filter_figures(const LcoreStats& s);
 
+// What went wrong in the filters, over every worker's published figures: the
+// flood counters and the time-limited filter's exhausted budget. filter_text()
+// is their account for the stats line ("" when all is well), and the exit
+// warning's when the stats line is off.
+struct FilterHealth {
+  uint64_t overloaded = 0, early = 0, saturated = 0;
+  std::string text() const;
+};
+FilterHealth filter_health();
+
 // Damage seen on the way in: what the ports' drivers count as ierrors (for
 // net_pcap, each record libpcap refused: a truncated or corrupt capture) plus
 // the malformed mbufs dedup_fwd dropped. On a finite input any of it means

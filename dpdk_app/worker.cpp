@@ -253,7 +253,7 @@ int worker_main(void* arg) {
   const ab::Hasher hasher(g_app.seed);
   const pk::KeyOptions keys = o.key_options();
   const bool housekeeper = rte_lcore_id() == rte_get_main_lcore();
-  uint64_t clock_ns = 0;
+  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : 0;  // Rx stamps go on from a restore
   InFlight in_flight;
 
   std::printf("dedup_fwd: worker %u on lcore %u (socket %d) polls", w.index, w.lcore_id, w.socket);
@@ -304,7 +304,7 @@ int worker_main(void* arg) {
 int dispatcher_main(Dispatcher& d) {
   const ab::Hasher hasher(g_app.seed);  // the workers' filters are probed with these hashes
   const pk::KeyOptions keys = g_app.opt.key_options();
-  uint64_t clock_ns = 0;
+  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : 0;  // Rx stamps go on from a restore
   std::printf("dedup_fwd: dispatcher on lcore %u polls", d.lcore_id);
   for (const RxQueue& q : d.rxq) std::printf(" port %u queue %u", q.port, q.queue);
   std::printf("\n");

@@ -37,7 +37,10 @@ if [[ -x "$fwd" ]]; then
       # dedup_fwd's own closing line: "packets in N, forwarded N, suppressed N, ..."
       printf '  %-7s %s\n' "$key" "$(grep -o 'packets in .*' "$tmp/$key.log")"
     else
-      echo "  $key: dedup_fwd could not run here (DPDK EAL); its log:"
+      rc=$?
+      # 3: it ran, but the input was damaged; anything else: it did not run here.
+      if [[ $rc -eq 3 ]]; then echo "  $key: dedup_fwd ran, but says the capture is damaged (exit 3); its log:"
+      else echo "  $key: dedup_fwd could not run here (exit $rc: the DPDK EAL?); its log:"; fi
       sed 's/^/    /' "$tmp/$key.log" | tail -5
     fi
     rm -rf "/var/run/dpdk/$prefix"

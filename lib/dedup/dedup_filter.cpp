@@ -51,13 +51,17 @@ model::PlanRequest request_of(const FilterSpec& spec) {
 // 3 MB, more than --mem 3 MB" reads as a contradiction.
 std::string over_memory(const model::Plan& p, uint64_t mem_bytes) {
   const DedupFilter d(p.config);
-  char buf[200];
+  // --mem in MiB as given (3.00, or 0.001 where two decimals would read 0.00).
+  char mib[32];
+  std::snprintf(mib, sizeof mib, mem_bytes >= 10485.76 ? "%.2f" : "%.3g", mem_bytes / 1048576.0);
+  char buf[240];
   std::snprintf(buf, sizeof buf,
-                " needs %llu bytes (%.2f MiB), more than --mem %.2f MiB (%llu bytes); raise --mem, shorten the "
+                " needs %llu bytes (%.2f MiB), more than --mem %s MiB (%llu bytes); raise --mem, shorten the "
                 "window or relax --fpr",
-                static_cast<unsigned long long>(d.bytes_needed()), d.bytes_needed() / 1048576.0,
-                mem_bytes / 1048576.0, static_cast<unsigned long long>(mem_bytes));
-  return "filter " + d.name() + " (" + d.parameters() + ")" + buf;
+                static_cast<unsigned long long>(d.bytes_needed()), d.bytes_needed() / 1048576.0, mib,
+                static_cast<unsigned long long>(mem_bytes));
+  // No "filter" in front: the tools say "filter:" before a plan's refusal.
+  return d.name() + " (" + d.parameters() + ")" + buf;
 }
 
 // 3.24 MiB, 16.8 KiB or 512 bytes: the note compares sizes, so neither

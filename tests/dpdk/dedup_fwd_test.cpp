@@ -379,6 +379,18 @@ TEST(DedupFwd, EffectiveWindowShrinksWhenEpochsEndEarly) {
     EXPECT_NE(line.find(want), std::string::npos) << line;
     EXPECT_GT(j["lcores"][0]["filter_stats"]["early_rotations"].get<double>(), 0);
   }
+  // Without a stats line (--stats-interval 0) the flood is still said, at exit.
+  for (const char* policy : {"keep-fpr", "keep-window"}) {
+    SCOPED_TRACE(policy);
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
+                                std::string("--key flow --filter guarded-epoch --ttl 1s --capacity 800 --on-flood ") +
+                                    policy + " --time-source rx-timestamp --seed 1 --exit-on-idle 200 --stats-interval 0");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string(policy) == "keep-fpr" ? "dedup_fwd: warning: flood: "
+                                                            : "dedup_fwd: warning: FLOOD: "),
+              std::string::npos)
+        << r.out;
+  }
 }
 
 // A Linux SLL capture fed to a DPDK port (which carries Ethernet) keys
@@ -633,6 +645,53 @@ TEST(DedupFwd, TimeWindowFromRxTimestamps) {
   EXPECT_EQ(got[2], a);
   EXPECT_EQ(got[3], b);
   EXPECT_EQ(got[4], a);
+}
+
+// Rx timestamps that do not go forward: a record whose microsecond field is
+// out of range (agebloom-replay skips it, net_pcap hands it on far ahead) is
+// named before the run and makes a finite run exit 3; stamps behind the
+// clock, within a run or after a restore of the same capture's snapshot, are
+// held at it and counted.
+TEST(DedupFwd, RxTimestampsThatStepBackAreCountedAndSaid) {
+  const uint64_t t0 = 1'700'000'000'000'000ull;
+  std::vector<Frame> frames;
+  for (uint32_t i = 0; i < 100; ++i) frames.push_back({t0 + i * 1000ull, ipv4(0x0a000000 + i % 10, 0xc0a80001, 17, 1, 2, "t")});
+  const fs::path in = temp_dir() / "stamps.pcap", out = temp_dir() / "stamps.out.pcap", js = temp_dir() / "stamps.json",
+                 snap = temp_dir() / "stamps.bin";
+  write_pcap(in, frames);
+  const std::string ttl = "--key src-ip --ttl 1s --capacity 1000 --time-source rx-timestamp --seed 1 "
+                          "--exit-on-idle 200 --stats-interval 0 --stats-json " + js.string();
+  fs::remove(snap);
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), ttl + " --snapshot " + snap.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(js)["time_regressions"], 0);
+  EXPECT_EQ(r.out.find("stepped back"), std::string::npos) << r.out;
+  // The same capture after a restore: every stamp but the last (the saved
+  // clock itself) is behind the saved clock.
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), ttl + " --snapshot " + snap.string() + " --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(js)["time_regressions"], frames.size() - 1) << r.out;
+  EXPECT_NE(r.out.find("99 packets' Rx timestamps stepped back in time"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], frames.size()) << "held at the saved clock, every source is live: " << r.out;
+
+  // Record 0's microseconds set to 0x7FFFFFFF: out of range.
+  const fs::path bad = temp_dir() / "stamps-bad.pcap";
+  fs::copy_file(in, bad, fs::copy_options::overwrite_existing);
+  {
+    std::fstream f(bad, std::ios::binary | std::ios::in | std::ios::out);
+    const uint32_t usec = 0x7FFFFFFF;
+    f.seekp(24 + 4);  // the file header, then the record's seconds
+    f.write(reinterpret_cast<const char*>(&usec), 4);
+  }
+  r = dedup_fwd(eal(pcap_vdev(0, bad, out)), ttl);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("1 record has its timestamp fields out of range"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("had timestamps out of range (said at start)"), std::string::npos) << r.out;
+  // The TSC's clock does not read the stamps: nothing to say.
+  r = dedup_fwd(eal(pcap_vdev(0, bad, out)), "--key src-ip --ttl 1s --capacity 1000 --seed 1 --exit-on-idle 200 "
+                                             "--stats-interval 0");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("out of range"), std::string::npos) << r.out;
 }
 
 TEST(DedupFwd, MalformedFramesPassUnparsedAndNeverCrash) {
@@ -1120,6 +1179,14 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   EXPECT_NE(r.out.find("seed from the snapshot (secret)"), std::string::npos) << r.out;
   EXPECT_EQ(read_json(js)["suppressed"], 200) << r.out;
   EXPECT_FALSE(read_json(js).contains("seed")) << "the adopted seed stays secret";
+  // Refused after its seed was read (another window): the run starts empty
+  // under its own drawn seed, and does not say it took the snapshot's.
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded + " --window 5000");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("refused"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("seed from the snapshot"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(js)["suppressed"], 0) << r.out;
+  fs::remove(snap.string() + ".refused");
 }
 
 // A time window is restored against the clock: right after a restart the
