@@ -618,8 +618,11 @@ int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, co
   progress.finish(run.packets + run.outside_shard);
   run.bad_timestamps = reader.bad_timestamps();
   if (run.bad_timestamps)
-    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
-                 o.trace.c_str(), static_cast<unsigned long long>(run.bad_timestamps));
+    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range%s\n",
+                 o.trace.c_str(), static_cast<unsigned long long>(run.bad_timestamps),
+                 o.write_passed.empty() && o.write_suppressed.empty()
+                     ? ""
+                     : " (in neither --write nor --write-suppressed: they have no time to be written with)");
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!gpu_error.empty()) {
     std::fprintf(stderr, "agebloom-replay: GPU replay failed: %s\n", gpu_error.c_str());
@@ -1016,8 +1019,8 @@ int split(const Options& o) {
     rc = 1;
   }
   if (input.bad_timestamps())
-    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range\n",
-                 o.trace.c_str(), static_cast<unsigned long long>(input.bad_timestamps()));
+    std::fprintf(stderr, "agebloom-replay: warning: %s: %llu records skipped, their timestamps out of range (in no "
+                 "piece)\n", o.trace.c_str(), static_cast<unsigned long long>(input.bad_timestamps()));
   if (rc != 0) return rc;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const char* dlt_name = pcap_datalink_val_to_name(static_cast<int>(input.linktype()));
