@@ -106,7 +106,7 @@ void setup_workers(App& app) {
     w.socket = static_cast<int>(rte_lcore_to_socket_id(w.lcore_id));
     w.filter = shape;
     w.arena_bytes = bytes;
-    w.arena_mem = rte_malloc_socket("dedup_filter", bytes, RTE_CACHE_LINE_SIZE, w.socket);
+    w.arena_mem = rte_zmalloc_socket("dedup_filter", bytes, RTE_CACHE_LINE_SIZE, w.socket);  // zeroed: a snapshot copies it whole
     void* st = rte_zmalloc_socket("dedup_stats", sizeof(LcoreStats), RTE_CACHE_LINE_SIZE, w.socket);
     w.scratch = static_cast<uint8_t*>(rte_malloc_socket("dedup_scratch", kScratchBytes, RTE_CACHE_LINE_SIZE, w.socket));
     void* key = rte_malloc_socket("dedup_key", sizeof(ab::packet::Key), RTE_CACHE_LINE_SIZE, w.socket);

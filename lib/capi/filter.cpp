@@ -145,6 +145,12 @@ int build(const dedup::DedupFilter& planned, uint64_t seed, const char* paramete
   h->hasher = Hasher(seed);
   h->filter = planned;
   h->state = base + kHandleBytes;
+  // The caller's memory may hold anything (a reused buffer, rte_malloc'd
+  // memory): a structure leaves parts of its state unwritten until used (a
+  // ring not yet filled, slices not yet grown), and agebloom_filter_save
+  // copies the state byte for byte. Zeroed first, an image holds nothing of
+  // the caller's.
+  std::memset(h->state, 0, filter_bytes(planned) - kHandleBytes);  // all the arena needs (len may be more)
   Arena arena(h->state, len - kHandleBytes);
   if (!h->filter.create(arena).empty()) {  // the config is invalid: only a forged plan's can be
     h->magic = 0;
@@ -175,6 +181,7 @@ const char* agebloom_plan_error(void) noexcept { return t_plan_error.c_str(); }
 
 int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* plan) noexcept {
   return guarded([&]() -> int {
+    t_plan_error.clear();  // a refusal before the spec is read leaves "" (agebloom.h)
     if (!plan) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
     uint64_t seed;
@@ -189,6 +196,7 @@ const char* agebloom_structure_name(unsigned i) noexcept { return i < kStructure
 
 int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) noexcept {
   return guarded([&]() -> int {
+    t_plan_error.clear();  // a refusal before the spec is read leaves "" (agebloom.h)
     if (!bytes) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
     uint64_t seed;
@@ -200,6 +208,7 @@ int agebloom_filter_bytes(const agebloom_spec* spec, size_t* bytes) noexcept {
 
 int agebloom_filter_init(const agebloom_spec* spec, void* mem, size_t len, agebloom_filter** out) noexcept {
   return guarded([&]() -> int {
+    t_plan_error.clear();  // a refusal before the spec is read leaves "" (agebloom.h)
     if (!mem || !out) return AGEBLOOM_EINVAL;
     dedup::DedupFilter d;
     uint64_t seed;
@@ -225,6 +234,7 @@ int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, 
 int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, agebloom_free_fn free_fn, void* ctx,
                            agebloom_filter** out) noexcept {
   return guarded([&]() -> int {
+    t_plan_error.clear();  // a refusal before the spec is read leaves "" (agebloom.h)
     if (!out || (alloc == nullptr) != (free_fn == nullptr)) return AGEBLOOM_EINVAL;
     if (!alloc) alloc = default_alloc, free_fn = default_free;
     dedup::DedupFilter d;

@@ -568,6 +568,52 @@ static void test_key_options(void) {
                                   sizeof a, &alen, NULL) == AGEBLOOM_EVERSION);
 }
 
+/* Images hold nothing of the caller's memory: the state is zeroed at init, so
+ * a buffer that held a secret before (a reused buffer, rte_malloc'd memory)
+ * does not end up in what agebloom_filter_save writes, for any structure. */
+static void test_image_holds_no_caller_bytes(void) {
+  static const char pattern[] = "SECRET-PASSWORD!"; /* 16 bytes */
+  for (unsigned i = 0; i < agebloom_structure_count(); ++i) {
+    agebloom_spec s = count_spec(agebloom_structure_name(i), 1000);
+    size_t n = 0;
+    if (agebloom_filter_bytes(&s, &n) != AGEBLOOM_OK) continue; /* a structure that keeps time windows only */
+    const size_t rounded = (n + 63) / 64 * 64;
+    unsigned char* mem = aligned_alloc(AGEBLOOM_ALIGN, rounded);
+    for (size_t b = 0; b < rounded; ++b) mem[b] = (unsigned char)pattern[b % 16];
+    agebloom_filter* f = NULL;
+    CHECK(agebloom_filter_init(&s, mem, n, &f) == AGEBLOOM_OK);
+    if (!f) {
+      free(mem);
+      continue;
+    }
+    agebloom_insert_key(f, "k", 1);
+    const size_t len = agebloom_filter_save_bytes(f);
+    unsigned char* img = malloc(len);
+    CHECK(agebloom_filter_save(f, img, len, NULL) == AGEBLOOM_OK);
+    size_t copies = 0;
+    for (size_t b = 0; b + 16 <= len; ++b) copies += memcmp(img + b, pattern, 16) == 0;
+    if (copies) fprintf(stderr, "%s: the image holds %zu copies of the caller's old bytes\n", s.structure, copies);
+    CHECK(copies == 0);
+    free(img);
+    free(mem);
+  }
+  /* After a refusal with a reason, a null pointer refused before the spec is read leaves "" (agebloom.h). */
+  agebloom_spec bad;
+  agebloom_spec_init(&bad);
+  bad.window = 0;
+  agebloom_plan p;
+  agebloom_plan_init(&p);
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL && agebloom_plan_error()[0] != '\0');
+  CHECK(agebloom_plan_spec(&bad, NULL) == AGEBLOOM_EINVAL && agebloom_plan_error()[0] == '\0');
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  size_t bytes;
+  CHECK(agebloom_filter_bytes(&bad, NULL) == AGEBLOOM_EINVAL && agebloom_plan_error()[0] == '\0');
+  CHECK(agebloom_filter_bytes(&bad, &bytes) == AGEBLOOM_EINVAL);
+  CHECK(agebloom_filter_init(&bad, NULL, 0, NULL) == AGEBLOOM_EINVAL && agebloom_plan_error()[0] == '\0');
+  CHECK(agebloom_filter_bytes(&bad, &bytes) == AGEBLOOM_EINVAL);
+  CHECK(agebloom_filter_create(&bad, NULL, NULL, NULL, NULL) == AGEBLOOM_EINVAL && agebloom_plan_error()[0] == '\0');
+}
+
 int main(void) {
   test_versions_and_errors();
   test_plan();
@@ -577,6 +623,7 @@ int main(void) {
   test_save_load_every_structure();
   test_keys();
   test_key_options();
+  test_image_holds_no_caller_bytes();
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;
