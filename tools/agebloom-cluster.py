@@ -3,7 +3,7 @@
 
     agebloom-cluster replay TRACE... --shards N --key MODE (--ttl D | --window N)
         [agebloom-replay's filter and keying options] [--truth] [--json]
-        [--scheduler tcp://HOST:8786 --workdir DIR] [--workers K] [--replay PATH]
+        [--scheduler tcp://HOST:8786 --workdir DIR] [--workers K] [--timeout S] [--replay PATH]
 
 Dedup is per key, so a replay shards by key: every packet of a key goes to the
 same shard, and a shard's verdicts involve only its own keys. Stage 1 (map):
@@ -27,8 +27,10 @@ import argparse
 import contextlib
 import json
 import logging
+import math
 import os
 import secrets
+import signal
 import shutil
 import subprocess
 import sys
@@ -120,10 +122,15 @@ def parse(argv):
         p.error("--workers is for the local cluster: the scheduler's cluster has its own")
     if args.workers is not None and args.workers < 1:
         p.error(f"--workers needs at least 1, not {args.workers}")
+    # Each worker is a Python process of ~60 MB running one agebloom-replay at
+    # a time: past a few per core they only add memory and switching.
+    most = 4 * len(os.sched_getaffinity(0))
+    if args.workers is not None and args.workers > most:
+        p.error(f"--workers {args.workers} is more than 4 per core ({most} here): each is a process of its own")
     if args.scheduler and not args.workdir:
         p.error("--scheduler needs --workdir, a folder that every worker and this machine see at the same path")
-    if args.timeout <= 0:
-        p.error("--timeout must be positive")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        p.error(f"--timeout must be a positive number of seconds, not {args.timeout}")
     # One seed for every shard, drawn here unless given, so that the report's
     # --seed repeats the whole run.
     if args.pass_seed is None:
@@ -150,16 +157,33 @@ def check_options(args):
         # --split wants a prefix, and --check checks that it could be written:
         # one in the temporary folder, never written.
         unused = os.path.join(tempfile.gettempdir(), "agebloom-cluster-check-")
-        r = subprocess.run([args.replay, "--check", "--split", str(args.shards), "--split-prefix", unused]
-                           + args.options, capture_output=True, text=True)
+        # The traces too, where this machine reads them (it must see them at
+        # the workers' paths): a --bpf expression compiles for their link
+        # type, so a bad one is refused here, not in stage 1.
+        # (Regular files only: a FIFO read here would be gone for stage 1.)
+        readable = [t for t in args.traces if os.path.isfile(t) and os.access(t, os.R_OK)]
+        r = subprocess.run([args.replay] + readable + ["--check", "--split", str(args.shards), "--split-prefix",
+                                                       unused] + args.options, capture_output=True, text=True)
     except OSError as e:
         raise Failure(f"cannot run {args.replay}: {e.strerror} (--replay names agebloom-replay)", 2)
     if r.returncode != 0:
-        raise Failure(r.stderr.strip().splitlines()[0] if r.stderr.strip() else f"{args.replay} --check failed", 2)
+        # agebloom-replay's own codes: 1 a trace it cannot read (missing, no
+        # capture), 2 bad options (traces of different link types included).
+        raise Failure(r.stderr.strip().splitlines()[0] if r.stderr.strip() else f"{args.replay} --check failed",
+                      1 if r.returncode == 1 else 2)
     if not args.scheduler:
         for t in args.traces:
             if not os.access(t, os.R_OK):
-                raise Failure(f"trace {t}: cannot read it")
+                why = "no such file" if not os.path.exists(t) else "permission denied"
+                raise Failure(f"trace {t}: cannot read it ({why})")
+
+
+def die_with_parent():
+    """In a task's agebloom-replay, before exec: SIGTERM when the worker
+    thread that started it goes away (a run stopped, a worker killed), so no
+    replay outlives its run (Linux prctl PR_SET_PDEATHSIG)."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
 
 
 # The tasks: each runs agebloom-replay on a worker and returns its report, or
@@ -169,7 +193,8 @@ def run_replay(replay, argv):
     # it made agebloom-replay's planning of tlbf ten times slower (every free
     # of a large buffer given back to the kernel and faulted in again).
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
-    r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env)
+    r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env,
+                       preexec_fn=die_with_parent)
     if r.returncode != 0:
         message = r.stderr.strip() or r.stdout.strip() or "no message"
         raise RuntimeError(f"agebloom-replay exited {r.returncode}: {message}")
@@ -190,8 +215,8 @@ def connect(args, run_dir):
     if args.scheduler:
         try:
             client = Client(args.scheduler, timeout=args.timeout)
-        except (OSError, ValueError, TimeoutError) as e:
-            raise Failure(f"cannot reach the Dask scheduler at {args.scheduler}: {e}")
+        except Exception as e:  # OSError, TimeoutError, a protocol Dask cannot use here (tls://, ucx://): say why
+            raise Failure(f"cannot reach the Dask scheduler at {args.scheduler}: {type(e).__name__}: {e}")
         try:
             # A scheduler without workers would take the tasks and never run them.
             client.wait_for_workers(1, timeout=args.timeout)
@@ -217,9 +242,18 @@ def connect(args, run_dir):
         # No worker extensions: the tasks use none, and Debian's Dask 2022.12
         # closes the shuffle extension twice in a worker that replaced a dead
         # one, printing an AssertionError's traceback at every such exit.
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.ERROR,
-                               extensions={})
+        # The workers start with SIGINT ignored (kept across their exec): a
+        # Ctrl-C reaches the whole process group, and this process alone
+        # stops the run (closing the cluster ends the workers, and
+        # die_with_parent their replays) instead of every worker printing
+        # its traceback.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.ERROR,
+                                   extensions={})
+        finally:
+            signal.signal(signal.SIGINT, previous)
     except Exception as e:  # whatever Dask raises, the run cannot go on; say why
         raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
     return Client(cluster), cluster
@@ -253,6 +287,11 @@ def merge(args, splits, shards, split_seconds, replay_seconds):
            "seed": first["seed"]}
     for k in COUNTS:
         out[k] = sum(s[k] for s in shards)
+    # Steps back in time: the traces' own, as one agebloom-replay counts them
+    # (stage 1 reads each trace in order); each shard's replay, holding a
+    # clock of its own over its keys, sees only some of them.
+    out["shard_time_regressions"] = out["time_regressions"]
+    out["time_regressions"] = sum(s.get("time_regressions", 0) for s in splits)
     out["bad_timestamps"] = sum(s["bad_timestamps"] for s in splits)
     reasons = {}
     for s in shards:
@@ -335,8 +374,15 @@ def replay(args):
             os.makedirs(args.workdir, exist_ok=True)
         except OSError as e:
             raise Failure(f"--workdir {args.workdir}: cannot make it: {e.strerror}", 2)
-    run_dir = tempfile.mkdtemp(prefix="agebloom-cluster-", dir=args.workdir)
+    try:
+        run_dir = tempfile.mkdtemp(prefix="agebloom-cluster-", dir=args.workdir)
+    except OSError as e:
+        for folder in made:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        raise Failure(f"cannot make the run folder in {args.workdir or tempfile.gettempdir()}: {e.strerror}", 2)
     client = cluster = None
+    submitted = []  # every task of the run, cancelled if it stops early
     try:
         started = time.monotonic()
         client, cluster = connect(args, run_dir)
@@ -345,8 +391,9 @@ def replay(args):
 
         start = time.monotonic()
         prefixes = [os.path.join(run_dir, f"t{j}-") for j in range(len(args.traces))]
-        splits = gather([client.submit(split_trace, args.replay, t, args.shards, prefix, args.options, pure=False)
-                         for t, prefix in zip(args.traces, prefixes)],
+        submitted += [client.submit(split_trace, args.replay, t, args.shards, prefix, args.options, pure=False)
+                      for t, prefix in zip(args.traces, prefixes)]
+        splits = gather(submitted[:],
                         [f"trace {t}" for t in args.traces], "stage 1 (split)")
         split_seconds = time.monotonic() - start
         kinds = {(s["linktype"], s["linktype_name"]) for s in splits}
@@ -356,13 +403,18 @@ def replay(args):
 
         start = time.monotonic()
         truth = ["--truth"] if args.truth else []
-        shards = gather([client.submit(replay_shard, args.replay, i, args.shards,
-                                       [p + f"{i}.pcap" for p in prefixes], args.options + truth, pure=False)
-                         for i in range(args.shards)],
+        stage2 = [client.submit(replay_shard, args.replay, i, args.shards, [p + f"{i}.pcap" for p in prefixes],
+                                args.options + truth, pure=False) for i in range(args.shards)]
+        submitted += stage2
+        shards = gather(stage2,
                         [f"shard {i}/{args.shards}" for i in range(args.shards)], "stage 2 (replay)")
         replay_seconds = time.monotonic() - start
     finally:
         if client is not None:
+            # Stopped early (a failure, Ctrl-C, SIGTERM): no task of this run
+            # goes on in the scheduler's cluster.
+            with contextlib.suppress(Exception):
+                client.cancel(submitted)
             client.close()
         if cluster is not None:
             # The run's outcome is decided and reported by now. Closing a
@@ -388,21 +440,42 @@ def replay(args):
     report = merge(args, splits, shards, split_seconds, replay_seconds)
     report["cluster"] = {"scheduler": args.scheduler or "local", "workers": workers,
                          "start_seconds": cluster_seconds}
-    if report["time_regressions"]:
-        print(f"agebloom-cluster: warning: {report['time_regressions']} packets stepped back in time; each shard "
-              "held its own clock, so its truth may differ from one machine's", file=sys.stderr)
-    print(json.dumps(report) if args.json else summary(report))
+    if report["time_regressions"] or report["shard_time_regressions"]:
+        print(f"agebloom-cluster: warning: {report['time_regressions']} packets stepped back in time in the traces "
+              f"({report['shard_time_regressions']} within the shards' streams); each shard held its own clock, so "
+              "its truth may differ from one machine's", file=sys.stderr)
+    # The report is the run's result: one that cannot be written is a failure.
+    if sys.stdout is None:
+        raise Failure("cannot write the report: standard output is closed")
+    try:
+        print(json.dumps(report) if args.json else summary(report))
+        sys.stdout.flush()
+    except OSError as e:
+        raise Failure(f"cannot write the report: {e.strerror}")
+
+
+class Stopped(Exception):
+    """SIGTERM (timeout, a supervisor): the run stops as on Ctrl-C, cleaning up."""
+
+
+def on_sigterm(signum, frame):
+    raise Stopped()
 
 
 def main(argv):
     args = parse(argv)
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         replay(args)
     except Failure as e:
         print(f"agebloom-cluster: {e}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
+        print("agebloom-cluster: interrupted (SIGINT): the run is stopped and its folder removed", file=sys.stderr)
         return 130
+    except Stopped:
+        print("agebloom-cluster: terminated (SIGTERM): the run is stopped and its folder removed", file=sys.stderr)
+        return 143
     return 0
 
 

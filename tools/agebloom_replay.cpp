@@ -997,9 +997,13 @@ int split(const Options& o) {
   auto keying = std::make_unique<Keying>(o, in.bpf);
   const auto start = std::chrono::steady_clock::now();
   trace::Packet pkt;
-  uint64_t packets = 0;
+  uint64_t packets = 0, time_regressions = 0, latest = 0;
   trace::PcapReader::Status st;
   while ((st = input.next(pkt)) == trace::PcapReader::Status::ok) {
+    // The stream's own steps back, as one replay counts them: the shards'
+    // replays see only theirs (agebloom-cluster reports both).
+    if (pkt.timestamp_ns < latest) ++time_regressions;
+    else latest = pkt.timestamp_ns;
     keying->take(pkt);
     const uint32_t s = keying->shard(o.split_count);
     pieces[s].write(pkt);
@@ -1033,6 +1037,7 @@ int split(const Options& o) {
     j["linktype_name"] = dlt_name ? dlt_name : "";
     j["packets"] = packets;
     j["bad_timestamps"] = input.bad_timestamps();
+    j["time_regressions"] = time_regressions;
     j["seconds"] = seconds;
     j["packets_per_second"] = seconds > 0 ? packets / seconds : 0.0;
     j["pieces"] = nlohmann::json::array();

@@ -19,6 +19,7 @@
 Usage: cluster_test.py AGEBLOOM_CLUSTER AGEBLOOM_REPLAY SOURCE_ROOT. Exits 77
 (skipped) without python3-distributed.
 """
+import contextlib
 import json
 import os
 import pty
@@ -173,7 +174,10 @@ class Cluster(unittest.TestCase):
                            (["--shards", "2", "--fpr", "2"], "--fpr"),
                            (["--shards", "2", "--filter", "bogus"], "unknown filter"),
                            (["--shards", "2", "--scheduler", "tcp://127.0.0.1:1"], "needs --workdir"),
-                           (["--shards", "2", "--verdicts", "x"], "unrecognized arguments")):
+                           (["--shards", "2", "--verdicts", "x"], "unrecognized arguments"),
+                           (["--shards", "2", "--bpf", "bogus(("], "can't parse filter expression"),
+                           (["--shards", "2", "--timeout", "nan"], "--timeout must be a positive number"),
+                           (["--shards", "2", "--workers", "100000"], "more than 4 per core")):
             start = time.monotonic()
             r = cluster(TRACES[0], "--key", "flow", "--ttl", "1s", *args)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
@@ -197,7 +201,7 @@ class Cluster(unittest.TestCase):
         r = cluster(TRACES[0], missing, "--shards", "2", "--key", "flow", "--ttl", "1s", *LOCAL)
         self.assertEqual(r.returncode, 1)
         self.assertIn(f"trace {missing}: cannot read it", r.stderr)
-        # Readable but no capture: its split task fails, and the error says which.
+        # Readable but no capture: refused before any cluster starts, naming it.
         text = os.path.join(self.tmp, "text.pcap")
         with open(text, "w") as f:
             f.write("not a capture\n")
@@ -205,8 +209,16 @@ class Cluster(unittest.TestCase):
         os.makedirs(work)
         r = cluster(TRACES[0], text, "--shards", "2", "--key", "flow", "--ttl", "1s", "--workdir", work, *LOCAL)
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn(f"stage 1 (split) failed: trace {text}: agebloom-replay exited 1:", r.stderr)
-        self.assertIn("cannot open capture", r.stderr)
+        self.assertIn(f"cannot open capture '{text}'", r.stderr)
+        self.assertEqual(os.listdir(work), [])
+        # A split task that fails (here a --replay that refuses --split but
+        # passes the checks): the error names the task's trace.
+        failing = wrapper(self.tmp, 'for a in "$@"; do [ "$a" = --check ] && exec ' + REPLAY + ' "$@"; done\n'
+                                    'echo "split refused" >&2; exit 1')
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--workdir", work, "--replay",
+                    failing, *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"stage 1 (split) failed: trace {TRACES[0]}: agebloom-replay exited 1: split refused", r.stderr)
         self.assertEqual(os.listdir(work), [])
         # A --workdir that did not exist is made, and removed with the run's
         # own folder, failed or not: nothing is left behind.
@@ -223,7 +235,64 @@ class Cluster(unittest.TestCase):
         r = cluster(TRACES[0], raw, "--shards", "2", "--key", "src-ip", "--ttl", "1s", *LOCAL)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("different link types", r.stderr)
-        self.assertIn(f"{raw} is RAW", r.stderr)
+        self.assertIn(f"{raw} has 12 (RAW)", r.stderr)  # agebloom-replay's check, before any cluster starts
+
+    def test_stopped_runs_leave_nothing_running(self):
+        # A split task that runs until stopped (a --replay wrapper that marks
+        # its start, then sleeps as the replay would work), stopped by SIGTERM
+        # and by SIGINT to the command alone: exit 143 / 130 saying so, no
+        # task process left, the run folder removed.
+        mark = os.path.join(self.tmp, "split-started")
+        sleeper = wrapper(self.tmp, 'for a in "$@"; do [ "$a" = --check ] && exec ' + REPLAY + ' "$@"; done\n'
+                                    f'touch {mark}; exec sleep 47.25')
+        for sig, code, says in ((15, 143, "terminated (SIGTERM)"), (2, 130, "interrupted (SIGINT)")):
+            work = os.path.join(self.tmp, f"work-stop-{sig}")
+            os.makedirs(work)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(mark)
+            p = subprocess.Popen([CLUSTER, "replay", TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s",
+                                  "--workdir", work, "--replay", sleeper, *LOCAL],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 60
+            while not os.path.exists(mark) and time.monotonic() < deadline and p.poll() is None:
+                time.sleep(0.1)
+            self.assertTrue(os.path.exists(mark), "the split task did not start")
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, code, err)
+            self.assertIn(says, err)
+            self.assertNotIn("Traceback", err)
+            time.sleep(1)
+            left = subprocess.run(["pgrep", "-f", "sleep 47.25"], capture_output=True, text=True).stdout.split()
+            self.assertEqual(left, [], "a task's process outlived the run")
+            self.assertEqual(os.listdir(work), [])
+
+    def test_time_regressions_are_the_traces_own(self):
+        # A capture whose timestamps step back 3 times, keys spread over the
+        # shards: the report counts the steps as one agebloom-replay does
+        # (stage 1 reads the trace in order), the shards' own count beside it.
+        path = os.path.join(self.tmp, "steps.pcap")
+        eth = bytes(12) + b"\x08\x00"
+        with open(path, "wb") as f:
+            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+            for i, t in enumerate((10, 20, 15, 30, 25, 40, 5, 50)):
+                ip = bytes([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1 + i, 10, 0, 0, 2])
+                f.write(struct.pack("<IIII", t, 0, len(eth + ip), len(eth + ip)) + eth + ip)
+        one = replay(path, "--key", "src-ip", "--ttl", "1s", "--seed", "3")
+        self.assertEqual(one["time_regressions"], 3)
+        r = cluster(path, "--shards", "4", "--key", "src-ip", "--ttl", "1s", "--seed", "3", "--json", *LOCAL)
+        merged = report(r)
+        self.assertEqual(merged["time_regressions"], 3)
+        self.assertIn("shard_time_regressions", merged)
+        self.assertIn("3 packets stepped back in time in the traces", r.stderr)
+
+    def test_unwritable_report_fails(self):
+        # The report is the result: a closed or full standard output is exit 1, said on stderr.
+        r = subprocess.run([CLUSTER, "replay", TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--json",
+                            *LOCAL], stdout=open("/dev/full", "w"),
+                           stderr=subprocess.PIPE, text=True, timeout=240)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot write the report", r.stderr)
 
     def test_unreachable_scheduler_fails_in_bounded_time(self):
         start = time.monotonic()
