@@ -57,7 +57,9 @@ int plan_spec(const agebloom_spec* in, dedup::DedupFilter& out, uint64_t& seed) 
   const model::PlanResult result = dedup::plan_spec(spec);
   if (const auto* err = std::get_if<model::PlanError>(&result)) {
     t_plan_error = err->message;
-    return err->code == model::PlanErrc::invalid_request ? AGEBLOOM_EINVAL : AGEBLOOM_ENOPLAN;
+    return err->code == model::PlanErrc::invalid_request || err->code == model::PlanErrc::window_too_short
+               ? AGEBLOOM_EINVAL
+               : AGEBLOOM_ENOPLAN;
   }
   dedup::DedupFilter d(std::get<model::Plan>(result).config);
   // The rate-adaptive budget is a limit too (DedupFilter::plan's check).

@@ -122,7 +122,8 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     // most compact structure that does at one memory access per packet
     // (interleaved-128 at 1%: 21.0 bits per item against 27.2), then at two
     // (two-line: 17.9), and only then the most compact of all, rather than
-    // refusing.
+    // refusing. A count window too short for the fast layouts' segments
+    // goes the same way: a structure of fewer segments may keep it.
     // A step's plan that cannot keep the flood policy counts as none (the
     // next step may: two-line ends epochs early, interleaved-apbf does not).
     // The steps by accesses take the layouts whose accesses say their cost
@@ -234,11 +235,21 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
         break;
       }
     }
+    // Why the fast layouts were passed over: a window too short for their
+    // segments, or the limits.
+    model::PlanRequest fastest = limited_request(spec);
+    fastest.auto_candidates = true;
+    const auto why = spec.fpr == 0.0 ? model::plan_lowest_fpr(fastest) : model::plan(fastest);
+    const auto* refused = std::get_if<model::PlanError>(&why);
+    const bool too_short = refused != nullptr && refused->code == model::PlanErrc::window_too_short;
     std::snprintf(buf, sizeof buf,
-                  "--filter auto chose %s (%s, %.1f bits per item): the layouts fastest per packet (%s) do not fit "
-                  "the limits given; %s is the most compact layout that fits %s",
+                  "--filter auto chose %s (%s, %.1f bits per item): the layouts fastest per packet (%s) %s; %s is "
+                  "the most compact layout that %s %s",
                   chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
-                  chosen.bits_per_item(), fast.c_str(), chosen.name().c_str(), how);
+                  chosen.bits_per_item(), fast.c_str(),
+                  too_short ? "cannot keep a window this short (it is shorter than their segments)"
+                            : "do not fit the limits given",
+                  chosen.name().c_str(), too_short ? "keeps it" : "fits", how);
     return buf;
   }
   auto result = model::plan(req);

@@ -367,12 +367,21 @@ PlanResult plan(const PlanRequest& req) {
         if (fits_accesses(req, c)) return c.plan;
     char fpr[32];
     std::snprintf(fpr, sizeof fpr, "%g", req.fpr);
-    if (emitted == 0 && req.structure) {
+    // The one structure asked for: named, or, for a time window of unknown
+    // rate, the rate-adaptive one (the only candidate then).
+    std::optional<Structure> only = req.structure;
+    if (!only && req.window.is_time() && req.capacity == 0) {
+        size_t adaptive = 0;
+        for (const StructureInfo& s : kStructures)
+            if (s.rate_adaptive) ++adaptive, only = s.id;
+        if (adaptive != 1) only.reset();
+    }
+    if (emitted == 0 && only) {
         // A structure that can say why (a hook of its traits) says it.
         Errc why = Errc::ok;
         for_each_structure([&]<Structure S>() {
             if constexpr (requires(SizingRequest r) { StructureTraits<S>::why(r); })
-                if (S == *req.structure) why = StructureTraits<S>::why(sizing_of(req));
+                if (S == *only) why = StructureTraits<S>::why(sizing_of(req));
         });
         // An FPR too small shows as k, l or the size out of range: that is
         // said below, as for every structure.
@@ -382,11 +391,11 @@ PlanResult plan(const PlanRequest& req) {
         // for every other structure), not a malformed request.
         if (why == Errc::slice_budget_too_small)
             return PlanError{PlanErrc::over_limits,
-                             std::string(name(*req.structure)) + ": " + message(why) + " (--mem " +
+                             std::string(name(*only)) + ": " + message(why) + " (--mem " +
                                  std::to_string(req.memory_bytes ? req.memory_bytes : req.max_total_bytes.value_or(0)) +
                                  " bytes): raise --mem"};
         if (why != Errc::ok && !fpr_driven)
-            return PlanError{PlanErrc::invalid_request, std::string(name(*req.structure)) + ": " + message(why)};
+            return PlanError{PlanErrc::invalid_request, std::string(name(*only)) + ": " + message(why)};
     }
     if (emitted == 0) {
         // Nothing at all: the window too short for the segments, too many
@@ -413,7 +422,7 @@ PlanResult plan(const PlanRequest& req) {
                                      (timed ? "smaller --capacity (a shorter --ttl)" : "shorter --window") +
                                      (req.structure ? " or another --filter" : "")};
             if (!timed)
-                return PlanError{PlanErrc::invalid_request,
+                return PlanError{PlanErrc::window_too_short,
                                  "window " + std::to_string(req.window.span) + " is shorter than the segments of " +
                                      what(req) + " (each needs at least one insertion per segment): use a longer "
                                      "--window or another --filter"};

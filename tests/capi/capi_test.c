@@ -104,9 +104,13 @@ static void test_plan(void) {
   CHECK(strstr(agebloom_plan_error(), "64 bytes") != NULL);
   /* The planner's usage errors are EINVAL, each with the planner's reason. */
   bad = s;
-  bad.window = 3;  /* shorter than the segments of every fast layout */
+  bad.window = 3;  /* shorter than the segments of the fast layouts */
+  bad.structure = "interleaved";
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
   CHECK(strstr(agebloom_plan_error(), "shorter than the segments") != NULL);
+  /* "auto" then takes a structure of fewer segments, as it does for any limit the fast layouts miss. */
+  bad.structure = NULL;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_OK && p.window == 3);
   bad = s;
   bad.window = (uint64_t)1 << 50;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);

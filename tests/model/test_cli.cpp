@@ -224,6 +224,20 @@ TEST(Cli, AutoWithoutARateSaysWhy) {
     EXPECT_GT(j["capacity"].get<uint64_t>(), 0u);
 }
 
+// auto over a time window of unknown rate plans tlbf alone: a --mem too
+// small for its slices says so (it said "fpr out of reach: raise --fpr",
+// even at --fpr 0.5).
+TEST(Cli, AutoTlbfBudgetTooSmallSaysMem) {
+    for (const char* fpr : {"0.01", "0.5"}) {
+        // stderr into the output read (run() discards it): the comment mark
+        // ends the command before run()'s own redirection.
+        const auto r = run(std::string("--ttl 1s --mem 0.001 --fpr ") + fpr + " 2>&1 #");
+        EXPECT_EQ(r.status, 1) << r.out;
+        EXPECT_NE(r.out.find("raise --mem"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("raise --fpr"), std::string::npos) << r.out;
+    }
+}
+
 // --ttl --compare without --capacity: every row is planned for the same
 // assumed rate (tlbf alone would otherwise plan for an unknown one, and its
 // row would size another load), each row's build options say it, and the

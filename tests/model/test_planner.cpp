@@ -248,6 +248,7 @@ TEST(Planner, Errors) {
     short_window.structure = Structure::interleaved;
     EXPECT_NE(message_of(short_window).find("shorter than the segments"), std::string::npos)
         << message_of(short_window);
+    EXPECT_EQ(std::get<m::PlanError>(m::plan(short_window)).code, m::PlanErrc::window_too_short);
     auto r = request(1000, 0.01);
     r.block_bits = 100;
     EXPECT_TRUE(is_error(r));

@@ -63,6 +63,19 @@ void expect_live_fnr(const nlohmann::json& j, const std::string& filter, const s
   else EXPECT_EQ(j["live_fnr"], 0.0) << filter << " " << what;
 }
 
+// A count window shorter than the fast layouts' segments: auto plans a
+// structure of fewer segments, says so, and keeps the window (live FNR 0).
+TEST(ReplayCli, AutoKeepsATinyWindow) {
+  for (const char* w : {"1", "3", "6"}) {
+    const Outcome r = run(trace("pcapplusplus_example.pcap") + " --json --truth --window " + w);
+    ASSERT_EQ(r.code, 0) << w << "\n" << r.out;
+    const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    EXPECT_EQ(j["live_fnr"], 0.0) << w;
+    EXPECT_EQ(j["filter"]["window"], std::stoull(w));
+  }
+}
+
 TEST(ReplayCli, ListFiltersNamesTheSevenStructures) {
   const std::vector<std::string> names = filters();
   for (const char* want : {"guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "interleaved",
@@ -170,8 +183,8 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --filter apbf --fpr 1e-50", "fpr"},
                         Case{t + " --fpr 1e-200", "fpr 1e-200"},
                         Case{t + " --filter guarded-epoch-blocked --fpr 1e-300", "fpr"},
-                        // A window shorter than the segments says so (not "fpr").
-                        Case{t + " --window 5", "shorter than the segments"},
+                        // A window shorter than the segments says so (not "fpr"); auto
+                        // takes a structure of fewer segments instead (ReplayCli.AutoKeepsATinyWindow).
                         Case{t + " --window 3 --filter interleaved", "shorter than the segments"},
                         // The time-limited filter's own limits, by name.
                         Case{t + " --ttl 1s --filter tlbf --mem 1 --capacity 100000000", "budget cannot hold"},

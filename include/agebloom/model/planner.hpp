@@ -77,6 +77,8 @@ enum class PlanErrc : std::uint8_t {
     invalid_request,   // a value out of range: a usage error
     fpr_unreachable,   // no shape meets the FPR within the size limit (2^50 bits)
     over_limits,       // shapes meet the FPR, none within the limits given
+    window_too_short,  // a count window shorter than the segments of the structures asked for (a
+                       // usage error; another structure, one of fewer segments, may plan it)
 };
 
 // A refusal: its kind and a message for the user.
