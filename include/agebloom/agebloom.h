@@ -296,7 +296,8 @@ typedef enum agebloom_policy {
  *  ahead. `now`: per-key times for a time window (agebloom_advance(now[i])
  *  before key i; they should not decrease, and a time before the filter's
  *  clock leaves the clock where it is, as agebloom-replay holds it), or NULL
- *  when the caller advanced the filter for the whole burst. */
+ *  when the caller advanced the filter for the whole burst. A `policy` other
+ *  than AGEBLOOM_INSERT_ON_MISS is insert-always (no status: a hot path). */
 AGEBLOOM_API void agebloom_dedup_bulk(agebloom_filter* f, const agebloom_hash* h, size_t n, const uint64_t* now,
                                       agebloom_policy policy, uint8_t* dup) AGEBLOOM_NOEXCEPT;
 
@@ -387,7 +388,7 @@ typedef enum agebloom_key_mode {
 /** Click-mode options; NULL means the defaults (ports 80 and 8080, whole target). */
 typedef struct agebloom_click_options {
   uint32_t size;        /**< sizeof(agebloom_click_options) as compiled by the caller */
-  uint32_t port_count;  /**< valid entries of ports[] (at most 8) */
+  uint32_t port_count;  /**< valid entries of ports[] (at most 8: more is EINVAL) */
   uint16_t ports[8];    /**< TCP destination ports that carry HTTP requests */
   int any_port;         /**< nonzero: look for a request on every TCP destination port */
   int include_host;     /**< nonzero: append the Host header to the key */

@@ -26,8 +26,8 @@ namespace {
 int read_click(const agebloom_click_options* click, pk::ClickOptions& co) noexcept {
   agebloom_click_options c;
   if (int st = capi::read_in(click, c); st != AGEBLOOM_OK) return st;
-  co.port_count = static_cast<uint8_t>(c.port_count < pk::ClickOptions::kMaxPorts ? c.port_count
-                                                                                  : pk::ClickOptions::kMaxPorts);
+  if (c.port_count > pk::ClickOptions::kMaxPorts) return AGEBLOOM_EINVAL;  // never a silently shorter list
+  co.port_count = static_cast<uint8_t>(c.port_count);
   for (size_t i = 0; i < co.port_count; ++i) co.ports[i] = c.ports[i];
   co.any_port = c.any_port != 0;
   co.include_host = c.include_host != 0;

@@ -552,6 +552,12 @@ static void test_key_options(void) {
                                   sizeof a, &alen, NULL) == AGEBLOOM_OK);
   CHECK(blen + 8 == alen); /* the UDP header left out */
 
+  /* More click ports than the struct holds is refused, not cut short. */
+  agebloom_key_options many;
+  agebloom_key_options_init(&many);
+  many.click.port_count = 9;
+  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_CLICK, &many, a,
+                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
   /* What the tools refuse is EINVAL here. */
   agebloom_key_options bad;
   agebloom_key_options_init(&bad);
