@@ -2,6 +2,7 @@
 // plans dedup_fwd's options, built in the caller's memory behind a handle.
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -101,7 +102,12 @@ constexpr uint64_t kConfigLayout = fingerprint(std::make_index_sequence<std::var
 void store_config(const FilterConfig& c, agebloom_plan& p) noexcept {
   p.opaque[0] = kPlanTag;
   p.opaque[1] = static_cast<uint64_t>(c.structure) << 32 | sizeof(FilterConfig);
-  std::memcpy(&p.opaque[kPlanConfigAt], &c, sizeof c);
+  // Rebuilt in zeroed storage: the variant's bytes past its alternative
+  // (most of them for a small config) are zero in the plan, not whatever
+  // the stack held where the planner built it.
+  alignas(FilterConfig) unsigned char canonical[sizeof(FilterConfig)] = {};
+  c.visit([&](const auto& alt) { ::new (static_cast<void*>(canonical)) FilterConfig{c.structure, AnyConfig(alt)}; });
+  std::memcpy(&p.opaque[kPlanConfigAt], canonical, sizeof c);
   p.opaque[2] = checksum(&p.opaque[kPlanConfigAt], sizeof c);
   p.opaque[3] = kConfigLayout;
 }
