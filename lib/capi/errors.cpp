@@ -16,7 +16,7 @@ const char* agebloom_strerror(int status) noexcept {
     case AGEBLOOM_ENOMEM: return "not enough memory";
     case AGEBLOOM_EALIGN: return "memory not aligned to AGEBLOOM_ALIGN";
     case AGEBLOOM_ETIME: return "time went backwards";
-    case AGEBLOOM_EIMAGE: return "not a saved filter image (bad magic, version or length)";
+    case AGEBLOOM_EIMAGE: return "not a saved filter image, or a damaged one (bad magic, version, length or checksum)";
     case AGEBLOOM_EIMAGE_MISMATCH: return "the image is of another filter (structure, shape, window or seed differ)";
     case AGEBLOOM_EVERSION: return "struct size field too small (not set, or a header older than the library knows)";
     case AGEBLOOM_ENOKEY: return "the frame has no key";
