@@ -196,7 +196,9 @@ def run_replay(replay, argv):
     r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env,
                        preexec_fn=die_with_parent)
     if r.returncode != 0:
-        message = r.stderr.strip() or r.stdout.strip() or "no message"
+        # Its message, less the hint to its own --help (the task's options are this run's, not the user's).
+        lines = [line for line in r.stderr.strip().splitlines() if not line.startswith("try 'agebloom-replay")]
+        message = "\n".join(lines).strip() or r.stdout.strip() or "no message"
         raise RuntimeError(f"agebloom-replay exited {r.returncode}: {message}")
     return json.loads(r.stdout)
 
