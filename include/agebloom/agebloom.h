@@ -168,7 +168,9 @@ AGEBLOOM_API int agebloom_plan_spec(const agebloom_spec* spec, agebloom_plan* pl
  *  agebloom_filter_bytes, agebloom_filter_init, agebloom_filter_create) was
  *  refused (EINVAL, ENOSTRUCT, ENOPLAN), in the words dedup_fwd and
  *  agebloom-replay print ("window 3 is shorter than the segments ...",
- *  "fpr 1e-300 is out of reach ..."); "" after a plan that succeeded, or a
+ *  "fpr 1e-300 is out of reach ..."), their options named as the spec
+ *  fields that set them (spec.mem_bytes, spec.fpr, spec.window, ...);
+ *  "" after a plan that succeeded, or a
  *  null pointer or size field refused before the spec was read. Never NULL;
  *  valid until the thread's next planning call. */
 AGEBLOOM_API const char* agebloom_plan_error(void) AGEBLOOM_NOEXCEPT;

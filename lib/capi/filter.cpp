@@ -1,6 +1,7 @@
 // The C API's planning and filter life cycle: a spec planned as DedupFilter
 // plans dedup_fwd's options, built in the caller's memory behind a handle.
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <new>
 #include <string>
@@ -17,6 +18,26 @@ namespace {
 // The calling thread's last planning refusal, in the tools' words
 // (agebloom_plan_error); "" after a plan that succeeded.
 thread_local std::string t_plan_error;
+
+// The planner's message in a C caller's words: the tools' option names
+// become the agebloom_spec fields they set (the planner speaks the tools'
+// command lines, which a C caller never typed).
+std::string in_spec_terms(std::string message) {
+  static const std::pair<const char*, const char*> kTerms[] = {
+      {"--mem", "spec.mem_bytes"}, {"--fpr", "spec.fpr"}, {"--capacity", "spec.capacity"},
+      {"--window", "spec.window"}, {"--ttl", "spec.window (time)"}, {"--filter", "spec.structure"}};
+  for (const auto& [option, field] : kTerms)
+    for (size_t at = message.find(option); at != std::string::npos; at = message.find(option, at)) {
+      const size_t end = at + std::strlen(option);
+      if (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-')) {
+        at = end;  // a longer option (--window-kind), not this one
+        continue;
+      }
+      message.replace(at, end - at, field);
+      at += std::strlen(field);
+    }
+  return message;
+}
 
 // The spec as DedupFilter takes it, or the status naming what is wrong.
 // Checked here, before the planner, so each mistake gets its own code.
@@ -57,7 +78,7 @@ int plan_spec(const agebloom_spec* in, dedup::DedupFilter& out, uint64_t& seed) 
   if (int st = to_filter_spec(in, spec, seed); st != AGEBLOOM_OK) return st;
   const model::PlanResult result = dedup::plan_spec(spec);
   if (const auto* err = std::get_if<model::PlanError>(&result)) {
-    t_plan_error = err->message;
+    t_plan_error = in_spec_terms(err->message);
     return err->code == model::PlanErrc::invalid_request || err->code == model::PlanErrc::window_too_short
                ? AGEBLOOM_EINVAL
                : AGEBLOOM_ENOPLAN;

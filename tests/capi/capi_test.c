@@ -102,6 +102,8 @@ static void test_plan(void) {
   bad.mem_bytes = 64;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
   CHECK(strstr(agebloom_plan_error(), "64 bytes") != NULL);
+  /* In a C caller's words: the spec's field, not the tools' option. */
+  CHECK(strstr(agebloom_plan_error(), "spec.mem_bytes") != NULL && strstr(agebloom_plan_error(), "--mem") == NULL);
   /* The planner's usage errors are EINVAL, each with the planner's reason. */
   bad = s;
   bad.window = 3;  /* shorter than the segments of the fast layouts */
