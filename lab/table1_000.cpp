@@ -157,7 +157,7 @@ int write_and_check(const LabOptions& o, const char* name, const std::vector<Row
             const double se = uniform_probes ? std::sqrt(p.fpr * (1 - p.fpr) / static_cast<double>(uniform_probes)) : 0;
             const double bound = 0.15 * p.fpr + 3 * se;
             const bool within = !uniform.empty() && std::fabs(mu - p.fpr) <= bound;
-            std::printf("%-26s 14 bits/item: median FPR %.4f, uniform stream %.4f (paper %.4f; uniform %s %.0f%%), "
+            std::printf("%-26s 14 bits/item: median FPR %.4f, uniform stream %.4f (paper %.4f; uniform %s its %.0f%% bound), "
                         "live FNR %.4f, expired %.4f (paper %.4f)\n",
                         s.name, mf, mu, p.fpr, within ? "within" : "OUTSIDE", 100 * bound / p.fpr, mn, me, p.expired);
             // The blocked filter's block size is not in the paper (ours is a 512-bit cache-line
