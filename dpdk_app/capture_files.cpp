@@ -103,6 +103,9 @@ std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.k
 void count_bad_timestamps(const CaptureArg& a) {
   struct stat st;
   if (stat(a.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (st.st_size > (off_t{256} << 20))  // seconds of reading before the EAL: said, not a silent pause
+    std::printf("dedup_fwd: reading %s's timestamps first (--time-source rx-timestamp), %lld MiB\n", a.path.c_str(),
+                static_cast<long long>(st.st_size >> 20));
   auto opened = agebloom::trace::PcapReader::open(a.path);
   if (!opened.ok()) return;
   agebloom::trace::Packet p;

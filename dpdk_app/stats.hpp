@@ -46,7 +46,7 @@ struct FilterFigures {
 FilterFigures read_filter_figures(const LcoreStats& s);
 
 // What went wrong in the filters, over every worker's published figures: the
-// flood counters and the time-limited filter's exhausted budget. filter_text()
+// flood counters and the time-limited filter's exhausted budget. text()
 // is their account for the stats line ("" when all is well), and the exit
 // warning's when the stats line is off.
 struct FilterHealth {

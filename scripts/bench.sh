@@ -39,7 +39,7 @@ done
 build=${AGEBLOOM_BUILD_DIR:-build}
 if [[ -n "${report_only:-}" ]]; then
   [[ ${#extra[@]} -eq 0 ]] || { echo "bench.sh: --report reads a JSON; it takes no ${extra[0]}" >&2; usage; }
-  [[ -r "$report_only" && -f "$report_only" ]] || { echo "bench.sh: --report $report_only: no such readable file" >&2; exit 2; }
+  [[ -r "$report_only" && ! -d "$report_only" ]] || { echo "bench.sh: --report $report_only: no such readable file" >&2; exit 2; }
   out=$report_only
 fi
 if [[ -z "${report_only:-}" ]]; then

@@ -70,6 +70,14 @@ class Failure(Exception):
         self.code = code
 
 
+def cores():
+    """The cores this process may run on (all of them where that is not known)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def default_replay():
     """The agebloom-replay installed (or built) beside this script, else PATH's."""
     beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agebloom-replay")
@@ -124,7 +132,7 @@ def parse(argv):
         p.error(f"--workers needs at least 1, not {args.workers}")
     # Each worker is a Python process of ~60 MB running one agebloom-replay at
     # a time: past a few per core they only add memory and switching.
-    most = 4 * len(os.sched_getaffinity(0))
+    most = 4 * cores()
     if args.workers is not None and args.workers > most:
         p.error(f"--workers {args.workers} is more than 4 per core ({most} here): each is a process of its own")
     if args.scheduler and not args.workdir:
@@ -178,12 +186,23 @@ def check_options(args):
                 raise Failure(f"trace {t}: cannot read it ({why})")
 
 
-def die_with_parent():
-    """In a task's agebloom-replay, before exec: SIGTERM when the worker
-    thread that started it goes away (a run stopped, a worker killed), so no
-    replay outlives its run (Linux prctl PR_SET_PDEATHSIG)."""
-    import ctypes
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+def parent_death_signal():
+    """A function for subprocess's preexec_fn that makes the child get SIGTERM
+    when the worker thread that started it goes away (a run stopped, a
+    worker killed), so no replay outlives its run: Linux's prctl
+    PR_SET_PDEATHSIG (1), looked up here, in the worker, so that the forked
+    child of a multi-threaded process makes one foreign call and nothing
+    else before exec. None where there is no prctl. (Looked up per task, not
+    kept in a global: the tasks are pickled with the globals they use, and a
+    ctypes function cannot be.)"""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, signal.SIGTERM, 0, 0, 0)
 
 
 # The tasks: each runs agebloom-replay on a worker and returns its report, or
@@ -194,7 +213,7 @@ def run_replay(replay, argv):
     # of a large buffer given back to the kernel and faulted in again).
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
     r = subprocess.run([replay] + argv + ["--json", "--no-progress"], capture_output=True, text=True, env=env,
-                       preexec_fn=die_with_parent)
+                       preexec_fn=parent_death_signal())
     if r.returncode != 0:
         # Its message, less the hint to its own --help (the task's options are this run's, not the user's).
         lines = [line for line in r.stderr.strip().splitlines() if not line.startswith("try 'agebloom-replay")]
@@ -226,7 +245,7 @@ def connect(args, run_dir):
             client.close()
             raise Failure(f"the Dask scheduler at {args.scheduler} has no worker after {args.timeout:g} s")
         return client, None
-    workers = args.workers or len(os.sched_getaffinity(0))
+    workers = args.workers or cores()
     # silence_logs reaches the first workers only; a worker the nanny starts
     # after one died reads its log level from the environment.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
@@ -247,8 +266,14 @@ def connect(args, run_dir):
         # The workers start with SIGINT ignored (kept across their exec): a
         # Ctrl-C reaches the whole process group, and this process alone
         # stops the run (closing the cluster ends the workers, and
-        # die_with_parent their replays) instead of every worker printing
+        # parent_death_signal their replays) instead of every worker printing
         # its traceback.
+        # Ignored, not blocked: an ignored signal is the one disposition a
+        # process keeps across exec, so the nannies (and the workers they
+        # start, restarts included) keep it; a blocked mask did not reach
+        # them (measured: every worker printed its traceback again). The
+        # price: a Ctrl-C in the second or two this start takes is lost; the
+        # next one stops the run.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -412,6 +437,9 @@ def replay(args):
                         [f"shard {i}/{args.shards}" for i in range(args.shards)], "stage 2 (replay)")
         replay_seconds = time.monotonic() - start
     finally:
+        # The cleanup runs to its end: a second Ctrl-C or SIGTERM now is held
+        # until it is done (and then ends the run as the first did).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         if client is not None:
             # Stopped early (a failure, Ctrl-C, SIGTERM): no task of this run
             # goes on in the scheduler's cluster.
@@ -433,6 +461,7 @@ def replay(args):
                 os.rmdir(folder)
             except OSError:
                 break
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
     # A piece holds only its shard's keys, so a replay that drops packets was
     # split under other keying options: a bug, not a result.
@@ -456,8 +485,10 @@ def replay(args):
         raise Failure(f"cannot write the report: {e.strerror}")
 
 
-class Stopped(Exception):
-    """SIGTERM (timeout, a supervisor): the run stops as on Ctrl-C, cleaning up."""
+class Stopped(BaseException):
+    """SIGTERM (timeout, a supervisor): the run stops as on Ctrl-C, cleaning
+    up. A BaseException, as KeyboardInterrupt is, so that no `except
+    Exception` on the way (Dask's, ours) takes it for an error."""
 
 
 def on_sigterm(signum, frame):

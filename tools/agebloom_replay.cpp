@@ -1000,11 +1000,14 @@ int split(const Options& o) {
   uint64_t packets = 0, time_regressions = 0, latest = 0;
   trace::PcapReader::Status st;
   while ((st = input.next(pkt)) == trace::PcapReader::Status::ok) {
-    // The stream's own steps back, as one replay counts them: the shards'
-    // replays see only theirs (agebloom-cluster reports both).
-    if (pkt.timestamp_ns < latest) ++time_regressions;
-    else latest = pkt.timestamp_ns;
     keying->take(pkt);
+    // The stream's own steps back, as one replay counts them (keyed packets
+    // only: the clock is a keyed packet's); the shards' replays see only
+    // theirs (agebloom-cluster reports both).
+    if (keying->keyed()) {
+      if (pkt.timestamp_ns < latest) ++time_regressions;
+      else latest = pkt.timestamp_ns;
+    }
     const uint32_t s = keying->shard(o.split_count);
     pieces[s].write(pkt);
     ++counts[s];

@@ -728,6 +728,13 @@ TEST(KeyExtract, FastPathBoundsAgreeWithTheWalk) {
         ASSERT_EQ(Bytes(got.bytes, got.bytes + got.length), Bytes(want.bytes, want.bytes + want.length));
         keyed += r.ok() && mode == KeyMode::src_ip;
       }
+      // The fast path itself takes every frame the walk keys by address here
+      // (an untagged IPv4 header without options): a fast path that wrongly
+      // declined would pass the comparison above through the walk.
+      Key fast;
+      Result fr;
+      const bool taken = detail::ethernet_ipv4_fast(buf.get(), frame.size(), KeyMode::src_ip, fast, fr);
+      EXPECT_EQ(taken, total >= 20 && total <= ip_room) << "total " << total << " tos " << int(tos);
     }
   }
   EXPECT_EQ(keyed, 3 * 6);  // totals 20, 21, 27, 28, ip_room - 1 and ip_room key by address, under each TOS
