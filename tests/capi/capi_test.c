@@ -466,6 +466,14 @@ static void test_keys(void) {
 /* Every keying option (agebloom_extract_key_with): the frame's wire length,
  * VLAN IDs in the key, the packet key's options, and the combinations the
  * tools refuse. */
+/* agebloom_extract_key_with on an Ethernet frame into a key buffer of
+ * AGEBLOOM_KEY_MAX bytes (every buffer of test_key_options). */
+static int key_with(const unsigned char* frame, size_t len, agebloom_key_mode mode, const agebloom_key_options* o,
+                    unsigned char* key, size_t* key_len, unsigned* reason) {
+  return agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, len, mode, o, key, AGEBLOOM_KEY_MAX, key_len,
+                                   reason);
+}
+
 static void test_key_options(void) {
   /* Ethernet + 802.1Q (VLAN 10) + IPv4 + UDP. */
   unsigned char frame[14 + 4 + 20 + 8] = {0};
@@ -485,99 +493,78 @@ static void test_key_options(void) {
   size_t alen = 0, blen = 0;
   unsigned reason = 99;
   /* Defaults (and NULL) key as agebloom_extract_key does. */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
-                                  sizeof a, &alen, &reason) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a, &alen, &reason) == AGEBLOOM_OK);
   CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, NULL, b, sizeof b,
                              &blen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) == 0);
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, NULL, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, NULL, b, &blen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) == 0);
 
   /* vlan_in_key: one 5-tuple in VLAN 10 and VLAN 20 is two keys, without it one. */
   o.vlan_in_key = 1;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a, &alen, NULL) == AGEBLOOM_OK);
   CHECK(alen == 14 + 1 + 2); /* nvlan, one VLAN ID */
   frame[15] = 20;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b, &blen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) != 0);
   o.vlan_in_key = 0;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, b, &blen, NULL) == AGEBLOOM_OK);
   frame[15] = 10;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_FLOW, &o, a, &alen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) == 0);
 
   /* wire_len: the headers alone (a chained mbuf's first segment, a snap
    * length) key by address once the wire length is given; not without it. */
   const size_t headers = 14 + 4 + 20;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
-                                  &alen, &reason) == AGEBLOOM_ENOKEY);
+  CHECK(key_with(frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, &alen, &reason) == AGEBLOOM_ENOKEY);
   CHECK(strcmp(agebloom_key_reason_name(reason), "truncated_l3") == 0);
   o.wire_len = sizeof frame;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
-                                  &alen, &reason) == AGEBLOOM_OK);
+  CHECK(key_with(frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, &alen, &reason) == AGEBLOOM_OK);
   CHECK(agebloom_extract_key(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, NULL, b,
                              sizeof b, &blen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) == 0);
   /* ... but not by 5-tuple, whose ports were not captured. */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_FLOW, &o, a, sizeof a,
-                                  &alen, &reason) == AGEBLOOM_ENOKEY);
+  CHECK(key_with(frame, headers, AGEBLOOM_KEY_FLOW, &o, a, &alen, &reason) == AGEBLOOM_ENOKEY);
   o.wire_len = headers - 1; /* shorter than what was captured */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, sizeof a,
-                                  &alen, NULL) == AGEBLOOM_EINVAL);
+  CHECK(key_with(frame, headers, AGEBLOOM_KEY_SRC_IP, &o, a, &alen, NULL) == AGEBLOOM_EINVAL);
   o.wire_len = 0;
 
   /* Packet keys: ignore_l2 makes copies with other MACs one key. */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a, &alen, NULL) == AGEBLOOM_OK);
   frame[0] = 0x04;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b, &blen, NULL) == AGEBLOOM_OK);
   CHECK(memcmp(a, b, alen < blen ? alen : blen) != 0);
   o.ignore_l2 = 1;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, a, &alen, NULL) == AGEBLOOM_OK);
   frame[0] = 0x02;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b, &blen, NULL) == AGEBLOOM_OK);
   CHECK(alen == blen && memcmp(a, b, alen) == 0);
   /* packet_bytes bounds what is hashed. */
   o.ignore_l2 = 0;
   o.packet_bytes = 20;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b,
-                                  sizeof b, &blen, NULL) == AGEBLOOM_OK);
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &o, b, &blen, NULL) == AGEBLOOM_OK);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, NULL, a, &alen, NULL) == AGEBLOOM_OK);
   CHECK(blen + 8 == alen); /* the UDP header left out */
 
   /* More click ports than the struct holds is refused, not cut short. */
   agebloom_key_options many;
   agebloom_key_options_init(&many);
   many.click.port_count = 9;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_CLICK, &many, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_CLICK, &many, a, &alen, NULL) == AGEBLOOM_EINVAL);
   /* What the tools refuse is EINVAL here. */
   agebloom_key_options bad;
   agebloom_key_options_init(&bad);
   bad.ignore_vlan = 1; /* a packet option in another mode */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a, &alen, NULL) == AGEBLOOM_EINVAL);
   agebloom_key_options_init(&bad);
   bad.vlan_in_key = 1; /* packet keys keep their VLAN IDs already */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a, &alen, NULL) == AGEBLOOM_EINVAL);
   agebloom_key_options_init(&bad);
   bad.packet_bytes = 19;
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_EINVAL);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a, &alen, NULL) == AGEBLOOM_EINVAL);
   agebloom_key_options_init(&bad);
   bad.size = 4; /* older than any this library knows */
-  CHECK(agebloom_extract_key_with(AGEBLOOM_LINKTYPE_ETHERNET, frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a,
-                                  sizeof a, &alen, NULL) == AGEBLOOM_EVERSION);
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a, &alen, NULL) == AGEBLOOM_EVERSION);
 }
 
 /* Images hold nothing of the caller's memory: the state is zeroed at init, so
