@@ -119,7 +119,14 @@ uint64_t g_next_tsc = 0;
 bool restore_snapshot() {
   const Options& o = g_app.opt;
   if (o.snapshot.empty()) return true;
+  const uint64_t drawn_seed = g_app.seed;
   auto refuse = [&](const std::string& why) {
+    // A seed taken from the snapshot before it was refused goes back to the
+    // run's own drawn one: the run starts empty, nothing of the snapshot's.
+    if (g_app.seed_from_snapshot) {
+      g_app.seed = drawn_seed;
+      g_app.seed_from_snapshot = false;
+    }
     // The run goes on and will save over FILE: the refused one is kept
     // beside it (one copy, the latest refused), in case the options were wrong.
     std::string kept;
@@ -163,24 +170,13 @@ bool restore_snapshot() {
   // A seed drawn at random (no --seed) gives way to the one the snapshot was
   // taken under, before anything is hashed: otherwise no restart could
   // restore it. The first image says; every image is checked against it below.
-  bool adopted = false;
-  const uint64_t drawn_seed = g_app.seed;
-  // A refusal after the adoption gives the run its own drawn seed back: it
-  // starts empty, and says nothing of the refused snapshot's seed.
-  auto refuse_adopted = [&](const std::string& why) {
-    if (adopted) {
-      g_app.seed = drawn_seed;
-      g_app.seed_from_snapshot = false;
-    }
-    return refuse(why);
-  };
   if (!o.seed_set && bytes.size() - sizeof fh > sizeof(uint64_t)) {
     uint64_t len = 0, seed = 0;
     std::memcpy(&len, bytes.data() + sizeof fh, sizeof len);
     if (len <= bytes.size() - sizeof fh - sizeof len &&
         dd::snapshot_seed(bytes.data() + sizeof fh + sizeof len, len, seed) == dd::SnapshotErrc::ok) {
       g_app.seed = seed;
-      g_app.seed_from_snapshot = adopted = true;
+      g_app.seed_from_snapshot = true;
     }
   }
   // Every image checked into a scratch copy first: either all workers are
@@ -192,22 +188,22 @@ bool restore_snapshot() {
   for (size_t i = 0; i < g_app.workers.size(); ++i) {
     const Worker& w = g_app.workers[i];
     uint64_t len = 0;
-    if (bytes.size() - at < sizeof len) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
+    if (bytes.size() - at < sizeof len) return refuse(dd::message(dd::SnapshotErrc::damaged));
     std::memcpy(&len, bytes.data() + at, sizeof len);
     at += sizeof len;
-    if (len > bytes.size() - at) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
+    if (len > bytes.size() - at) return refuse(dd::message(dd::SnapshotErrc::damaged));
     states[i].resize(w.arena_bytes);
     const dd::SnapshotErrc e = dd::read_snapshot({&w.filter, g_app.seed, params}, states[i].data(), w.arena_bytes,
                                                  bytes.data() + at, len, &clocks[i]);
     if (e != dd::SnapshotErrc::ok) {
       std::string why = dd::message(e);
-      if (e == dd::SnapshotErrc::mismatch && !o.seed_set && !adopted)
+      if (e == dd::SnapshotErrc::mismatch && !o.seed_set && !g_app.seed_from_snapshot)
         why += " (this run's seed is random: give both runs the same --seed)";
-      return refuse_adopted(why);
+      return refuse(why);
     }
     at += len;
   }
-  if (at != bytes.size()) return refuse_adopted(dd::message(dd::SnapshotErrc::damaged));
+  if (at != bytes.size()) return refuse(dd::message(dd::SnapshotErrc::damaged));
   uint64_t saved_clock = 0, saved_wall = 0;
   for (size_t i = 0; i < g_app.workers.size(); ++i) {
     std::memcpy(g_app.workers[i].arena_mem, states[i].data(), states[i].size());
@@ -223,7 +219,7 @@ bool restore_snapshot() {
   if (o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp) g_app.restored_clock_ns = saved_clock;
   std::printf("dedup_fwd: snapshot %s restored: the filters of %zu worker lcore%s, saved %.1f s ago%s\n",
               o.snapshot.c_str(), g_app.workers.size(), g_app.workers.size() == 1 ? "" : "s", static_cast<double>(down) / 1e9,
-              adopted ? ", with the secret seed it was taken under" : "");
+              g_app.seed_from_snapshot ? ", with the secret seed it was taken under" : "");
   return true;
 }
 
