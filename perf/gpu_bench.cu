@@ -1,12 +1,13 @@
-// agebloom-gpu-bench: keys per second of the CUDA guarded epoch filter.
+// agebloom-gpu-bench: keys per second of the CUDA backend's filters.
 //
-//   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64] [--keys N]
+//   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N]
 //                      [--seed HEX] [--no-paper] [--replay-distinct D]
 //
 // For each filter size (guarded epoch flat and blocked B = 512, r = 8, 14 bits
 // per window item, so W = bytes * 8 / 14; and the one-line layout, r = 7,
-// k = 8, W = bytes * 8 / 28) it times, with CUDA events and keys already in
-// device memory:
+// k = 8, W = bytes * 8 / 28; on request APBF at 1% (ApbfConfig::for_fpr) and
+// APBBF (k = 3, l = 16, B = 512, b = 4, the device test's), W as many keys as
+// the size holds) it times, with CUDA events and keys already in device memory:
 //   insert   bulk insert of N keys (rotating at epoch ends)
 //   q live   bulk contains of the last min(W, N/2) inserted keys (all live)
 //   q neg    bulk contains of N/2 never-inserted keys (a negative probes
@@ -17,8 +18,9 @@
 //   on-miss  the exact replay under insert-on-miss
 // and prints keys/s plus an estimate of the negative query's DRAM traffic as a
 // fraction of the peak bandwidth (one 32-byte sector per probed bit, flat, one
-// 64-byte line per segment, blocked, one line, one-line layout; an upper
-// bound since L2 hits are counted).
+// 64-byte line per segment, blocked, one line, one-line layout; one sector or
+// line per slice, APBF and APBBF, whose scan may stop earlier; an upper bound
+// since L2 hits are counted).
 // Then the paper-000 configuration: 200,000,000 insertions, W = 40,000,000,
 // 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
 // FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
@@ -35,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device/check.cuh"
@@ -130,11 +133,20 @@ double query_bytes_per_key(const GuardedEpochConfig& c) {
   return c.block_bits ? 64.0 * c.segments() : 32.0 * c.k * c.segments();
 }
 double query_bytes_per_key(const InterleavedEpochConfig&) { return 64.0; }
+double query_bytes_per_key(const ApbfConfig& c) { return (c.block_bits ? 64.0 : 32.0) * c.slices(); }
+uint32_t segments_of(const GuardedEpochConfig& c) { return c.segments(); }
+uint32_t segments_of(const InterleavedEpochConfig& c) { return c.segments(); }
+uint32_t segments_of(const ApbfConfig& c) { return c.slices(); }
+
+// The device owner of each config's family.
+template <class Config>
+using DeviceOf = std::conditional_t<std::is_same_v<Config, ApbfConfig>, ApbfDevice, GuardedEpochDevice>;
 
 // The one-line layout's replay by first-setter stamps, beside its default
 // (line by line), in the same process.
 bool has_stamp_column(const GuardedEpochConfig&) { return false; }
 bool has_stamp_column(const InterleavedEpochConfig&) { return true; }
+bool has_stamp_column(const ApbfConfig&) { return false; }
 
 template <class Config>
 GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, uint64_t n, uint64_t seed,
@@ -143,8 +155,9 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.keys, n * sizeof(KeyHash)));
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.bits, (n + 31) / 32 * 4));
   AGEBLOOM_CUDA_TRY(cudaMalloc(&b.count, sizeof(unsigned long long)));
-  GuardedEpochDevice f;
-  AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, f));
+  using Device = DeviceOf<Config>;
+  Device f;
+  AGEBLOOM_GPU_TRY(Device::create(cfg, f));
   double t_ins = 0, t_live = 0, t_neg = 0, t_rep = 0, t_stamps = 0, t_miss = 0;
   AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed));
   AGEBLOOM_GPU_TRY(timed([&] { return f.insert_async(b.keys, n, nullptr); }, t_ins));
@@ -163,8 +176,8 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
   // Replays from an empty filter: insert-always (the default method, and
   // for the one-line layout first-setter stamps too), then insert-on-miss.
   auto replay = [&](bool stamps, bool on_miss, double& t) -> GpuStatus {
-    GuardedEpochDevice g;
-    AGEBLOOM_GPU_TRY(GuardedEpochDevice::create(cfg, g));
+    Device g;
+    AGEBLOOM_GPU_TRY(Device::create(cfg, g));
     if (stamps) AGEBLOOM_GPU_TRY(g.replay_by_line(false));
     AGEBLOOM_GPU_TRY(fill_keys(b.keys, n, 0, seed, replay_distinct));
     AGEBLOOM_CUDA_TRY(cudaMemset(b.bits, 0, (n + 31) / 32 * 4));
@@ -177,7 +190,7 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
   const double bytes = query_bytes_per_key(cfg);
   const double qbw = peak > 0 ? neg * bytes / t_neg / peak : 0;
   std::printf("%10.1f MiB  %-8s %3u %2u %12llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.5f %6.0f %7.2f\n",
-              static_cast<double>(f.bytes()) / (1 << 20), layout, cfg.segments(), cfg.k,
+              static_cast<double>(f.bytes()) / (1 << 20), layout, segments_of(cfg), cfg.k,
               static_cast<unsigned long long>(window), n / t_ins / 1e9, live / t_live / 1e9, neg / t_neg / 1e9,
               (live + neg) / (t_live + t_neg) / 1e9, n / t_rep / 1e9, t_stamps > 0 ? n / t_stamps / 1e9 : 0.0,
               n / t_miss / 1e9, static_cast<double>(neg_found) / neg, bytes, qbw);
@@ -190,8 +203,31 @@ GpuStatus bench_config(const Config& cfg, const char* layout, uint64_t window, u
 // layout: "flat" and "blk512" (guarded epoch, r = 8, 14 bits per window item),
 // "line64" (the one-line layout: r = 7, k = 8, one 64-byte line per key, at
 // ~28 bits per item, what 1% costs it; ARCHITECTURE.md's GPU target layout).
+// "apbf" (Age-Partitioned Bloom Filter at 1%, as the planner's for_fpr sizes
+// it) and "apbbf" (its blocked form as the device test has it: k = 3,
+// l = 16, B = 512, b = 4): W is what `bytes` holds at the bits per item a
+// window of 2^20 takes.
+Expected<ApbfConfig> apbf_config(const std::string& layout, uint64_t window) {
+  if (layout == "apbf") return ApbfConfig::for_fpr(Window::count(window), 0.01);
+  return ApbfConfig::blocked(Window::count(window), 3, 16, 512, 4);
+}
+
 GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint64_t seed, double peak,
                      uint64_t replay_distinct) {
+  if (layout == "apbf" || layout == "apbbf") {
+    constexpr uint64_t kProbe = uint64_t{1} << 20;
+    const auto probe = apbf_config(layout, kProbe);
+    const Expected<size_t> probe_bytes = probe ? ApbfFilter::bytes_needed(*probe) : Expected<size_t>(probe.code());
+    const auto cfg = probe_bytes ? apbf_config(layout, static_cast<uint64_t>(static_cast<double>(bytes) /
+                                                                             static_cast<double>(*probe_bytes) * kProbe))
+                                 : Expected<ApbfConfig>(probe_bytes.code());
+    if (!cfg) {
+      GpuStatus s = gpu_error(GpuErrc::invalid_config);
+      s.config_error = cfg.code();
+      return s;
+    }
+    return bench_config(*cfg, layout.c_str(), cfg->window.span, n, seed, peak, replay_distinct);
+  }
   if (layout == "line64") {
     InterleavedEpochConfig c;
     c.window = Window::count(bytes * 8 / 28);
@@ -297,8 +333,9 @@ int main(int argc, char** argv) {
     } else if (a == "--layouts" && i + 1 < argc) {
       layouts = split_list(argv[++i]);
       for (const std::string& l : layouts)
-        if (l != "flat" && l != "blk512" && l != "line64") {
-          std::fprintf(stderr, "agebloom-gpu-bench: --layouts takes flat, blk512 and line64, not '%s'\n", l.c_str());
+        if (l != "flat" && l != "blk512" && l != "line64" && l != "apbf" && l != "apbbf") {
+          std::fprintf(stderr, "agebloom-gpu-bench: --layouts takes flat, blk512, line64, apbf and apbbf, not '%s'\n",
+                       l.c_str());
           return 2;
         }
     } else if (a == "--keys" && i + 1 < argc) {
@@ -316,7 +353,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64] [--keys N] [--seed HEX] "
+      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] [--seed HEX] "
                            "[--no-paper] [--replay-distinct D]\n");
       return 2;
     }
