@@ -150,18 +150,51 @@ inline void apbf_shift_in_batch(BatchPlan& p, EpochState& st, uint32_t slices, u
 }
 }  // namespace detail
 
+namespace detail {
+// The batch's bookkeeping while it is planned: which slices it has cleared
+// or written (they may not be cleared again in it), and whether the current
+// generation has taken an insertion yet.
+struct ApbfBatchMarks {
+  uint64_t touched = 0;  // bit s: slice s cleared or written in this batch (S <= 64)
+  bool written = false;
+
+  // Would `shifts` more shifts fit the batch: none of the slices they clear
+  // touched yet, and the generations within BatchPlan's arrays?
+  bool fits(const BatchPlan& p, const EpochState& st, uint32_t S, uint64_t shifts) const noexcept {
+    if (p.epochs + shifts > GuardedEpochConfig::kMaxSegments) return false;
+    uint32_t h = st.current;
+    for (uint64_t r = 0; r < shifts; ++r) {
+      h = (h + S - 1) % S;
+      if ((touched >> h) & 1u) return false;
+    }
+    return true;
+  }
+  void shift(BatchPlan& p, EpochState& st, uint32_t S, uint32_t first, uint32_t keep_end) noexcept {
+    apbf_shift_in_batch(p, st, S, first, keep_end);
+    touched |= uint64_t{1} << st.current;
+    written = false;
+  }
+  // The current generation's k newest slices take insertions from here on.
+  void write(const EpochState& st, uint32_t S, uint32_t k) noexcept {
+    if (written) return;
+    for (uint32_t j = 0; j < k; ++j) touched |= uint64_t{1} << ((st.current + j) % S);
+    written = true;
+  }
+};
+}  // namespace detail
+
 // Plans the next batch packet by packet, as ApbfFilter runs them (advance
 // for time windows, then, for an inserting packet, rotate_before_insert's
 // shift when the generation is full), with `skip` as in epoch_plan.hpp's
 // plan_batch_walk (insert-on-miss). epoch_slot[e] is generation e's head.
 // The batch ends before the packet whose shifts would clear a slice the batch
-// has already cleared or written (`touched`).
-inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,
-                                 uint64_t skip_base, uint64_t remaining) noexcept {
+// has already cleared or written. The reference plan: apbf_plan_batch takes
+// its shortcuts where they give the same plan.
+inline BatchPlan apbf_plan_batch_walk(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,
+                                      uint64_t skip_base, uint64_t remaining) noexcept {
   const uint32_t S = f.slices;
   BatchPlan p = detail::open_batch(st, S);  // generation 0's head: the current one
-  uint64_t touched = 0;  // bit s: slice s cleared or written in this batch (S <= 64)
-  bool written = false;  // has the current generation taken an insertion yet
+  detail::ApbfBatchMarks marks;
   EpochSchedule& sch = st.schedule;
   uint64_t inserted = 0;
   for (; p.count < remaining; ++p.count) {
@@ -170,34 +203,67 @@ inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_
     const bool ins = inserts(skip, skip_base + p.count);
     const detail::PacketStep step = detail::packet_step(after, now, p.count, S, ins);
     const uint64_t shifts = step.timed + (step.full ? 1 : 0);
-    if (i > 0 && shifts != 0) {
-      // The slices these shifts would clear, and the generation they leave:
-      // none may have been cleared or written in this batch, and the batch's
-      // generations must fit BatchPlan.
-      bool fits = p.epochs + shifts <= GuardedEpochConfig::kMaxSegments;
-      uint32_t h = st.current;
-      for (uint64_t r = 0; r < shifts && fits; ++r) {
-        h = (h + S - 1) % S;
-        fits = !((touched >> h) & 1u);
-      }
-      if (!fits) break;
-    }
+    if (i > 0 && shifts != 0 && !marks.fits(p, st, S, shifts)) break;
     sch = after;
-    auto shift = [&](uint32_t keep_end) {
-      detail::apbf_shift_in_batch(p, st, S, i, keep_end);
-      touched |= uint64_t{1} << st.current;
-      written = false;
-    };
-    for (uint64_t r = 0; r < step.timed; ++r) shift(i);
+    for (uint64_t r = 0; r < step.timed; ++r) marks.shift(p, st, S, i, i);
     if (ins) {
       ++inserted;
-      if (step.full) shift(i + 1);
+      if (step.full) marks.shift(p, st, S, i, i + 1);
       detail::count_insertion(sch, step.full);
-      if (!written) {  // the generation's k newest slices take insertions from here on
-        for (uint32_t j = 0; j < f.k; ++j) touched |= uint64_t{1} << ((st.current + j) % S);
-        written = true;
-      }
+      marks.write(st, S, f.k);
     }
+  }
+  st.insertions += inserted;
+  return p;
+}
+
+// The same plan as apbf_plan_batch_walk, without visiting every packet where
+// the schedule allows: a count window's generation is a fixed number of
+// insertions, so under insert-always a generation's packets are taken at
+// once, and under insert-on-miss a word of 32 guesses whose insertions
+// cannot fill the generation (none finds it full). Time windows are walked.
+// The host plans every batch, so this is what bounds APBF's replay on a GPU
+// when it walks (one packet at a time: ~0.15 G keys/s on an H200).
+inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,
+                                 uint64_t skip_base, uint64_t remaining) noexcept {
+  EpochSchedule& sch = st.schedule;
+  if (now != nullptr || sch.kind != WindowKind::count || sch.length == 0)
+    return apbf_plan_batch_walk(st, f, now, skip, skip_base, remaining);
+  const uint32_t S = f.slices;
+  BatchPlan p = detail::open_batch(st, S);
+  detail::ApbfBatchMarks marks;
+  uint64_t inserted = 0;
+  while (p.count < remaining) {
+    const uint32_t i = static_cast<uint32_t>(p.count);
+    const uint64_t at = skip_base + p.count;
+    uint64_t take = 0;  // packets taken at once, none of them finding the generation full
+    uint64_t ins = 0;   // how many of them insert
+    if (skip == nullptr) {
+      const uint64_t left = sch.length - sch.fill;
+      take = ins = left < remaining - p.count ? left : remaining - p.count;
+    } else if (at % 32 == 0 && remaining - p.count >= 32) {
+      const uint64_t word_ins = 32 - static_cast<uint32_t>(__builtin_popcount(skip[at / 32]));
+      if (sch.fill + word_ins <= sch.length) take = 32, ins = word_ins;
+    }
+    if (take == 0) {  // one packet, as the walk takes it
+      const bool one_ins = inserts(skip, at);
+      const bool full = one_ins && sch.fill == sch.length;
+      if (full) {
+        if (i > 0 && !marks.fits(p, st, S, 1)) break;
+        marks.shift(p, st, S, i, i + 1);
+      }
+      if (one_ins) {
+        ++inserted;
+        detail::count_insertion(sch, full);
+        marks.write(st, S, f.k);
+      }
+      ++p.count;
+      continue;
+    }
+    if (ins != 0) marks.write(st, S, f.k);
+    sch.fill += ins;
+    inserted += ins;
+    p.count += take;
   }
   st.insertions += inserted;
   return p;

@@ -413,6 +413,27 @@ TEST(GpuReplayEmulation, InsertOnMiss) {
   check_replay<InterleavedEpochFilter<uint64_t>>(*til, t.size(), 2700, "on-miss time interleaved64", t, true);
 }
 
+// apbf_plan_batch's shortcuts (a count window's generation at once, words of
+// 32 guesses) plan what walking every packet plans: the batch and the state
+// it leaves.
+void expect_plan_is_walked(const BatchPlan& p, const EpochState& after, const EpochState& before,
+                           const gpu::ApbfRef& f, const uint64_t* now, const uint32_t* skip, uint64_t skip_base,
+                           uint64_t remaining) {
+  EpochState walked = before;
+  const BatchPlan w = gpu::apbf_plan_batch_walk(walked, f, now, skip, skip_base, remaining);
+  ASSERT_EQ(p.count, w.count);
+  ASSERT_EQ(p.epochs, w.epochs);
+  for (uint32_t e = 0; e < p.epochs; ++e) {
+    EXPECT_EQ(p.start[e], w.start[e]) << "epoch " << e;
+    EXPECT_EQ(p.seen_from[e], w.seen_from[e]) << "epoch " << e;
+    EXPECT_EQ(p.epoch_slot[e], w.epoch_slot[e]) << "epoch " << e;
+  }
+  for (uint32_t s = 0; s < f.slices; ++s) EXPECT_EQ(p.keep_end[s], w.keep_end[s]) << "slice " << s;
+  EXPECT_EQ(after.current, walked.current);
+  EXPECT_EQ(after.insertions, walked.insertions);
+  EXPECT_EQ(after.schedule.fill, walked.schedule.fill);
+}
+
 // APBF and APBBF: the planner and passes of gpu/portable/apbf_replay.hpp, run the same
 // way (every pass in a scrambled order; insert-on-miss to the fixed point of
 // its verdicts), against ApbfFilter's sequential calls.
@@ -457,6 +478,7 @@ void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::str
           const uint32_t* skip = on_miss ? call.data() : nullptr;
           p = gpu::apbf_plan_batch(st, f, t != nullptr ? t + done : nullptr, skip, done, len - done);
           ASSERT_GT(p.count, 0u);
+          expect_plan_is_walked(p, st, state, f, t != nullptr ? t + done : nullptr, skip, done, len - done);
           std::vector<uint64_t> order(p.count);
           std::iota(order.begin(), order.end(), 0);
           std::shuffle(order.begin(), order.end(), rng);
