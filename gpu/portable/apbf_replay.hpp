@@ -31,7 +31,8 @@
 
 namespace agebloom::gpu {
 
-// Bits per block the GPU replay handles (APBBF's b; APBF: 1).
+// Bits per block the GPU replay takes (APBBF's b; APBF: 1). ApbfConfig's
+// validate() already bounds b by 64 (b·log2(B/b) hash bits from one word).
 inline constexpr uint32_t kApbfMaxBitsPerKeySlice = 64;
 
 // Non-owning view of an APBF's slices: what a kernel takes by value.
@@ -43,46 +44,50 @@ struct ApbfRef {
 
   AGEBLOOM_HD uint64_t* slice(uint32_t phys) const noexcept { return words + phys * slice_words; }
 
-  // The key's bit positions in physical slice `phys`, as ApbfFilter sets
-  // them; returns how many (APBF 1, APBBF b).
-  AGEBLOOM_HD uint32_t positions(KeyHash h, uint32_t phys, uint64_t* pos) const noexcept {
-    return place.positions(h, phys, pos);
-  }
-
   AGEBLOOM_HD bool test(uint32_t phys, uint64_t b) const noexcept { return (slice(phys)[b / 64] >> (b % 64)) & 1u; }
 
   // Algorithm 1 (core's jump_back_scan) with the newest slice at physical
-  // `head`, over bits as `visible(phys, position)` says they stand: the
-  // stored bits for a query, what one packet can see for the replay.
+  // `head`, over bits as `visible(phys, position)` says they stand: what one
+  // packet can see, for the replay.
   template <class Visible>
   AGEBLOOM_HD bool scan(KeyHash h, uint32_t head, Visible&& visible) const noexcept {
     return jump_back_scan(k, l, [&](uint32_t logical) {
       const uint32_t phys = (head + logical) % slices;
-      uint64_t pos[kApbfMaxBitsPerKeySlice];
-      const uint32_t n = positions(h, phys, pos);
-      for (uint32_t q = 0; q < n; ++q)
-        if (!visible(phys, pos[q])) return false;
-      return true;
+      return place.all_positions(h, phys, [&](uint64_t b) { return visible(phys, b); });
     });
+  }
+
+  // Whether slice `phys` holds the key: its bit (APBF), or its block's words
+  // against the pattern's masks (APBBF), as ApbfFilter probes them.
+  AGEBLOOM_HD bool holds(KeyHash h, uint32_t phys) const noexcept {
+    if (place.block_bits == 0) return test(phys, place.bit(h, phys));
+    const uint64_t x = place.slice_hash(h, phys);
+    bits::Pattern<8> p;
+    place.pattern(x, p);
+    const uint32_t words = place.block_bits / 64;
+    const uint64_t* block = slice(phys) + place.block(x) * words;
+    for (uint32_t w = 0; w < words; ++w)
+      if ((block[w] & p.mask[w]) != p.mask[w]) return false;
+    return true;
   }
 
   // ApbfFilter::contains with the newest slice at physical `head`.
   AGEBLOOM_HD bool contains(KeyHash h, uint32_t head) const noexcept {
-    return scan(h, head, [&](uint32_t phys, uint64_t b) { return test(phys, b); });
+    return jump_back_scan(k, l, [&](uint32_t logical) { return holds(h, (head + logical) % slices); });
   }
 
   // Calls fn(phys, position) for every bit an insertion of h with the newest
   // slice at `head` sets: the k newest slices.
   template <class Fn>
   AGEBLOOM_HD void for_each_inserted_bit(KeyHash h, uint32_t head, Fn&& fn) const noexcept {
-    uint64_t pos[kApbfMaxBitsPerKeySlice];
     for (uint32_t j = 0; j < k; ++j) {
       const uint32_t phys = (head + j) % slices;
-      const uint32_t n = positions(h, phys, pos);
-      for (uint32_t q = 0; q < n; ++q) fn(phys, pos[q]);
+      place.all_positions(h, phys, [&](uint64_t b) {
+        fn(phys, b);
+        return true;
+      });
     }
   }
-
 };
 
 // The shape of an ApbfFilter's arena image (header, then k+l slices).

@@ -342,7 +342,7 @@ TEST(GpuVsCpuOnMiss, ReplayEveryLayoutBothWindowKinds) {
                                                         true);
 }
 
-// APBF and APBBF: 10M keys, both policies, count and time windows.
+// APBF and APBBF: 10M keys, both policies, count and time windows; bulk query and insert.
 TEST(GpuVsCpuApbf, ReplayBothPoliciesBothWindowKinds) {
   std::string why;
   if (!gpu::gpu_available(why)) GTEST_SKIP() << "no CUDA device: " << why;
@@ -362,6 +362,7 @@ TEST(GpuVsCpuApbf, ReplayBothPoliciesBothWindowKinds) {
     expect_same_replay<ApbfFilter>(*timed, "apbf time" + p, 670'000, n, 3'000'000, t, on_miss);
   }
   expect_same_bulk<ApbfFilter>(*apbf, 500'000, 4'000'000, 31);
+  expect_same_bulk<ApbfFilter>(*apbbf, 500'000, 4'000'000, 37);  // its query compares block words
 }
 
 // Runs everywhere: the probe answers, with a reason when it says no.

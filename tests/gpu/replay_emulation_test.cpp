@@ -526,6 +526,18 @@ void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::str
     std::memcpy(&cpu_head, cpu_state.data() + offsetof(EpochState, current), sizeof cpu_head);
     EXPECT_EQ(state.current, cpu_head) << "head differs";
     EXPECT_TRUE(std::all_of(first.begin(), first.end(), [](uint32_t x) { return x == gpu::kUnset; }));
+    // The query (ApbfRef::contains, APBBF's by whole block words) over the
+    // final state answers as the CPU filter does: the last window's keys and
+    // as many never seen.
+    size_t found = 0;
+    for (size_t i = n > 2 * window ? n - 2 * window : 0; i < n; ++i) {
+      for (const KeyHash h : {keys[i], KeyHash{keys[i].h1 ^ 0x5bd1e995u, keys[i].h2 + 1}}) {
+        const bool want_hit = cpu->contains(h);
+        ASSERT_EQ(f.contains(h, state.current), want_hit) << "query of packet " << i;
+        found += want_hit;
+      }
+    }
+    EXPECT_GT(found, 0u);
   }
 }
 

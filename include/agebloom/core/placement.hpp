@@ -119,20 +119,21 @@ struct ApbfSlice {
   AGEBLOOM_HD constexpr void pattern(uint64_t x, bits::Pattern<8>& p) const noexcept {
     bits::partitioned_pattern(mix64(x), b, log2_part, p);
   }
-  // Every bit position of the key in slice `phys` (1 for APBF, b for APBBF).
-  AGEBLOOM_HD uint32_t positions(KeyHash h, uint32_t phys, uint64_t* pos) const noexcept {
-    if (block_bits == 0) {
-      pos[0] = bit(h, phys);
-      return 1;
-    }
+  // Whether pred(position) holds for every bit position of the key in slice
+  // `phys` (1 for APBF, b for APBBF), asked in order and stopping at the first
+  // that does not: the positions without an array to hold them (a GPU
+  // thread's array of them lived in local memory).
+  template <class Pred>
+  AGEBLOOM_HD bool all_positions(KeyHash h, uint32_t phys, Pred&& pred) const noexcept {
+    if (block_bits == 0) return pred(bit(h, phys));
     const uint64_t x = slice_hash(h, phys);
     bits::Pattern<8> p;
     pattern(x, p);
     const uint64_t base = block(x) * block_bits;
-    uint32_t n = 0;
     for (uint32_t w = 0; w < block_bits / 64; ++w)
-      for (uint64_t m = p.mask[w]; m != 0; m &= m - 1) pos[n++] = base + w * 64 + lowest_bit(m);
-    return n;
+      for (uint64_t m = p.mask[w]; m != 0; m &= m - 1)
+        if (!pred(base + w * 64 + lowest_bit(m))) return false;
+    return true;
   }
 };
 
