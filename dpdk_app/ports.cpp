@@ -108,21 +108,22 @@ void plan_ports(App& app) {
   // a software dispatcher that hashes the keys itself (worker.cpp).
   const uint16_t n = app.nb_workers;
   const uint64_t want = rss_fields(o.mode);
-  std::string why_dispatch;
+  std::string why_dispatch;  // each port's reason, "; " between: an operator fixes them all at once
   for (uint16_t p : app.ports) {
     rte_eth_dev_info info{};
     if (int rc = rte_eth_dev_info_get(p, &info); rc != 0)
       config_error("port " + std::to_string(p) + ": cannot read device info: " + std::strerror(-rc));
     if (info.max_rx_queues == 0 || info.max_tx_queues == 0)
       config_error("port " + std::to_string(p) + " (" + info.driver_name + ") has no Rx or no Tx queue");
-    if (n > 1 && why_dispatch.empty()) {
+    if (n > 1) {
+      std::string why;
       if (info.max_rx_queues < n || info.max_tx_queues < n)
-        why_dispatch = "port " + std::to_string(p) + " (" + info.driver_name + ") has " +
-                       std::to_string(info.max_rx_queues) + " Rx / " + std::to_string(info.max_tx_queues) +
-                       " Tx queues for " + std::to_string(n) + " workers";
+        why = "port " + std::to_string(p) + " (" + info.driver_name + ") has " + std::to_string(info.max_rx_queues) +
+              " Rx / " + std::to_string(info.max_tx_queues) + " Tx queues for " + std::to_string(n) + " workers";
       else if ((info.flow_type_rss_offloads & want) != want)
-        why_dispatch = "port " + std::to_string(p) + " (" + info.driver_name +
-                       ") cannot spread packets by the key's fields with RSS";
+        why = "port " + std::to_string(p) + " (" + info.driver_name +
+              ") cannot spread packets by the key's fields with RSS";
+      if (!why.empty()) why_dispatch += (why_dispatch.empty() ? "" : "; ") + why;
     }
     app.nb_txq[p] = info.max_tx_queues < n ? info.max_tx_queues : n;
     // net_pcap stamps packets with the capture's time in microseconds; other

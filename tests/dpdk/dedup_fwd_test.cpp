@@ -612,6 +612,19 @@ TEST(DedupFwd, SoftwareDispatcherTwoWorkersEqualsReplay) {
   EXPECT_TRUE(j["invariant_holds"].get<bool>());
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
   EXPECT_EQ(read_pcap(out).size(), j["tx"].get<uint64_t>());
+
+  // Two ports that both lack what per-worker queues need: the start-up line
+  // names each (it named the first only, so fixing it met the next at the
+  // next start).
+  const fs::path out1 = temp_dir() / "dispatch-port1.out.pcap";
+  const Outcome two = dedup_fwd(eal(pcap_vdev(0, in, out) + " " + pcap_vdev(1, in, out1), three_lcores()),
+                                "--key flow --window 100 --max-packets 100 --stats-interval 0");
+  ASSERT_EQ(two.code, 0) << two.out;
+  const size_t line = two.out.find("dispatches keys to the 2 workers in software");
+  ASSERT_NE(line, std::string::npos) << two.out;
+  const std::string said = two.out.substr(two.out.rfind('\n', line) + 1, line - two.out.rfind('\n', line));
+  EXPECT_NE(said.find("port 0 (net_pcap)"), std::string::npos) << said;
+  EXPECT_NE(said.find("; port 1 (net_pcap)"), std::string::npos) << said;
 }
 
 TEST(DedupFwd, TimeWindowFromRxTimestamps) {
