@@ -310,12 +310,23 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
+// "8M", "1G", "512K", "4096": bytes; 0 when it is not a positive size.
 uint64_t parse_size(const std::string& s) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  const char u = end && *end ? *end : ' ';
-  const double mult = u == 'K' ? 1024.0 : u == 'M' ? 1048576.0 : u == 'G' ? 1073741824.0 : 1.0;
-  return static_cast<uint64_t>(v * mult);
+  if (end == s.c_str() || !(v > 0)) return 0;
+  const char u = *end;
+  if (u != '\0' && end[1] != '\0') return 0;
+  const double mult = u == 'K' ? 1024.0 : u == 'M' ? 1048576.0 : u == 'G' ? 1073741824.0 : u == '\0' ? 1.0 : 0.0;
+  return v * mult < 18446744073709551616.0 ? static_cast<uint64_t>(v * mult) : 0;
+}
+
+// A whole unsigned number in `base`, or false.
+bool parse_unsigned(const char* s, int base, uint64_t& out) {
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoull(s, &end, base);
+  return s[0] != '-' && end != s && *end == '\0' && errno != ERANGE;
 }
 
 }  // namespace
@@ -329,7 +340,13 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
-      for (const std::string& v : split_list(argv[++i])) sizes.push_back(parse_size(v));
+      for (const std::string& v : split_list(argv[++i])) {
+        sizes.push_back(parse_size(v));
+        if (sizes.back() == 0) {
+          std::fprintf(stderr, "agebloom-gpu-bench: --sizes takes sizes such as 8M, 1G or 65536, not '%s'\n", v.c_str());
+          return 2;
+        }
+      }
     } else if (a == "--layouts" && i + 1 < argc) {
       layouts = split_list(argv[++i]);
       for (const std::string& l : layouts)
@@ -339,33 +356,42 @@ int main(int argc, char** argv) {
           return 2;
         }
     } else if (a == "--keys" && i + 1 < argc) {
-      n = std::strtoull(argv[++i], nullptr, 10);
+      if (!parse_unsigned(argv[++i], 10, n)) {
+        std::fprintf(stderr, "agebloom-gpu-bench: --keys takes a count, not '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (a == "--seed" && i + 1 < argc) {
-      seed = std::strtoull(argv[++i], nullptr, 16);
+      if (!parse_unsigned(argv[++i], 16, seed)) {
+        std::fprintf(stderr, "agebloom-gpu-bench: --seed takes a hexadecimal number, not '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (a == "--no-paper") {
       paper = false;
     } else if (a == "--replay-distinct" && i + 1 < argc) {
-      char* end = nullptr;
-      errno = 0;
-      replay_distinct = std::strtoull(argv[++i], &end, 10);
-      if (argv[i][0] == '-' || end == argv[i] || *end != '\0' || errno == ERANGE || replay_distinct == 0) {
+      if (!parse_unsigned(argv[++i], 10, replay_distinct) || replay_distinct == 0) {
         std::fprintf(stderr, "agebloom-gpu-bench: --replay-distinct takes a count of at least 1, not '%s'\n", argv[i]);
         return 2;
       }
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] "
+                  "[--seed HEX] [--no-paper] [--replay-distinct D]\n"
+                  "keys per second of the CUDA backend's filters (default sizes 8M,32M,128M,512M,1G,2G; layouts "
+                  "flat,blk512,line64), then the configuration of Guarded Epoch Bloom Filters' GPU evaluation\n");
+      return 0;
     } else {
       std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] [--seed HEX] "
                            "[--no-paper] [--replay-distinct D]\n");
       return 2;
     }
   }
+  if (n == 0 || n > (uint64_t{1} << 31)) {
+    std::fprintf(stderr, "agebloom-gpu-bench: --keys must be in 1..2^31\n");
+    return 2;
+  }
   std::string why;
   if (!gpu_available(why)) {
     std::fprintf(stderr, "agebloom-gpu-bench: %s\n", why.c_str());
     return 1;
-  }
-  if (n == 0 || n > (uint64_t{1} << 31)) {
-    std::fprintf(stderr, "agebloom-gpu-bench: --keys must be in 1..2^31\n");
-    return 2;
   }
   const double peak = peak_bytes_per_s();
   std::printf("device: %s; peak DRAM %.0f GB/s; seed %016llx; %llu keys per measurement\n",
