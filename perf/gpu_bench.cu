@@ -11,16 +11,18 @@
 //   insert   bulk insert of N keys (rotating at epoch ends)
 //   q live   bulk contains of the last min(W, N/2) inserted keys (all live)
 //   q neg    bulk contains of N/2 never-inserted keys (a negative probes
-//            every segment: the slow case of the segment layouts)
+//            every segment: the slow case of the segment layouts; APBF's
+//            scan stops at its first miss: its fast case)
 //   replay   exact test_and_insert replay of N keys (verdicts as the CPU's);
 //            for the one-line layout also by first-setter stamps ("rp
 //            stamp"), the method it used before line-by-line replay
 //   on-miss  the exact replay under insert-on-miss
 // and prints keys/s plus an estimate of the negative query's DRAM traffic as a
 // fraction of the peak bandwidth (one 32-byte sector per probed bit, flat, one
-// 64-byte line per segment, blocked, one line, one-line layout; one sector or
-// line per slice, APBF and APBBF, whose scan may stop earlier; an upper bound
-// since L2 hits are counted).
+// 64-byte line per segment, blocked, one line, one-line layout; APBF and
+// APBBF, one sector or line per slice that Algorithm 1's scan probes when every
+// probe misses: slices l, l - k, ... 0, so l/k + 1; an upper bound since L2
+// hits are counted).
 // Then the paper-000 configuration: 200,000,000 insertions, W = 40,000,000,
 // 14 bits per item, r = 8; 10M live + 10M negative queries, with the measured
 // FPR on the negatives beside the model (paper's B200: 183.8 Mq/s for r = 8).
@@ -133,7 +135,8 @@ double query_bytes_per_key(const GuardedEpochConfig& c) {
   return c.block_bits ? 64.0 * c.segments() : 32.0 * c.k * c.segments();
 }
 double query_bytes_per_key(const InterleavedEpochConfig&) { return 64.0; }
-double query_bytes_per_key(const ApbfConfig& c) { return (c.block_bits ? 64.0 : 32.0) * c.slices(); }
+// APBF: the slices jump_back_scan probes when each probe misses (l, l - k, ...).
+double query_bytes_per_key(const ApbfConfig& c) { return (c.block_bits ? 64.0 : 32.0) * (c.l / c.k + 1); }
 uint32_t segments_of(const GuardedEpochConfig& c) { return c.segments(); }
 uint32_t segments_of(const InterleavedEpochConfig& c) { return c.segments(); }
 uint32_t segments_of(const ApbfConfig& c) { return c.slices(); }
@@ -404,7 +407,8 @@ int main(int argc, char** argv) {
               "window W", "insert", "q live", "q neg", "q mix", "replay", "rp stamp", "on-miss", "FPR", "B/key",
               "neg bw");
   std::printf("(G keys/s; replay: exact insert-always, the default method; rp stamp: the one-line layout by "
-              "first-setter stamps; on-miss: exact insert-on-miss; B/key: DRAM bytes a negative query reads at most; "
+              "first-setter stamps; on-miss: exact insert-on-miss; B/key: DRAM bytes a negative query reads at most, "
+              "APBF/APBBF: when each of its probes misses; "
               "neg bw: negative queries' B/key traffic over the peak)\n");
   for (uint64_t bytes : sizes)
     for (const std::string& layout : layouts)

@@ -32,7 +32,9 @@
 namespace agebloom::gpu {
 
 // Bits per block the GPU replay takes (APBBF's b; APBF: 1). ApbfConfig's
-// validate() already bounds b by 64 (b·log2(B/b) hash bits from one word).
+// validate() allows b = B too (one part, no position bits); the replay once
+// gathered a slice's positions into an array of this size, and its device
+// test covers b <= 64 only, so larger b stay refused (unsupported_reason).
 inline constexpr uint32_t kApbfMaxBitsPerKeySlice = 64;
 
 // Non-owning view of an APBF's slices: what a kernel takes by value.
@@ -153,9 +155,7 @@ inline void apbf_shift_in_batch(BatchPlan& p, EpochState& st, uint32_t slices, u
   p.epoch_slot[p.epochs] = static_cast<uint8_t>(st.current);
   ++p.epochs;
 }
-}  // namespace detail
 
-namespace detail {
 // The batch's bookkeeping while it is planned: which slices it has cleared
 // or written (they may not be cleared again in it), and whether the current
 // generation has taken an insertion yet.
@@ -225,8 +225,9 @@ inline BatchPlan apbf_plan_batch_walk(EpochState& st, const ApbfRef& f, const ui
 // The same plan as apbf_plan_batch_walk, without visiting every packet where
 // the schedule allows: a count window's generation is a fixed number of
 // insertions, so under insert-always a generation's packets are taken at
-// once, and under insert-on-miss a word of 32 guesses whose insertions
-// cannot fill the generation (none finds it full). Time windows are walked.
+// once, and under insert-on-miss a word of 32 guesses none of whose packets
+// finds the generation full (its fill plus their insertions at most the
+// generation's length). Time windows are walked.
 // The host plans every batch, so this is what bounds APBF's replay on a GPU
 // when it walks (one packet at a time: ~0.15 G keys/s on an H200).
 inline BatchPlan apbf_plan_batch(EpochState& st, const ApbfRef& f, const uint64_t* now, const uint32_t* skip,

@@ -428,10 +428,17 @@ void expect_plan_is_walked(const BatchPlan& p, const EpochState& after, const Ep
     EXPECT_EQ(p.seen_from[e], w.seen_from[e]) << "epoch " << e;
     EXPECT_EQ(p.epoch_slot[e], w.epoch_slot[e]) << "epoch " << e;
   }
-  for (uint32_t s = 0; s < f.slices; ++s) EXPECT_EQ(p.keep_end[s], w.keep_end[s]) << "slice " << s;
+  for (uint32_t s = 0; s < f.slices; ++s) {
+    EXPECT_EQ(p.keep_end[s], w.keep_end[s]) << "slice " << s;
+    EXPECT_EQ(p.slot_epoch[s], w.slot_epoch[s]) << "slice " << s;
+  }
   EXPECT_EQ(after.current, walked.current);
   EXPECT_EQ(after.insertions, walked.insertions);
-  EXPECT_EQ(after.schedule.fill, walked.schedule.fill);
+  const EpochSchedule& a = after.schedule;
+  const EpochSchedule& b = walked.schedule;
+  EXPECT_TRUE(a.length == b.length && a.fill == b.fill && a.epoch_start == b.epoch_start &&
+              a.last_now == b.last_now && a.fill_cap == b.fill_cap && a.kind == b.kind && a.started == b.started)
+      << "the schedules differ (fill " << a.fill << " and " << b.fill << ")";
 }
 
 // APBF and APBBF: the planner and passes of gpu/portable/apbf_replay.hpp, run the same
