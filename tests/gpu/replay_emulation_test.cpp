@@ -548,6 +548,46 @@ void check_apbf(const ApbfConfig& cfg, size_t n, uint64_t window, const std::str
   }
 }
 
+// The planner's shortcuts against the walk over random shapes and states,
+// beyond what the replays above reach: generations of 1 to 1000 packets
+// (32 and 64 among them), any fill, any head, skip words of every density
+// starting at any offset, batches cut short, the two policies mixed.
+TEST(GpuReplayEmulation, ApbfPlanShortcutsEqualTheWalk) {
+  std::mt19937_64 rng(0xab5eed);
+  auto pick = [&](uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  uint64_t batches = 0;
+  for (int c = 0; c < 4000 && !::testing::Test::HasFailure(); ++c) {
+    gpu::ApbfRef f;
+    f.k = static_cast<uint32_t>(pick(1, 12));
+    f.l = static_cast<uint32_t>(pick(0, c % 4 == 0 ? 64 - f.k : 12));
+    f.slices = f.k + f.l;
+    const uint64_t lengths[] = {pick(1, 3), pick(30, 34), pick(60, 70), pick(1, 1000)};
+    EpochState st{};
+    st.schedule = EpochSchedule::make(WindowKind::count, lengths[c % 4]);
+    st.schedule.fill = c % 8 == 0 ? st.schedule.length : pick(0, st.schedule.length);
+    st.current = static_cast<uint32_t>(pick(0, f.slices - 1));
+    const uint64_t packets = pick(1, c % 4 == 0 ? 70 : 3000), base = pick(0, 100);
+    const double density = static_cast<double>(pick(0, 100)) / 100;
+    std::vector<uint32_t> skip((base + packets) / 32 + 1);
+    for (uint32_t& w : skip)
+      for (int b = 0; b < 32; ++b)
+        if (static_cast<double>(rng() % 1000) < density * 1000) w |= 1u << b;
+    SCOPED_TRACE("case " + std::to_string(c) + ": k " + std::to_string(f.k) + ", l " + std::to_string(f.l) +
+                 ", generation " + std::to_string(st.schedule.length));
+    for (uint64_t done = 0; done < packets && !::testing::Test::HasFailure(); ++batches) {
+      const uint32_t* sk = rng() % 2 ? skip.data() : nullptr;
+      const uint64_t remaining = rng() % 3 ? packets - done : pick(1, packets - done);
+      EpochState after = st;
+      const BatchPlan p = gpu::apbf_plan_batch(after, f, nullptr, sk, base + done, remaining);
+      ASSERT_GT(p.count, 0u);
+      expect_plan_is_walked(p, after, st, f, nullptr, sk, base + done, remaining);
+      st = after;
+      done += p.count;
+    }
+  }
+  std::printf("%llu batches planned both ways\n", static_cast<unsigned long long>(batches));
+}
+
 TEST(GpuReplayEmulation, Apbf) {
   auto apbf = ApbfConfig::for_fpr(Window::count(3000), 0.01);  // k = 7, l = 4
   ASSERT_TRUE(apbf) << apbf.what();
