@@ -354,6 +354,7 @@ void register_filters(uint64_t w);
 void register_memory_floors(uint64_t w);
 // The time-limited filter under rate steps (perf/rate_step_bench.cpp).
 void register_rate_steps();
+void register_rotation(uint64_t w);  // rotation_bench.cpp
 void register_inference();  // inference_bench.cpp
 void register_hash();       // hash_bench.cpp
 #if AGEBLOOM_BENCH_DPDK

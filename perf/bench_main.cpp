@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   for (uint64_t w : windows()) {
     register_filters(w);
     register_memory_floors(w);
+    register_rotation(w);
 #if AGEBLOOM_BENCH_DPDK
     if (peers) register_rte_member_peers(w);
 #endif
