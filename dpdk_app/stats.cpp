@@ -479,7 +479,7 @@ std::string port_stats_json() {
                  {"oerrors", s.oerrors},
                  {"rx_nombuf", s.rx_nombuf}});
   }
-  return a.dump();
+  return a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // names are bytes, not UTF-8
 }
 
 bool write_stats_json(const std::string& path, const ExitFacts& f) {
@@ -542,7 +542,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   }
 
   std::ofstream out(path);
-  out << j.dump(2) << "\n";
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names are bytes, not UTF-8
   if (!out) {
     std::fprintf(stderr, "dedup_fwd: cannot write %s\n", path.c_str());
     return false;

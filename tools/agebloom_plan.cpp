@@ -17,6 +17,7 @@
 #include "agebloom/model/planner.hpp"
 #include "agebloom/registry/structure.hpp"
 #include "filter_list_json.hpp"
+#include "json_text.hpp"
 #include "plot.hpp"
 
 #include <getopt.h>
@@ -226,7 +227,7 @@ int compare(const dd::FilterSpec& given, bool json) {
             if (assumed) arr.back()["capacity_assumed"] = true;  // not given: see the text form's note
         }
         for (const auto& [name, why] : refused) arr.push_back({{"structure", name}, {"error", why}});
-        std::cout << arr.dump(2) << '\n';
+        std::cout << agebloom::tools::json_text(arr, 2) << '\n';
         return plans.empty() ? kExitNoPlan : 0;
     }
     std::printf("%-22s %9s %12s %11s %12s %7s %9s  %s\n", "structure", "bits/item", "bytes", "model FPR",
@@ -306,7 +307,7 @@ void print_table2(bool json) {
     if (json) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : rows) arr.push_back(to_json(r));
-        std::cout << arr.dump(2) << '\n';
+        std::cout << agebloom::tools::json_text(arr, 2) << '\n';
         return;
     }
     std::printf("%4s %4s %10s %5s %8s %8s %8s %6s\n", "k", "l", "actual_fp", "eff", "window", "fp",
@@ -367,7 +368,7 @@ int main(int argc, char** argv) {
             dd::print_filter_list(stdout);
             return 0;
         }
-        std::cout << agebloom::tools::filter_list_json().dump(2) << '\n';
+        std::cout << agebloom::tools::json_text(agebloom::tools::filter_list_json(), 2) << '\n';
         return 0;
     }
 
@@ -389,7 +390,7 @@ int main(int argc, char** argv) {
     const auto result = dd::plan_spec(spec);
     if (const auto* err = std::get_if<m::PlanError>(&result)) return refusal(*err);
     const auto& p = std::get<m::Plan>(result);
-    if (json) std::cout << plan_json(p, spec).dump(2) << '\n';
+    if (json) std::cout << agebloom::tools::json_text(plan_json(p, spec), 2) << '\n';
     else print_plan_text(p, spec);
     return 0;
 }

@@ -54,6 +54,7 @@
 #include "agebloom/trace/same_file.hpp"
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 #include "filter_list_json.hpp"
+#include "json_text.hpp"
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
@@ -246,7 +247,7 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.dedup.list_filters) {
-    if (o.json) std::printf("%s\n", tools::filter_list_json().dump(2).c_str());
+    if (o.json) std::printf("%s\n", tools::json_text(tools::filter_list_json(), 2).c_str());
     else dedup::print_filter_list(stdout);
     std::exit(0);
   }
@@ -1046,7 +1047,7 @@ int split(const Options& o) {
     j["pieces"] = nlohmann::json::array();
     for (uint32_t i = 0; i < o.split_count; ++i)
       j["pieces"].push_back({{"shard", i}, {"file", o.piece(i)}, {"packets", counts[i]}});
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", tools::json_text(j).c_str());
   } else {
     std::printf("%s: %llu packets split by %s key into %u pieces in %.4g s (%.0f packets/s): %s0.pcap to %s%u.pcap\n",
                 o.trace.c_str(), static_cast<unsigned long long>(packets), dedup::key_mode_name(o.dedup.mode),
@@ -1133,7 +1134,7 @@ int main(int argc, char** argv) {
     j["complete"] = false;
     j["read_error"] = run.read_error;
   }
-  if (o.json) std::printf("%s\n", j.dump().c_str());
+  if (o.json) std::printf("%s\n", tools::json_text(j).c_str());
   else print_text(o, owned, run, j);
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));

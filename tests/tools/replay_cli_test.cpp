@@ -537,6 +537,27 @@ TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
   EXPECT_NE(full.out.find("/dev/full"), std::string::npos) << full.out;
 }
 
+// File names are bytes: one that is not UTF-8 goes into the JSON report with
+// U+FFFD for the bytes it cannot carry (nlohmann::json threw on it, and the
+// report aborted the process), in a replay's report and in --split's.
+TEST(ReplayCli, ANameThatIsNotUtf8IsReported) {
+  const fs::path odd = temp_dir() / "bad\xffname.pcap";
+  fs::copy_file(trace("pcapplusplus_example.pcap"), odd, fs::copy_options::overwrite_existing);
+  const Outcome r = run("'" + odd.string() + "' --json --seed 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["trace"], (temp_dir() / "bad\xEF\xBF\xBDname.pcap").string());
+  EXPECT_EQ(j["packets"], 4631);
+  const Outcome split = run(trace("pcapplusplus_example.pcap") + " --json --split 2 --split-prefix '" +
+                            (temp_dir() / "piece\xff").string() + "'");
+  ASSERT_EQ(split.code, 0) << split.out;
+  const nlohmann::json k = nlohmann::json::parse(split.out, nullptr, false);
+  ASSERT_FALSE(k.is_discarded()) << split.out;
+  EXPECT_EQ(k["pieces"][0]["file"], (temp_dir() / "piece\xEF\xBF\xBD" "0.pcap").string());
+  EXPECT_TRUE(fs::exists(temp_dir() / "piece\xff" "0.pcap"));  // the file itself has the name asked for
+}
+
 // An output that cannot even be created is found before the trace is read
 // (exit 2, nothing replayed), not after the whole run.
 TEST(ReplayCli, UnwritableOutputsExitTwoBeforeReplaying) {
