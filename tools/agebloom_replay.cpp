@@ -676,10 +676,33 @@ const char* snapped_key_needs(pk::KeyMode mode) {
 
 // What a replay and a split both read: the traces as one stream, the files
 // the progress line follows, and --bpf compiled for their link type.
+// What tells a trace's contents apart between the two reads --write makes
+// (the replay, then the copy into the outputs): a capture rewritten or cut in
+// between would have its packets written under another packet's verdict.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileId&) const = default;
+};
+FileId file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino, st.st_size, int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+// The first trace whose identity differs from `ids` (one per o.traces), or "".
+std::string changed_trace(const Options& o, const std::vector<FileId>& ids) {
+  for (size_t i = 0; i < o.traces.size() && i < ids.size(); ++i)
+    if (!(file_id(o.traces[i]) == ids[i])) return o.traces[i];
+  return "";
+}
+
 struct Input {
   std::vector<tools::TraceOffset> offsets;
   tools::MergedTraces traces;
   pk::BpfFilter bpf;
+  std::vector<FileId> ids;  // each trace as the replay opened it (for --write's second read)
 };
 
 // Opens the traces into `in`; false, with the message on stderr, when one
@@ -689,6 +712,7 @@ bool open_input(const Options& o, Input& in) {
     std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
     return false;
   }
+  for (const std::string& path : o.traces) in.ids.push_back(file_id(path));
   if (!o.dedup.bpf.empty())
     if (std::string e = in.bpf.compile(o.dedup.bpf, in.traces.linktype()); !e.empty()) bad(e);
   return true;
@@ -714,7 +738,14 @@ bool write_verdicts(const std::string& path, const std::vector<uint8_t>& bits) {
 // --write / --write-suppressed: reads the traces again and sends each of the
 // `packets` the replay decided to the file its verdict bit picks. Returns
 // false with a message on stderr.
-bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const Run& run) {
+bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const std::vector<FileId>& ids, const Run& run) {
+  // A trace that changed since the replay read it gets no outputs: its
+  // packets would be written under other packets' verdicts.
+  if (std::string t = changed_trace(o, ids); !t.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s changed while it was replayed (size, time or file): nothing written to "
+                 "--write/--write-suppressed; replay it again once it is complete\n", t.c_str());
+    return false;
+  }
   tools::MergedTraces input;
   if (std::string e = open_traces(o, input, nullptr); !e.empty()) {
     std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
@@ -730,7 +761,8 @@ bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const Run& run) {
   }
   trace::Packet pkt;
   auto keying = std::make_unique<Keying>(o, bpf);
-  for (uint64_t i = 0; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok;) {
+  uint64_t i = 0;
+  for (; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok;) {
     if (o.shard_count) {
       keying->take(pkt);
       if (!keying->in_shard()) continue;  // not one of the packets replayed
@@ -740,6 +772,14 @@ bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const Run& run) {
     ++i;
   }
   bool ok = true;
+  // The copy must meet every packet the replay judged, from the same files.
+  if (i < run.packets || !changed_trace(o, ids).empty()) {
+    std::fprintf(stderr, "agebloom-replay: the traces changed while they were replayed: the second read, for "
+                 "--write/--write-suppressed, found %llu of the %llu packets replayed%s%s; the outputs are incomplete\n",
+                 static_cast<unsigned long long>(i), static_cast<unsigned long long>(run.packets),
+                 input.error().empty() ? "" : ": ", input.error().c_str());
+    ok = false;
+  }
   for (trace::PcapWriter* w : {&passed, &suppressed}) {
     if (std::string e = w->close(); !e.empty()) {
       std::fprintf(stderr, "agebloom-replay: %s\n", e.c_str());
@@ -1122,7 +1162,7 @@ int main(int argc, char** argv) {
   }
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
-  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, run)) return 1;
+  if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, in.ids, run)) return 1;
   if (run.series) {
     // The CSV first: without matplotlib the series is still there to draw.
     run.plot_error = run.series->write_csv(o.plot_csv, o.truth);
