@@ -14,6 +14,20 @@ namespace {
 // Packets ahead whose first data line is prefetched while one is parsed.
 constexpr uint16_t kPrefetchAhead = 4;
 
+// A packet's Rx timestamp in nanoseconds. net_pcap stamps microseconds from
+// libpcap's record header, whose seconds libpcap reads as a signed 32-bit
+// number although the format's field is unsigned: from 2038 on the stamp is
+// (seconds - 2^32) * 10^6 + microseconds modulo 2^64, which reads as negative.
+// No stamp of a real time reaches 2^63 microseconds, so a negative one is
+// such a record, and adding 2^32 * 10^6 back gives its time (as
+// trace::PcapReader reads it for agebloom-replay).
+inline uint64_t rx_stamp_ns(const rte_mbuf* m) {
+  uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*);
+  const uint32_t scale = g_app.ts_scale[m->port];
+  if (scale == 1000 && static_cast<int64_t>(t) < 0) t += (uint64_t{1} << 32) * 1'000'000u;
+  return t * scale;
+}
+
 // An mbuf that cannot be a received frame. net_pcap hands these over from
 // damaged captures: after libpcap refuses a record ("invalid packet capture
 // length 300000, bigger than maximum of 262144") the driver counts an ierror
@@ -164,8 +178,7 @@ uint16_t key_burst_mode(rte_mbuf** pkts, uint16_t n, LcoreStats& st, uint8_t* sc
     if (stamps) {
       // The replay's rule: a stamp that steps back holds the clock at the latest.
       if (m->ol_flags & g_app.ts_flag) {
-        const uint64_t t = *RTE_MBUF_DYNFIELD(m, g_app.ts_offset, const rte_mbuf_timestamp_t*) *
-                           g_app.ts_scale[m->port];
+        const uint64_t t = rx_stamp_ns(m);
         if (t < clock) ++regressions;
         else clock = t;
       } else {

@@ -660,6 +660,39 @@ TEST(DedupFwd, TimeWindowFromRxTimestamps) {
   EXPECT_EQ(got[4], a);
 }
 
+// Captures across 2038-01-19, when a classic pcap's 32-bit unsigned seconds
+// pass 2^31: libpcap reads them signed, so agebloom-replay skipped such
+// records as out of range and net_pcap's stamps came out negative. Both now
+// read the unsigned seconds, and their verdicts agree across the boundary.
+TEST(DedupFwd, RxTimestampsAcrossTheYear2038) {
+  const Bytes a = ipv4(0x0a000001, 0xc0a80001, 17, 1, 2, "a");
+  const Bytes b = ipv4(0x0a000002, 0xc0a80001, 17, 1, 2, "b");
+  const uint64_t t0 = (uint64_t{1} << 31) * 1'000'000 - 500'000;  // 0.5 s before the boundary
+  std::vector<Frame> frames = {
+      {t0, a},              // pass
+      {t0 + 900'000, a},    // suppressed: 0.9 s later, across 2^31 s
+      {t0 + 1'000'000, b},  // pass
+      {t0 + 2'500'000, a},  // pass: 1.6 s after the last A
+      {t0 + 2'600'000, b},  // pass: 1.6 s after the last B
+      {t0 + 2'700'000, b},  // suppressed
+  };
+  for (int i = 0; i < 200; ++i)
+    frames.push_back({t0 + 3'000'000 + i * 23'000ull, ipv4(0x0a000100 + i % 17, 0xc0a80001, 17, 1, 2, "x")});
+  nlohmann::json replay;
+  const fs::path in = temp_dir() / "y2038.pcap";
+  write_pcap(in, frames);
+  const std::string common = "--key src-ip --ttl 1s --capacity 1000 --fpr 0.0001 --seed 7";
+  const std::vector<bool> suppressed = replay_verdicts(in, common, &replay);
+  EXPECT_EQ(replay["bad_timestamps"], 0);
+  EXPECT_EQ(replay["packets"], frames.size());
+  ASSERT_GE(suppressed.size(), 6u);
+  EXPECT_EQ((std::vector<bool>(suppressed.begin(), suppressed.begin() + 6)),
+            (std::vector<bool>{false, true, false, false, false, true}));
+  const auto j = expect_same_as_replay("y2038", frames, common, "--time-source rx-timestamp");
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["time_regressions"], 0);
+}
+
 // Rx timestamps that do not go forward: a record whose microsecond field is
 // out of range (agebloom-replay skips it, net_pcap hands it on far ahead) is
 // named before the run and makes a finite run exit 3; stamps behind the

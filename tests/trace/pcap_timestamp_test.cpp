@@ -1,7 +1,8 @@
 // PcapReader and corrupt timestamps: a record whose timestamp is out of range
 // is skipped and counted (bad_timestamps()), and the records after it keep
-// their own times, so a replay's clock never freezes. Captures are written
-// byte by byte here.
+// their own times, so a replay's clock never freezes; a classic pcap's
+// seconds are unsigned (2038 to 2106 are times, not negative ones). Captures
+// are written byte by byte here.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -102,17 +103,19 @@ TEST_F(BadTimestamps, MicrosecondCaptureSkipsAndCountsOutOfRangeFields) {
   record(f, kSec, 1'000'000, 4);    // one past the range
   record(f, kSec, 5'000'000, 5);    // x1000 would wrap a 32-bit field
   record(f, kSec, 999'999, 6);      // the last valid value
-  record(f, 0x80000000u, 0, 7);     // negative seconds
-  record(f, 0xffffffffu, 30, 8);    // -1 s
+  record(f, 0x80000000u, 0, 7);     // 2038-01-19: the seconds field is unsigned
+  record(f, 0xffffffffu, 30, 8);    // 2106-02-07, the last second it holds
   record(f, kSec + 1, 30, 9);
   std::vector<uint8_t> ids;
   std::vector<uint64_t> ns;
   uint64_t bad = 0;
   read_all(write("micro.pcap", f), ids, ns, bad);
-  EXPECT_EQ(ids, (std::vector<uint8_t>{1, 3, 6, 9}));
+  EXPECT_EQ(ids, (std::vector<uint8_t>{1, 3, 6, 7, 8, 9}));
   EXPECT_EQ(ns, (std::vector<uint64_t>{kSecNs + 10'000, kSecNs + 20'000, kSecNs + 999'999'000,
+                                       uint64_t{0x80000000u} * 1'000'000'000u,
+                                       uint64_t{0xffffffffu} * 1'000'000'000u + 30'000,
                                        kSecNs + 1'000'000'000 + 30'000}));
-  EXPECT_EQ(bad, 5u);
+  EXPECT_EQ(bad, 3u);
 }
 
 TEST_F(BadTimestamps, NanosecondCaptureSkipsAndCountsOutOfRangeFields) {
@@ -121,15 +124,16 @@ TEST_F(BadTimestamps, NanosecondCaptureSkipsAndCountsOutOfRangeFields) {
   record(f, kSec, 1'000'000'000, 2);               // one past the range
   record(f, kSec, static_cast<uint32_t>(-1), 3);   // negative nanoseconds
   record(f, kSec, 999'999'999, 4);
-  record(f, 0x80000000u, 5, 5);                    // negative seconds
+  record(f, 0x80000000u, 5, 5);                    // 2038: unsigned seconds
   record(f, kSec + 2, 7, 6);
   std::vector<uint8_t> ids;
   std::vector<uint64_t> ns;
   uint64_t bad = 0;
   read_all(write("nano.pcap", f), ids, ns, bad);
-  EXPECT_EQ(ids, (std::vector<uint8_t>{1, 4, 6}));
-  EXPECT_EQ(ns, (std::vector<uint64_t>{kSecNs + 1, kSecNs + 999'999'999, kSecNs + 2'000'000'007}));
-  EXPECT_EQ(bad, 3u);
+  EXPECT_EQ(ids, (std::vector<uint8_t>{1, 4, 5, 6}));
+  EXPECT_EQ(ns, (std::vector<uint64_t>{kSecNs + 1, kSecNs + 999'999'999, uint64_t{0x80000000u} * 1'000'000'000u + 5,
+                                       kSecNs + 2'000'000'007}));
+  EXPECT_EQ(bad, 2u);
 }
 
 TEST_F(BadTimestamps, CleanCaptureCountsNone) {

@@ -15,6 +15,8 @@
 //     field (a negative microsecond count read as ~2^64 ns would freeze a
 //     replay's clock, so that nothing ever expired again), or seconds past
 //     what 64-bit nanoseconds hold. The records around it are read as usual.
+//     A classic pcap's seconds are unsigned 32-bit: records of 2038 to 2106
+//     are read as such, not as negative (libpcap's signed reading).
 #pragma once
 
 #include <cstdint>
