@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <rte_eal.h>
+#include <rte_ethdev.h>
 
 #include "agebloom/trace/pcap_trace.hpp"
 #include "agebloom/trace/same_file.hpp"
@@ -22,9 +23,20 @@ namespace dedup_fwd {
 
 namespace {
 
+// The most bytes of a frame net_pcap writes into a tx_pcap (its snap length,
+// RTE_ETH_PCAP_SNAPLEN in DPDK 22.11's drivers/net/pcap).
+constexpr uint32_t kPcapTxSnap = 16128;
+
 // A tx_pcap written aside: `aside` is moved over `path` at exit, or removed.
+// `device` and `queue` say whose Tx it is (net_pcap: a device's n-th tx_pcap
+// is its Tx queue n); `sent` is what that queue sent (note_tx_counts), and
+// `failed` keeps `path` as it was when the capture does not hold it all.
 struct Diverted {
   std::string path, aside;
+  std::string device;
+  unsigned queue = 0;
+  uint64_t sent = 0;
+  bool counted = false, failed = false;
 };
 std::vector<Diverted> g_diverted;
 std::vector<std::pair<std::string, unsigned>> g_rx_files;  // net_pcap devices and their rx_pcap count
@@ -34,6 +46,7 @@ bool g_keep = false;
 
 void finish_captures() {
   for (const Diverted& d : g_diverted) {
+    if (d.failed) continue;  // check_tx_captures said where the partial capture is
     if (!g_keep) {
       std::remove(d.aside.c_str());
     } else if (std::rename(d.aside.c_str(), d.path.c_str()) != 0 && errno != ENOENT) {
@@ -144,6 +157,10 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
         refuse(where(a) + " is also " + option + "'s file");
   }
   std::atexit(finish_captures);
+  // Each tx_pcap's Tx queue: its place among its device's tx_pcap arguments.
+  std::vector<unsigned> queue_of(args.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i)
+    for (size_t k = 0; k < i; ++k) queue_of[i] += args[k].key == "tx_pcap" && args[k].device == args[i].device;
   // Right to left: a device with several queues has several tx_pcap in one
   // argument, and rewriting one moves only what stands to its right.
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
@@ -159,7 +176,8 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    Diverted d{path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid())};
+    Diverted d{path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid()), a.device,
+               queue_of[static_cast<size_t>(std::distance(args.begin(), it.base()) - 1)]};
     // Made here, so a folder that takes no file is the user's path in the
     // message, before the EAL (net_pcap would name the file beside it).
     const int fd = name.empty() ? -1 : open(d.aside.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -176,6 +194,58 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
 }
 
 void keep_tx_captures() { g_keep = true; }
+
+void note_tx_counts() {
+  for (Diverted& d : g_diverted) {
+    uint16_t port = 0;
+    rte_eth_stats st{};
+    if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0 || rte_eth_stats_get(port, &st) != 0 ||
+        d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS)
+      continue;
+    d.sent = st.q_opackets[d.queue];
+    d.counted = true;
+  }
+}
+
+int check_tx_captures() {
+  int failures = 0;
+  for (Diverted& d : g_diverted) {
+    if (!g_keep || !d.counted) continue;
+    struct stat st;
+    if (stat(d.aside.c_str(), &st) == 0 && st.st_size > (off_t{256} << 20))
+      std::printf("dedup_fwd: reading %s back to check it, %lld MiB\n", d.path.c_str(),
+                  static_cast<long long>(st.st_size >> 20));
+    uint64_t records = 0, cut = 0;
+    std::string why;
+    auto opened = agebloom::trace::PcapReader::open(d.aside);
+    if (opened.ok()) {
+      agebloom::trace::Packet p;
+      agebloom::trace::PcapReader::Status s;
+      while ((s = opened.reader.next(p)) == agebloom::trace::PcapReader::Status::ok) {
+        ++records;
+        cut += p.caplen == kPcapTxSnap && p.wirelen > kPcapTxSnap;
+      }
+      if (s == agebloom::trace::PcapReader::Status::error) why = opened.reader.error();
+    } else {
+      why = opened.error;
+    }
+    if (records < d.sent || !why.empty()) {
+      // The disk filled, or the file could not be written: net_pcap does not
+      // say (its writes go through stdio unchecked), so the file is read back.
+      std::fprintf(stderr, "dedup_fwd: tx_pcap %s: the capture holds %llu of the %llu packets sent to it%s%s (a full "
+                   "disk, or a file that could not be written); %s was left as it was, the partial capture is %s\n",
+                   d.path.c_str(), static_cast<unsigned long long>(records), static_cast<unsigned long long>(d.sent),
+                   why.empty() ? "" : ": ", why.c_str(), d.path.c_str(), d.aside.c_str());
+      d.failed = true;
+      ++failures;
+    }
+    if (cut)
+      std::fprintf(stderr, "dedup_fwd: warning: tx_pcap %s: %llu frame%s longer than %u bytes, written cut to "
+                   "%u (net_pcap's limit; the record keeps the frame's length)\n", d.path.c_str(),
+                   static_cast<unsigned long long>(cut), cut == 1 ? " was" : "s were", kPcapTxSnap, kPcapTxSnap);
+  }
+  return failures;
+}
 
 void check_rx_captures(unsigned rx_queues) {
   for (const auto& [device, files] : g_rx_files)

@@ -25,6 +25,17 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o);
 // The run has started: at exit the captures replace their files.
 void keep_tx_captures();
 
+// Before the ports close: what each tx_pcap's Tx queue sent (port stats).
+void note_tx_counts();
+
+// After the ports close (net_pcap has flushed and closed the captures):
+// each capture written aside is read back, and one that holds fewer packets
+// than its queue sent, or ends in a damaged record (a full disk: net_pcap's
+// writes are not checked), is said and keeps its file as it was (the partial
+// capture stays beside it); frames net_pcap cut to 16128 bytes are said too.
+// Returns how many captures failed (exit 1).
+int check_tx_captures();
+
 // After the ports are planned: exits 2 when a net_pcap device has more
 // rx_pcap files (one per Rx queue) than the `rx_queues` dedup_fwd polls on
 // each port, instead of leaving the others unread. (Called before any port

@@ -660,6 +660,27 @@ TEST(DedupFwd, TimeWindowFromRxTimestamps) {
   EXPECT_EQ(got[4], a);
 }
 
+// A tx_pcap that cannot be written whole (a full disk: net_pcap writes
+// through stdio and never says) exits 1 naming it, and the file keeps what
+// it held before; the capture written aside stays for inspection. The disk
+// is a 64 KiB tmpfs in a mount namespace of the run's own (root only).
+TEST(DedupFwd, ATxCaptureThatCannotBeWrittenExitsOneAndKeepsTheFile) {
+  if (shell("unshare -m true").code != 0) GTEST_SKIP() << "needs a mount namespace (root) for a small tmpfs";
+  const fs::path in = temp_dir() / "full-in.pcap", dir = temp_dir() / "small-disk";
+  const std::vector<Frame> frames = keyed_trace(2000, 5, nullptr);
+  write_pcap(in, frames);
+  fs::create_directories(dir);
+  const std::string out = (dir / "out.pcap").string();
+  const Outcome r = shell("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs " + dir.string() + " && printf before > " +
+                          out + " && " + DEDUP_FWD + " " + eal(pcap_vdev(0, in, out)) +
+                          " -- --key flow --seed 1 --action count --exit-on-idle 200 --stats-interval 0; rc=$?; "
+                          "printf \"[file: %s]\" \"$(cat " + out + ")\"; exit $rc'");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("tx_pcap " + out + ": the capture holds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("of the " + std::to_string(frames.size()) + " packets sent to it"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[file: before]"), std::string::npos) << "the earlier file was replaced: " << r.out;
+}
+
 // Captures across 2038-01-19, when a classic pcap's 32-bit unsigned seconds
 // pass 2^31: libpcap reads them signed, so agebloom-replay skipped such
 // records as out of range and net_pcap's stamps came out negative. Both now
