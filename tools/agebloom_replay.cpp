@@ -55,6 +55,7 @@
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 #include "filter_list_json.hpp"
 #include "json_text.hpp"
+#include "stdout_checked.hpp"
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
@@ -1100,6 +1101,7 @@ int split(const Options& o) {
   }
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
+    clearerr(stdout);  // said: not again at exit
     return 1;
   }
   return 0;
@@ -1108,6 +1110,7 @@ int split(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tools::check_stdout_at_exit("agebloom-replay");
   const Options o = parse(argc, argv);
   if (o.split_count && !o.check) return split(o);
 
@@ -1178,6 +1181,7 @@ int main(int argc, char** argv) {
   else print_text(o, owned, run, j);
   if (std::fflush(stdout) != 0) {
     std::fprintf(stderr, "agebloom-replay: cannot write the report: %s\n", std::strerror(errno));
+    clearerr(stdout);  // said: not again at exit
     return 1;
   }
   if (!run.plot_error.empty()) {

@@ -331,3 +331,14 @@ TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
     }
     std::system((std::string("rm -rf ") + dir).c_str());
 }
+
+// Output that cannot be written is an error: a plan, a listing or the usage
+// sent to /dev/full exited 0 with nothing written. (stderr goes to
+// /dev/null here: the status says it.)
+TEST(PlanCli, AFullStandardOutputExitsOne) {
+    for (const char* args : {"--window 1000000", "--window 1000000 --json", "--compare", "--list-filters",
+                             "--list-filters --json", "--table apbf2", "--help"}) {
+        EXPECT_EQ(run(std::string(args) + " >/dev/full").status, 1) << args;
+        EXPECT_EQ(run(std::string(args) + " >/dev/null").status, 0) << args;
+    }
+}

@@ -558,6 +558,21 @@ TEST(ReplayCli, ANameThatIsNotUtf8IsReported) {
   EXPECT_TRUE(fs::exists(temp_dir() / "piece\xff" "0.pcap"));  // the file itself has the name asked for
 }
 
+// Standard output that cannot take what is printed is an error: --help and
+// --list-filters to /dev/full exited 0 (the report itself already exited 1).
+TEST(ReplayCli, AFullStandardOutputExitsOne) {
+  const std::string t = trace("pcapplusplus_example.pcap");
+  for (const std::string& args : std::vector<std::string>{"--help", "--list-filters", "--list-filters --json",
+                                                          t + " --seed 1", t + " --seed 1 --json"}) {
+    // In a group, so the helper's 2>&1 sends standard error to the pipe, not to /dev/full.
+    const Outcome full = agebloom::testing::shell("{ " + std::string(AGEBLOOM_REPLAY) + " " + args + " >/dev/full; }");
+    EXPECT_EQ(full.code, 1) << args << "\n" << full.out;
+    EXPECT_NE(full.out.find("agebloom-replay: cannot write"), std::string::npos) << full.out;
+    EXPECT_EQ(full.out.find("cannot write", full.out.find("cannot write") + 1), std::string::npos)
+        << "said twice: " << full.out;
+  }
+}
+
 // An output that cannot even be created is found before the trace is read
 // (exit 2, nothing replayed), not after the whole run.
 TEST(ReplayCli, UnwritableOutputsExitTwoBeforeReplaying) {

@@ -1,0 +1,39 @@
+// What a tool prints on standard output must reach it: a listing, a plan or
+// a usage text sent to a full disk or /dev/full was lost with exit status 0.
+// check_stdout_at_exit() registers a handler that flushes standard output
+// (stdio and std::cout) when the program exits and, if that fails or an
+// earlier write failed, says so on standard error and ends with status 1.
+// A caller that already reported a failed write clears the error flag
+// (clearerr(stdout)) so it is not said twice.
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace agebloom::tools {
+
+namespace detail {
+inline const char*& stdout_tool() {
+  static const char* name = "";
+  return name;
+}
+inline void flush_stdout_or_fail() {
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
+  if (!failed) return;
+  const int err = errno;
+  std::fprintf(stderr, "%s: cannot write to standard output%s%s\n", stdout_tool(), err ? ": " : "",
+               err ? std::strerror(err) : "");
+  std::_Exit(1);  // inside exit(): the other handlers would flush the same stream again
+}
+}  // namespace detail
+
+inline void check_stdout_at_exit(const char* tool) {
+  detail::stdout_tool() = tool;
+  std::atexit(detail::flush_stdout_or_fail);
+}
+
+}  // namespace agebloom::tools
