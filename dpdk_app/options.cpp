@@ -169,7 +169,7 @@ Options parse_options(int argc, char** argv) {
       case kSamePort: o.same_port = true; break;
       case kStatsInterval: {
         uint64_t s;
-        if (!parse_u64(optarg, s) || s > 86400) bad("--stats-interval needs seconds from 0 to 86400, not '" + arg + "'");
+        if (!parse_u64(optarg, s) || s > 86400) bad("--stats-interval needs whole seconds from 0 to 86400, not '" + arg + "'");
         o.stats_interval_s = static_cast<unsigned>(s);
         break;
       }
@@ -185,7 +185,7 @@ Options parse_options(int argc, char** argv) {
         break;
       case kSnapshotInterval: {
         uint64_t s;
-        if (!parse_u64(optarg, s) || s > 86400) bad("--snapshot-interval needs seconds from 0 to 86400, not '" + arg + "'");
+        if (!parse_u64(optarg, s) || s > 86400) bad("--snapshot-interval needs whole seconds from 0 to 86400, not '" + arg + "'");
         o.snapshot_interval_s = static_cast<unsigned>(s);
         have_snapshot_interval = true;
         break;
