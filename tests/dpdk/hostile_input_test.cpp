@@ -226,11 +226,13 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
                        "stray", "--window 10 --ttl 1s", "--window",
                        // a filter that cannot be planned or does not fit --mem: also before the EAL
                        "--fpr 1e-200", "--filter apbf --fpr 1e-50", "--window 100000000 --mem 1",
-                       "--filter guarded-epoch-blocked --fpr 1e-300"};
+                       "--filter guarded-epoch-blocked --fpr 1e-300", "--stats-interval 0.5"};
   for (const char* args : bad) {
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("dedup_fwd: "), std::string::npos) << args << "\n" << r.out;
+    if (std::string(args) == "--stats-interval 0.5")  // in range, but not whole: the message says which rule
+      EXPECT_NE(r.out.find("needs whole seconds"), std::string::npos) << r.out;
     EXPECT_EQ(read_bytes(out), precious) << "'" << args << "' changed the tx_pcap file";
   }
   const Outcome help = dedup_fwd(eal(pcap_vdev(0, in, out)), "--help");
