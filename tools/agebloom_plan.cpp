@@ -63,8 +63,8 @@ void print_usage(std::FILE* to) {
         "  --json                          print JSON instead of text\n"
         "  --help                          this text\n"
         "\n"
-        "exit status: 0 ok, 1 no plan meets the limits (or the plot could not be drawn), 2 usage error, an FPR\n"
-        "out of reach, or a --plot file that cannot be written\n",
+        "exit status: 0 ok, 1 no plan meets the limits (or the plot could not be drawn, or standard output\n"
+        "could not be written), 2 usage error, an FPR out of reach, or a --plot file that cannot be written\n",
         agebloom::dedup::FilterOptions::help(/*sizing_only=*/true).c_str());
 }
 
