@@ -195,12 +195,17 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
 
 void keep_tx_captures() { g_keep = true; }
 
-void note_tx_counts() {
+void note_tx_counts(const std::vector<uint16_t>& ports_in_use) {
   for (Diverted& d : g_diverted) {
     uint16_t port = 0;
+    rte_eth_dev_info info{};
     rte_eth_stats st{};
-    if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0 || rte_eth_stats_get(port, &st) != 0 ||
-        d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS)
+    // Only the Tx queues dedup_fwd set up: net_pcap closes (and so finishes)
+    // those alone when the port closes; a device outside --portmask, or a
+    // tx_pcap past the queues the workers use, is not read back.
+    if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0 ||
+        std::find(ports_in_use.begin(), ports_in_use.end(), port) == ports_in_use.end() ||
+        rte_eth_dev_info_get(port, &info) != 0 || d.queue >= info.nb_tx_queues || rte_eth_stats_get(port, &st) != 0 || d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS)
       continue;
     d.sent = st.q_opackets[d.queue];
     d.counted = true;

@@ -11,6 +11,9 @@
 // outright leaves NAME as it was and the partial capture beside it.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "options.hpp"
 
 namespace dedup_fwd {
@@ -25,8 +28,10 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o);
 // The run has started: at exit the captures replace their files.
 void keep_tx_captures();
 
-// Before the ports close: what each tx_pcap's Tx queue sent (port stats).
-void note_tx_counts();
+// Before the ports close: what each tx_pcap's Tx queue sent (port stats),
+// for the ports dedup_fwd forwards on and the Tx queues it set up (net_pcap
+// finishes only those captures when the ports close).
+void note_tx_counts(const std::vector<uint16_t>& ports_in_use);
 
 // After the ports close (net_pcap has flushed and closed the captures):
 // each capture written aside is read back, and one that holds fewer packets

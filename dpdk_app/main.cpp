@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
   facts.port_stats_json = port_stats_json();
   std::string damage;
   facts.input_errors = input_errors(&damage);
-  note_tx_counts();
+  note_tx_counts(app.ports);
   int rc = close_ports(app) ? 1 : 0;
   if (check_tx_captures() != 0) rc = 1;
   facts.mempool_size = app.pool->size;

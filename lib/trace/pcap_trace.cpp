@@ -2,10 +2,7 @@
 
 #include <pcap/pcap.h>
 
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdio>
 #include <utility>
 
 #include "agebloom/packet/key_extract.hpp"
@@ -14,20 +11,12 @@ namespace agebloom::trace {
 
 namespace {
 
-// Whether the capture is pcapng, from its first four bytes (its magic).
-// Classic pcap stores a record's seconds as a 32-bit unsigned number, which
-// libpcap hands over as a signed one: from 2038 on they come out negative. A
-// pcapng file's seconds come from 64 bits, negative only with a negative
-// if_tsoffset (skipped as out of range). A capture read through a pipe cannot
-// be asked (pread fails) and is taken as classic, the likelier of the two.
-// Asked for each such record (a read of four bytes), not cached: a handle's
-// address is reused by the next capture opened.
-bool is_pcapng(pcap* handle) {
-  unsigned char magic[4] = {};
-  FILE* f = pcap_file(handle);
-  return f != nullptr && ::pread(fileno(f), magic, sizeof magic, 0) == 4 && magic[0] == 0x0a && magic[1] == 0x0d &&
-         magic[2] == 0x0d && magic[3] == 0x0a;
-}
+// Whether the capture is classic pcap: libpcap reports a classic file's
+// version (2.4) and a pcapng section's (1.0). Classic pcap stores a record's
+// seconds as a 32-bit unsigned number, which libpcap hands over as a signed
+// one: from 2038 on they come out negative. A pcapng file's seconds come from
+// 64 bits, negative only with a negative if_tsoffset (skipped as out of range).
+bool is_classic_pcap(pcap* handle) { return pcap_major_version(handle) == 2; }
 
 }  // namespace
 
@@ -114,7 +103,7 @@ PcapReader::Status PcapReader::next(Packet& out) {
     // negative one stays out of [0, 1e9) whether libpcap read it signed or not.
     int64_t sec = hdr->ts.tv_sec;
     const int64_t nsec = hdr->ts.tv_usec;
-    if (sec < 0 && sec >= INT32_MIN && !is_pcapng(handle_)) sec += int64_t{1} << 32;  // 2038 to 2106
+    if (sec < 0 && sec >= INT32_MIN && is_classic_pcap(handle_)) sec += int64_t{1} << 32;  // 2038 to 2106
     constexpr int64_t kMaxSec = static_cast<int64_t>((UINT64_MAX - 999'999'999u) / 1'000'000'000u);
     if (sec >= 0 && sec <= kMaxSec && nsec >= 0 && nsec < 1'000'000'000) {
       out.timestamp_ns = static_cast<uint64_t>(sec) * 1'000'000'000u + static_cast<uint64_t>(nsec);

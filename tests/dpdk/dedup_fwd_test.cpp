@@ -660,6 +660,25 @@ TEST(DedupFwd, TimeWindowFromRxTimestamps) {
   EXPECT_EQ(got[4], a);
 }
 
+// The read-back of the tx_pcap captures at exit takes only the Tx queues
+// dedup_fwd forwards on: a device outside --portmask, or a tx_pcap beyond the
+// queues the workers use, holds nothing yet and is no failure.
+TEST(DedupFwd, TxCapturesNotForwardedOnAreNotChecked) {
+  const fs::path in = temp_dir() / "unchecked-in.pcap";
+  write_pcap(in, keyed_trace(50, 3, nullptr));
+  auto out = [](const char* name) { return temp_dir() / name; };
+  const Outcome outside = dedup_fwd(eal(pcap_vdev(0, in, out("u0.pcap")) + " " + pcap_vdev(1, in, out("u1.pcap")) +
+                                        " " + pcap_vdev(2, in, out("u2.pcap"))),
+                                    "--key flow --portmask 0x3 --exit-on-idle 200 --stats-interval 0");
+  EXPECT_EQ(outside.code, 0) << outside.out;
+  EXPECT_EQ(outside.out.find("the capture holds"), std::string::npos) << outside.out;
+  const Outcome extra = dedup_fwd(eal("--vdev net_pcap0,rx_pcap=" + in.string() + ",tx_pcap=" + out("u0.pcap").string() +
+                                      ",tx_pcap=" + out("u0b.pcap").string()),
+                                  "--key flow --exit-on-idle 200 --stats-interval 0");
+  EXPECT_EQ(extra.code, 0) << extra.out;
+  EXPECT_EQ(extra.out.find("the capture holds"), std::string::npos) << extra.out;
+}
+
 // A tx_pcap that cannot be written whole (a full disk: net_pcap writes
 // through stdio and never says) exits 1 naming it, and the file keeps what
 // it held before; the capture written aside stays for inspection. The disk

@@ -136,6 +136,54 @@ TEST_F(BadTimestamps, NanosecondCaptureSkipsAndCountsOutOfRangeFields) {
   EXPECT_EQ(bad, 2u);
 }
 
+// pcapng keeps 64-bit times: a record before 1970 (a negative if_tsoffset)
+// is out of range there, not a time after 2038 as in a classic capture.
+TEST_F(BadTimestamps, PcapngBefore1970IsOutOfRange) {
+  Bytes f;
+  auto block = [&](uint32_t type, const Bytes& body) {
+    le32(f, type);
+    le32(f, static_cast<uint32_t>(12 + body.size()));
+    f.insert(f.end(), body.begin(), body.end());
+    le32(f, static_cast<uint32_t>(12 + body.size()));
+  };
+  Bytes shb;
+  le32(shb, 0x1A2B3C4D);  // byte-order magic
+  le16(shb, 1);
+  le16(shb, 0);
+  le32(shb, 0xffffffffu);  // section length unknown
+  le32(shb, 0xffffffffu);
+  block(0x0A0D0D0A, shb);
+  Bytes idb;
+  le16(idb, 1);  // Ethernet
+  le16(idb, 0);
+  le32(idb, 65535);
+  le16(idb, 14);  // if_tsoffset: -100 s
+  le16(idb, 8);
+  le32(idb, static_cast<uint32_t>(-100));
+  le32(idb, 0xffffffffu);
+  le32(idb, 0);  // end of options
+  block(1, idb);
+  for (const auto& [us, id] : {std::pair<uint64_t, uint8_t>{0, 1}, {200'000'000, 2}}) {  // -100 s, then +100 s
+    Bytes epb;
+    le32(epb, 0);  // interface 0
+    le32(epb, static_cast<uint32_t>(us >> 32));
+    le32(epb, static_cast<uint32_t>(us));
+    le32(epb, 60);
+    le32(epb, 60);
+    Bytes data(60, 0);
+    data[0] = id;
+    epb.insert(epb.end(), data.begin(), data.end());
+    block(6, epb);
+  }
+  std::vector<uint8_t> ids;
+  std::vector<uint64_t> ns;
+  uint64_t bad = 0;
+  read_all(write("offset.pcapng", f), ids, ns, bad);
+  EXPECT_EQ(ids, (std::vector<uint8_t>{2}));
+  EXPECT_EQ(ns, (std::vector<uint64_t>{100'000'000'000u}));
+  EXPECT_EQ(bad, 1u);
+}
+
 TEST_F(BadTimestamps, CleanCaptureCountsNone) {
   Bytes f = header(kMicroMagic);
   for (uint8_t i = 0; i < 5; ++i) record(f, kSec, i * 100u, i);
