@@ -8,7 +8,7 @@
 // cycles, the worst burst that rotated and the worst that did not (the
 // machine's own noise) in microseconds, and the frames a 1024-descriptor Rx
 // ring fed at 14.88 Mpps (10 Gb/s of 64-byte frames) would have dropped during
-// the worst rotation. Names: rotation/<structure>/W:<window>.
+// the worst rotation. Names: rotation/<structure>/W:<window>/iterations:1.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

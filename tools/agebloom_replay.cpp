@@ -774,11 +774,15 @@ bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const std::vector<F
   }
   bool ok = true;
   // The copy must meet every packet the replay judged, from the same files.
-  if (i < run.packets || !changed_trace(o, ids).empty()) {
+  if (i < run.packets) {
     std::fprintf(stderr, "agebloom-replay: the traces changed while they were replayed: the second read, for "
                  "--write/--write-suppressed, found %llu of the %llu packets replayed%s%s; the outputs are incomplete\n",
                  static_cast<unsigned long long>(i), static_cast<unsigned long long>(run.packets),
                  input.error().empty() ? "" : ": ", input.error().c_str());
+    ok = false;
+  } else if (std::string t = changed_trace(o, ids); !t.empty()) {
+    std::fprintf(stderr, "agebloom-replay: %s changed while --write/--write-suppressed copied it (size, time or "
+                 "file): the outputs may hold other packets than the ones judged\n", t.c_str());
     ok = false;
   }
   for (trace::PcapWriter* w : {&passed, &suppressed}) {

@@ -4,7 +4,9 @@
 // (stdio and std::cout) when the program exits and, if that fails or an
 // earlier write failed, says so on standard error and ends with status 1.
 // A caller that already reported a failed write clears the error flag
-// (clearerr(stdout)) so it is not said twice.
+// (clearerr(stdout)) so it is not said twice. The status is 1 even where the
+// run was already ending with another (a usage error's 2): both messages are
+// printed.
 #pragma once
 
 #include <cerrno>
@@ -22,9 +24,10 @@ inline const char*& stdout_tool() {
 }
 inline void flush_stdout_or_fail() {
   std::cout.flush();
-  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
-  if (!failed) return;
-  const int err = errno;
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int err = flush_failed ? errno : 0;  // an earlier write's errno is gone: no reason is better than a wrong one
+  if (!flush_failed && !std::ferror(stdout) && std::cout.good()) return;
   std::fprintf(stderr, "%s: cannot write to standard output%s%s\n", stdout_tool(), err ? ": " : "",
                err ? std::strerror(err) : "");
   std::_Exit(1);  // inside exit(): the other handlers would flush the same stream again
