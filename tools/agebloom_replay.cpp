@@ -677,6 +677,21 @@ const char* snapped_key_needs(pk::KeyMode mode) {
 
 // What a replay and a split both read: the traces as one stream, the files
 // the progress line follows, and --bpf compiled for their link type.
+// A pcap record's seconds are 32 bits: a pcapng record after 2106-02-07
+// (2^32 s) is written with its seconds modulo 2^32. Counted while writing and
+// said after, so a capture's times are never changed silently.
+struct PastPcapTime {
+  uint64_t records = 0;
+  void note(const trace::Packet& p) { records += p.timestamp_ns / 1'000'000'000u > 0xffffffffu; }
+  void say(const char* outputs) const {
+    if (records)
+      std::fprintf(stderr, "agebloom-replay: warning: %llu record%s dated after 2106-02-07 written to %s with %s "
+                   "seconds modulo 2^32 (a pcap record's seconds are 32 bits)\n",
+                   static_cast<unsigned long long>(records), records == 1 ? "" : "s", outputs,
+                   records == 1 ? "its" : "their");
+  }
+};
+
 // What tells a trace's contents apart between the two reads --write makes
 // (the replay, then the copy into the outputs): a capture rewritten or cut in
 // between would have its packets written under another packet's verdict.
@@ -762,6 +777,7 @@ bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const std::vector<F
   }
   trace::Packet pkt;
   auto keying = std::make_unique<Keying>(o, bpf);
+  PastPcapTime past;
   uint64_t i = 0;
   for (; i < run.packets && input.next(pkt) == trace::PcapReader::Status::ok;) {
     if (o.shard_count) {
@@ -770,8 +786,10 @@ bool write_pcaps(const Options& o, const pk::BpfFilter& bpf, const std::vector<F
     }
     const bool dup = (run.verdict_bits[i / 8] >> (i % 8)) & 1;
     (dup ? suppressed : passed).write(pkt);
+    past.note(pkt);
     ++i;
   }
+  past.say("--write/--write-suppressed");
   bool ok = true;
   // The copy must meet every packet the replay judged, from the same files.
   if (i < run.packets) {
@@ -1044,6 +1062,7 @@ int split(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   trace::Packet pkt;
   uint64_t packets = 0, time_regressions = 0, latest = 0;
+  PastPcapTime past;
   trace::PcapReader::Status st;
   while ((st = input.next(pkt)) == trace::PcapReader::Status::ok) {
     keying->take(pkt);
@@ -1056,10 +1075,12 @@ int split(const Options& o) {
     }
     const uint32_t s = keying->shard(o.split_count);
     pieces[s].write(pkt);
+    past.note(pkt);
     ++counts[s];
     progress.tick(++packets);
   }
   progress.finish(packets);
+  past.say("the --split pieces");
   int rc = 0;
   for (trace::PcapWriter& w : pieces)
     if (std::string e = w.close(); !e.empty()) {

@@ -573,6 +573,41 @@ TEST(ReplayCli, AFullStandardOutputExitsOne) {
   }
 }
 
+// A pcapng record after 2106-02-07 cannot keep its seconds in a pcap record
+// (32 bits): --write and --split say how many were written modulo 2^32.
+TEST(ReplayCli, TimesPastWhatAPcapHoldsAreSaid) {
+  std::string f;
+  auto le = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) f.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  auto block = [&](uint32_t type, const std::string& body) {
+    le(type, 4), le(12 + body.size(), 4), f += body, le(12 + body.size(), 4);
+  };
+  auto fields = [](std::initializer_list<std::pair<uint64_t, int>> v) {
+    std::string b;
+    for (auto [x, n] : v)
+      for (int i = 0; i < n; ++i) b.push_back(static_cast<char>(x >> (8 * i)));
+    return b;
+  };
+  block(0x0A0D0D0A, fields({{0x1A2B3C4D, 4}, {1, 2}, {0, 2}, {~uint64_t{0}, 8}}));
+  block(1, fields({{1, 2}, {0, 2}, {65535, 4}}));
+  const std::string frame(60, '\x01');
+  for (uint64_t sec : {uint64_t{1'700'000'000}, (uint64_t{1} << 32) + 5}) {
+    const uint64_t us = sec * 1'000'000;
+    block(6, fields({{0, 4}, {us >> 32, 4}, {us & 0xffffffffu, 4}, {60, 4}, {60, 4}}) + frame);
+  }
+  const fs::path in = temp_dir() / "2106.pcapng";
+  std::ofstream(in, std::ios::binary) << f;
+  const Outcome w = run(in.string() + " --seed 1 --write " + (temp_dir() / "2106-out.pcap").string());
+  EXPECT_EQ(w.code, 0) << w.out;
+  EXPECT_NE(w.out.find("1 record dated after 2106-02-07 written to --write/--write-suppressed"), std::string::npos)
+      << w.out;
+  const Outcome split = run(in.string() + " --split 2 --split-prefix " + (temp_dir() / "2106-piece").string());
+  EXPECT_EQ(split.code, 0) << split.out;
+  EXPECT_NE(split.out.find("1 record dated after 2106-02-07 written to the --split pieces"), std::string::npos)
+      << split.out;
+}
+
 // An output that cannot even be created is found before the trace is read
 // (exit 2, nothing replayed), not after the whole run.
 TEST(ReplayCli, UnwritableOutputsExitTwoBeforeReplaying) {
