@@ -158,12 +158,19 @@ int write_and_check(const LabOptions& o, const char* name, const std::vector<Row
             const double se = uniform_probes ? std::sqrt(p.fpr * (1 - p.fpr) / static_cast<double>(uniform_probes)) : 0;
             const double bound = 0.15 * p.fpr + 3 * se;
             const bool within = !uniform.empty() && std::fabs(mu - p.fpr) <= bound;
-            std::printf("%-26s 14 bits/item: median FPR %.4f, uniform stream %.4f (paper %.4f; uniform %s its %.0f%% bound), "
-                        "live FNR %.4f, expired %.4f (paper %.4f)\n",
-                        s.name, mf, mu, p.fpr, within ? "within" : "OUTSIDE", 100 * bound / p.fpr, mn, me, p.expired);
             // The blocked filter's block size is not in the paper (ours is a 512-bit cache-line
-            // block; docs/RESULTS.md explains the gap), so its FPR is reported, not checked.
-            if (!within && s.structure != Structure::guarded_epoch_blocked) {
+            // block; docs/RESULTS.md explains the gap), so its FPR is reported, not checked,
+            // and the line says so rather than an OUTSIDE that reads as a failure.
+            const bool checked = s.structure != Structure::guarded_epoch_blocked;
+            std::printf("%-26s 14 bits/item: median FPR %.4f, uniform stream %.4f (paper %.4f; uniform %s), "
+                        "live FNR %.4f, expired %.4f (paper %.4f)\n",
+                        s.name, mf, mu, p.fpr,
+                        (checked ? std::string(within ? "within" : "OUTSIDE") + " its " +
+                                       std::to_string(static_cast<int>(std::lround(100 * bound / p.fpr))) + "% bound"
+                                 : std::string("not checked: the paper's block size is not given, docs/RESULTS.md"))
+                            .c_str(),
+                        mn, me, p.expired);
+            if (!within && checked) {
               std::fprintf(stderr,
                            "%s: FAILED: %s's FPR at 14 bits/item on the uniform stream, %.4f, is not within %.0f%% "
                            "(15%% and three standard errors) of the paper's %.4f\n",
