@@ -231,8 +231,9 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesBadOptionsAndHelp) {
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("dedup_fwd: "), std::string::npos) << args << "\n" << r.out;
-    if (std::string(args) == "--stats-interval 0.5")  // in range, but not whole: the message says which rule
+    if (std::string(args) == "--stats-interval 0.5") {  // in range, but not whole: the message says which rule
       EXPECT_NE(r.out.find("needs whole seconds"), std::string::npos) << r.out;
+    }
     EXPECT_EQ(read_bytes(out), precious) << "'" << args << "' changed the tx_pcap file";
   }
   const Outcome help = dedup_fwd(eal(pcap_vdev(0, in, out)), "--help");
