@@ -59,23 +59,13 @@ struct ApbfRef {
     });
   }
 
-  // Whether slice `phys` holds the key: its bit (APBF), or its block's words
-  // against the pattern's masks (APBBF), as ApbfFilter probes them.
-  AGEBLOOM_HD bool holds(KeyHash h, uint32_t phys) const noexcept {
-    if (place.block_bits == 0) return test(phys, place.bit(h, phys));
-    const uint64_t x = place.slice_hash(h, phys);
-    bits::Pattern<8> p;
-    place.pattern(x, p);
-    const uint32_t words = place.block_bits / 64;
-    const uint64_t* block = slice(phys) + place.block(x) * words;
-    for (uint32_t w = 0; w < words; ++w)
-      if ((block[w] & p.mask[w]) != p.mask[w]) return false;
-    return true;
-  }
-
-  // ApbfFilter::contains with the newest slice at physical `head`.
+  // ApbfFilter::contains with the newest slice at physical `head`: the same
+  // slice probe (placement::ApbfSlice::holds).
   AGEBLOOM_HD bool contains(KeyHash h, uint32_t head) const noexcept {
-    return jump_back_scan(k, l, [&](uint32_t logical) { return holds(h, (head + logical) % slices); });
+    return jump_back_scan(k, l, [&](uint32_t logical) {
+      const uint32_t phys = (head + logical) % slices;
+      return place.holds(slice(phys), h, phys);
+    });
   }
 
   // Calls fn(phys, position) for every bit an insertion of h with the newest

@@ -119,6 +119,20 @@ struct ApbfSlice {
   AGEBLOOM_HD constexpr void pattern(uint64_t x, bits::Pattern<8>& p) const noexcept {
     bits::partitioned_pattern(mix64(x), b, log2_part, p);
   }
+  // Whether the slice whose words start at `words` (physical slice `phys`)
+  // holds the key: its bit (APBF), or every bit of its pattern in its block
+  // (APBBF, the block's words against the pattern's masks). ApbfFilter's
+  // query and the GPU replay's both probe with it.
+  AGEBLOOM_HD constexpr bool holds(const uint64_t* words, KeyHash h, uint32_t phys) const noexcept {
+    if (block_bits == 0) return bits::test(words, bit(h, phys));
+    const uint64_t x = slice_hash(h, phys);
+    bits::Pattern<8> p;
+    pattern(x, p);
+    const uint64_t* blk = words + block(x) * (block_bits / 64);
+    uint64_t missing = 0;
+    for (uint32_t w = 0; w < block_bits / 64; ++w) missing |= p.mask[w] & ~blk[w];
+    return missing == 0;
+  }
   // Whether pred(position) holds for every bit position of the key in slice
   // `phys` (1 for APBF, b for APBBF), asked in order and stopping at the first
   // that does not: the positions without an array to hold them (a GPU

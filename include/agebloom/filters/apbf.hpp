@@ -460,12 +460,7 @@ class ApbfFilter : public BulkOps<ApbfFilter> {
   uint64_t* slice(uint32_t phys) const noexcept { return words_ + phys * slice_words_; }
   bool hit(KeyHash h, uint32_t logical) const noexcept {
     const uint32_t phys = physical(logical);
-    if (cfg_.block_bits == 0) return bits::test(slice(phys), place_.bit(h, phys));
-    bits::Pattern<8> p;
-    const uint64_t* blk = block_pattern(h, phys, p);
-    uint64_t missing = 0;
-    for (uint32_t w = 0; w < cfg_.block_bits / 64; ++w) missing |= p.mask[w] & ~blk[w];
-    return missing == 0;
+    return place_.holds(slice(phys), h, phys);
   }
 
   // APBBF: physical segment j's hash picks the block (multiply-shift of
