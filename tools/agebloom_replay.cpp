@@ -675,8 +675,6 @@ const char* snapped_key_needs(pk::KeyMode mode) {
   return "";
 }
 
-// What a replay and a split both read: the traces as one stream, the files
-// the progress line follows, and --bpf compiled for their link type.
 // A pcap record's seconds are 32 bits: a pcapng record after 2106-02-07
 // (2^32 s) is written with its seconds modulo 2^32. Counted while writing and
 // said after, so a capture's times are never changed silently.
@@ -714,6 +712,8 @@ std::string changed_trace(const Options& o, const std::vector<FileId>& ids) {
   return "";
 }
 
+// What a replay and a split both read: the traces as one stream, the files
+// the progress line follows, and --bpf compiled for their link type.
 struct Input {
   std::vector<tools::TraceOffset> offsets;
   tools::MergedTraces traces;
