@@ -110,15 +110,21 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
 
 std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.key + "=" + a.path; }
 
+// A capture over 256 MiB takes seconds to read through: said before, with
+// what the read is for, rather than a silent pause.
+void say_long_read(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && st.st_size > (off_t{256} << 20))
+    std::printf("dedup_fwd: %s, %lld MiB\n", what.c_str(), static_cast<long long>(st.st_size >> 20));
+}
+
 // rx_bad_timestamps() for one rx_pcap: read through once (a regular file
 // only: a FIFO would be consumed). A file the reader refuses or cannot read
 // to its end is left to net_pcap, which reports it.
 void count_bad_timestamps(const CaptureArg& a) {
   struct stat st;
   if (stat(a.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  if (st.st_size > (off_t{256} << 20))  // seconds of reading before the EAL: said, not a silent pause
-    std::printf("dedup_fwd: reading %s's timestamps first (--time-source rx-timestamp), %lld MiB\n", a.path.c_str(),
-                static_cast<long long>(st.st_size >> 20));
+  say_long_read(a.path, "reading " + a.path + "'s timestamps first (--time-source rx-timestamp)");
   auto opened = agebloom::trace::PcapReader::open(a.path);
   if (!opened.ok()) return;
   agebloom::trace::Packet p;
@@ -205,7 +211,8 @@ void note_tx_counts(const std::vector<uint16_t>& ports_in_use) {
     // tx_pcap past the queues the workers use, is not read back.
     if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0 ||
         std::find(ports_in_use.begin(), ports_in_use.end(), port) == ports_in_use.end() ||
-        rte_eth_dev_info_get(port, &info) != 0 || d.queue >= info.nb_tx_queues || rte_eth_stats_get(port, &st) != 0 || d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS)
+        rte_eth_dev_info_get(port, &info) != 0 || d.queue >= info.nb_tx_queues ||
+        d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS || rte_eth_stats_get(port, &st) != 0)
       continue;
     d.sent = st.q_opackets[d.queue];
     d.counted = true;
@@ -216,10 +223,7 @@ int check_tx_captures() {
   int failures = 0;
   for (Diverted& d : g_diverted) {
     if (!g_keep || !d.counted) continue;
-    struct stat st;
-    if (stat(d.aside.c_str(), &st) == 0 && st.st_size > (off_t{256} << 20))
-      std::printf("dedup_fwd: reading %s back to check it, %lld MiB\n", d.path.c_str(),
-                  static_cast<long long>(st.st_size >> 20));
+    say_long_read(d.aside, "reading " + d.path + " back to check it");
     uint64_t records = 0, cut = 0;
     std::string why;
     auto opened = agebloom::trace::PcapReader::open(d.aside);
