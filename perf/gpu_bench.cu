@@ -313,6 +313,10 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
+constexpr const char* kUsage =
+    "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] "
+    "[--seed HEX] [--no-paper] [--replay-distinct D]\n";
+
 // "8M", "1G", "512K", "4096": bytes; 0 when it is not a positive size.
 uint64_t parse_size(const std::string& s) {
   char* end = nullptr;
@@ -376,14 +380,13 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] "
-                  "[--seed HEX] [--no-paper] [--replay-distinct D]\n"
+      std::printf("%s"
                   "keys per second of the CUDA backend's filters (default sizes 8M,32M,128M,512M,1G,2G; layouts "
-                  "flat,blk512,line64), then the configuration of Guarded Epoch Bloom Filters' GPU evaluation\n");
+                  "flat,blk512,line64), then the configuration of Guarded Epoch Bloom Filters' GPU evaluation\n",
+                  kUsage);
       return 0;
     } else {
-      std::fprintf(stderr, "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] [--seed HEX] "
-                           "[--no-paper] [--replay-distinct D]\n");
+      std::fprintf(stderr, "%s", kUsage);
       return 2;
     }
   }
