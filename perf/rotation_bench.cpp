@@ -61,12 +61,6 @@ void run_rotation(benchmark::State& st, const std::string& structure, uint64_t w
     // A burst that rotates is one after which the epoch holds fewer than 32
     // more insertions than before it; the others show what the machine's own
     // noise (a preempted vCPU) does to a burst.
-    auto epoch_fill = [&] {
-      return f.visit([](const auto& g) -> uint64_t {
-        if constexpr (requires { g.epoch_schedule(); }) return g.epoch_schedule().fill;
-        else return 0;
-      });
-    };
     std::vector<uint64_t> cycles;
     cycles.reserve((5 * w / 2) / kBurstKeys + 1);
     uint64_t worst_rotating = 0, worst_other = 0, rotations = 0;
@@ -78,13 +72,13 @@ void run_rotation(benchmark::State& st, const std::string& structure, uint64_t w
         const uint64_t x = key_of(id++);
         k = KeyHash{x, mix64(x ^ kKeySeed)};
       }
-      const uint64_t fill_before = epoch_fill();
+      const uint64_t fill_before = f.epoch_fill();
       const uint64_t t0 = ticks();
       f.decide_burst(h, nullptr, kBurstKeys, dedup::Policy::insert_always, dup);
       const uint64_t t = ticks() - t0;
       benchmark::DoNotOptimize(dup);
       cycles.push_back(t);
-      if (epoch_fill() < fill_before + kBurstKeys) {
+      if (f.epoch_fill() < fill_before + kBurstKeys) {
         ++rotations;
         worst_rotating = std::max(worst_rotating, t);
       } else {

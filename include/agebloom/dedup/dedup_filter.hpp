@@ -285,6 +285,13 @@ class DedupFilter {
   // call or burst, like the counts above.
   uint64_t effective_window() const noexcept;
 
+  // The current epoch's insertions (its schedule's fill; 0 for a structure
+  // without epochs): a rotation is a call after which it is lower than its
+  // value before plus the insertions made (perf/rotation_bench.cpp).
+  uint64_t epoch_fill() const noexcept {
+    return std::visit([](const auto& f) { return epoch_fill_of(f); }, filter_);
+  }
+
  private:
   // Hosted bookkeeping beside the filter (not in its arena): the epoch each
   // insertion fell in, read from the structure's schedule.
@@ -316,15 +323,12 @@ class DedupFilter {
       watch_epochs(f.epoch_schedule(), f.current_segment(), inserted, fill_before);
   }
   void watch_epochs(const EpochSchedule& s, uint32_t segment, uint64_t inserted, uint64_t fill_before) noexcept;
-  // The current epoch's insertion count (the schedule's fill), 0 without one:
-  // of the concrete filter (inside a visit), and of whichever one is held.
+  // The current epoch's insertion count (the schedule's fill), 0 without one,
+  // of the concrete filter (inside a visit); epoch_fill() is the held one's.
   template <class Filter>
   static uint64_t epoch_fill_of(const Filter& f) noexcept {
     if constexpr (requires { f.epoch_schedule(); }) return f.epoch_schedule().fill;
     return 0;
-  }
-  uint64_t epoch_fill() const noexcept {
-    return std::visit([](const auto& f) { return epoch_fill_of(f); }, filter_);
   }
 
   FilterConfig config_;
