@@ -103,7 +103,7 @@ void run_rotation(benchmark::State& st, const std::string& structure, uint64_t w
 }  // namespace
 
 void register_rotation(uint64_t w) {
-  for (const char* s : {"interleaved", "two-line", "guarded-epoch-blocked", "guarded-epoch"}) {
+  for (const char* s : {"interleaved", "interleaved-swept", "two-line", "guarded-epoch-blocked", "guarded-epoch"}) {
     // The flat guarded epoch filter probes ~16 lines a key: 2.5 W of them at
     // 16M and up would take minutes, for the same memset per rotation.
     if (std::string(s) == "guarded-epoch" && w > (uint64_t{1} << 20)) continue;

@@ -148,6 +148,19 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
       result = plan();
     }
   }
+  if (const auto* p = std::get_if<model::Plan>(&result);
+      p != nullptr && !spec.structure && p->structure == Structure::interleaved && p->total_bytes > kSweptAbove) {
+    // Past a few MiB the one-line layout's epoch rotation, a lane cleared in
+    // every line inside one burst, outlasts an Rx ring at line rate (0.23 ms
+    // at 13 MiB, 8 ms at 218 MiB: docs/PERFORMANCE.md, "Rotation stalls"):
+    // auto takes the swept layout, which spreads that clear over the epoch,
+    // when it fits the same limits.
+    model::PlanRequest swept = req;
+    swept.auto_candidates = swept.auto_fallback = false;
+    swept.structure = Structure::interleaved_swept;
+    auto s = spec.fpr == 0.0 ? model::plan_lowest_fpr(swept) : model::plan(swept);
+    if (const auto* q = std::get_if<model::Plan>(&s); q != nullptr && keeps_flood_policy(spec, *q)) result = std::move(s);
+  }
   if (auto* err = std::get_if<model::PlanError>(&result)) {
     // Over --mem alone: name the plan that does not fit, and by how much.
     if (err->code == model::PlanErrc::over_limits && req.max_total_bytes && spec.fpr != 0.0) {
@@ -174,7 +187,8 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
       return model::PlanError{model::PlanErrc::invalid_request,
                               std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
                                   " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring, "
-                                  "interleaved, interleaved-128 or two-line (or tlbf, which keeps its FPR by design)"};
+                                  "interleaved, interleaved-128, interleaved-swept or two-line (or tlbf, which keeps "
+                                  "its FPR by design)"};
   }
   return result;
 }
@@ -217,6 +231,35 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
                   chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
                   chosen.name().c_str());
     return buf;
+  }
+  if (chosen.structure() == Structure::interleaved_swept) {
+    // plan_spec's rule for large one-line filters.
+    model::PlanRequest plain = limited_request(spec);
+    plain.structure = Structure::interleaved;
+    const auto at = spec.fpr == 0.0 ? model::plan_lowest_fpr(plain) : model::plan(plain);
+    if (const auto* p = std::get_if<model::Plan>(&at)) {
+      const DedupFilter one(p->config);
+      // And the most compact plan of all, as the other notes name it.
+      std::string compact;
+      const auto all = model::plan(req);
+      if (const auto* c = std::get_if<model::Plan>(&all); c != nullptr && c->structure != chosen.structure()) {
+        const DedupFilter best(c->config);
+        compact = "; the most compact for this window and FPR is " + best.name() + " at " +
+                  human_bytes(static_cast<double>(best.bytes_needed())) + " (more memory accesses per packet): --filter " +
+                  best.name();
+      }
+      std::snprintf(buf, sizeof buf,
+                    "--filter auto chose %s (%s, %.1f bits per item): interleaved (%s, %.1f bits per item) would "
+                    "clear a lane in every one of its lines in the burst where an epoch ends, a stall that drops "
+                    "frames at line rate (auto avoids it above %s); %s clears its spare lane a few lines per "
+                    "burst: --filter interleaved for the fewer bytes%s",
+                    chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
+                    chosen.bits_per_item(), human_bytes(static_cast<double>(one.bytes_needed())).c_str(),
+                    one.bits_per_item(), human_bytes(static_cast<double>(kSweptAbove)).c_str(),
+                    chosen.name().c_str(), compact.c_str());
+      return buf;
+    }
+    return {};
   }
   if (!info(chosen.structure()).auto_candidate) {
     // plan_spec's fallback: the fast layouts did not fit the limits.

@@ -67,6 +67,39 @@ TEST(DedupFilter, AutoIsThePlannersChoice) {
   EXPECT_TRUE(ab::info(d.structure()).one_line);
 }
 
+// Past kSweptAbove bytes auto's one-line plan stalls the worker at every
+// rotation: auto takes interleaved-swept instead, says why, and keeps
+// interleaved where the swept plan would not fit --mem (or the filter is
+// small, as at W = 1M above).
+TEST(DedupFilter, AutoSweepsLargeOneLineFilters) {
+  dd::FilterSpec spec;
+  spec.window = ab::Window::count(64'000'000);
+  spec.fpr = 0.01;
+  auto d = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
+  EXPECT_EQ(d.structure(), ab::Structure::interleaved_swept);
+  EXPECT_GT(d.bytes_needed(), dd::kSweptAbove);
+  const std::string note = dd::DedupFilter::auto_note(spec, d);
+  EXPECT_NE(note.find("interleaved (207.54 MiB"), std::string::npos) << note;
+  EXPECT_NE(note.find("most compact for this window and FPR is guarded-epoch"), std::string::npos) << note;
+  // Just under the swept plan's bytes: the plain layout still fits, and is taken.
+  spec.mem_bytes = d.bytes_needed() - 1;
+  auto plain = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
+  EXPECT_EQ(plain.structure(), ab::Structure::interleaved);
+  EXPECT_LT(plain.bytes_needed(), d.bytes_needed());
+  // Either side of the threshold (27.2 bits per item: 8 MiB near W = 2.47M):
+  // swept exactly where the plain layout's arena is over it.
+  spec.mem_bytes = 0;
+  for (const uint64_t w : {2'400'000ull, 2'500'000ull}) {
+    spec.window = ab::Window::count(w);
+    auto at = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
+    dd::FilterSpec named = spec;
+    named.structure = ab::Structure::interleaved;
+    const auto one = std::get<dd::DedupFilter>(dd::DedupFilter::plan(named));
+    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, one.bytes_needed() > dd::kSweptAbove) << w;
+    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, w == 2'500'000ull) << w;
+  }
+}
+
 TEST(DedupFilter, TimeWindowsWithoutACapacityAndHonourTheTtl) {
   dd::FilterSpec spec;
   spec.window = ab::Window::time(1'000'000'000);  // 1 s in ns

@@ -108,13 +108,19 @@ bool mem_is_budget(const FilterSpec& spec) noexcept;
 // What DedupFilter::plan builds from `spec`, with the planner's figures
 // (agebloom-plan prints them): `structure` empty plans among the auto
 // candidates, or among all structures when none of those meets the target
-// within the limits; mem_bytes is a limit, or with fpr 0 the input (the lowest FPR
+// within the limits, and interleaved-swept where the auto candidates' plan is
+// interleaved over kSweptAbove bytes; mem_bytes is a limit, or with fpr 0 the input (the lowest FPR
 // that fits); --on-flood keep-fpr sets the epochs' capacity trigger. A
 // refusal keeps the planner's code (usage error, FPR out of reach, limits).
 model::PlanResult plan_spec(const FilterSpec& spec);
 
 // The capacity a named structure that needs one assumes for --ttl without --capacity.
 inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
+// --filter auto: where its one-line plan (interleaved) takes more than this
+// many bytes, it takes interleaved-swept instead, whose epoch rotation
+// clears nothing at once (docs/PERFORMANCE.md, "Rotation stalls": past this
+// size on, a whole-lane clear outlasts what an Rx ring holds at line rate).
+inline constexpr uint64_t kSweptAbove = uint64_t{8} << 20;
 
 // The name --filter takes for `spec.structure` ("auto" when empty).
 const char* spec_name(const FilterSpec& spec) noexcept;

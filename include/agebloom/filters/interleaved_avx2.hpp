@@ -32,22 +32,36 @@ using Line = LaneLines<uint64_t>::Line;  // a line of eight 64-bit lanes (lane_l
 // same line loads those 32 bytes, which the store buffer forwards only from
 // a store of the same width (after an 8-byte store that load would wait for
 // the store to leave the buffer; bursts repeat sources, so this is common).
+// kSwept ("interleaved-swept"): lane `spare` is not read (its compare is
+// masked off); the store still writes back the value loaded for it.
+template <bool kSwept = false>
 AGEBLOOM_TARGET_AVX2 inline void test_and_insert_run8(const KeyHash* h, Line* const* line, size_t n,
-                                                      uint32_t current, bool* out) noexcept {
+                                                      uint32_t current, uint32_t spare, bool* out) noexcept {
   // Byte j of the pattern is 1 << (bits 8j..8j+2 of h2): one shuffle of this table.
   const __m128i ones = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
   const __m128i offsets = _mm_set1_epi8(7);
   // Lane `current`: register current / 4 of the line, 64-bit word current % 4 of it.
   const unsigned reg = current >> 2;
   const __m256i lane = _mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(current & 3));
+  // The lanes a query reads: all but `spare` (all when spare >= 8).
+  const __m256i all = _mm256_set1_epi64x(-1);
+  [[maybe_unused]] const __m256i live03 =
+      _mm256_xor_si256(_mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(spare)), all);
+  [[maybe_unused]] const __m256i live47 =
+      _mm256_xor_si256(_mm256_cmpeq_epi64(_mm256_setr_epi64x(4, 5, 6, 7), _mm256_set1_epi64x(spare)), all);
   for (size_t i = 0; i < n; ++i) {
     auto* const x = reinterpret_cast<__m256i*>(line[i]);
     const __m128i pattern = _mm_shuffle_epi8(ones, _mm_and_si128(_mm_cvtsi64_si128(static_cast<long long>(h[i].h2)), offsets));
     const __m256i mask = _mm256_broadcastq_epi64(pattern);
     const __m256i lanes03 = _mm256_load_si256(x), lanes47 = _mm256_load_si256(x + 1);
     // A lane holds the pattern when lane & mask == mask.
-    const __m256i held = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(lanes03, mask), mask),
-                                         _mm256_cmpeq_epi64(_mm256_and_si256(lanes47, mask), mask));
+    __m256i held03 = _mm256_cmpeq_epi64(_mm256_and_si256(lanes03, mask), mask);
+    __m256i held47 = _mm256_cmpeq_epi64(_mm256_and_si256(lanes47, mask), mask);
+    if constexpr (kSwept) {
+      held03 = _mm256_and_si256(held03, live03);
+      held47 = _mm256_and_si256(held47, live47);
+    }
+    const __m256i held = _mm256_or_si256(held03, held47);
     out[i] = !_mm256_testz_si256(held, held);
     // The same branch for the whole run (one segment): predicted.
     _mm256_store_si256(x + reg, _mm256_or_si256(reg ? lanes47 : lanes03, _mm256_and_si256(mask, lane)));

@@ -190,11 +190,38 @@ class LaneLines {
 #endif
   }
 
+  // any_lane_covers with lane `skip` left out: the swept layout's query, whose
+  // spare lane holds an expired segment being cleared. The same compares,
+  // each lane's verdict ANDed with whether it is read.
+  static bool any_lane_covers_but(const Line& line, Lane mask, uint32_t skip) noexcept {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+    if constexpr (sizeof(Lane) == 8) {
+      const detail::U64x2 m = {mask, mask};
+      detail::U64x2 any{};
+      for (uint32_t v = 0; v < kLanes / 2; ++v) {
+        detail::U64x2 x;
+        __builtin_memcpy(&x, &line.lane[v * 2], sizeof x);
+        const detail::U64x2 read = {2 * v == skip ? 0 : ~uint64_t{0}, 2 * v + 1 == skip ? 0 : ~uint64_t{0}};
+        any |= (detail::U64x2)((x & m) == m) & read;
+      }
+      return (any[0] | any[1]) != 0;
+    }
+#endif
+    bool hit = false;
+    for (uint32_t j = 0; j < kLanes; ++j) hit |= j != skip && (line.lane[j] & mask) == mask;
+    return hit;
+  }
+
   // Zeroes lanes j .. j + n - 1 of every line: clears one segment or slice
   // on rotation (n lanes when a segment is wider than a lane).
   void clear_lane(uint32_t j, uint32_t n = 1) noexcept {
     for (uint64_t i = 0; i < count_; ++i)
       for (uint32_t l = j; l < j + n; ++l) lines_[i].lane[l] = Lane{};
+  }
+  // Zeroes lane j of lines [from, to): a swept layout's share of a clear
+  // (interleaved_epoch.hpp, InterleavedSweptConfig).
+  void clear_lane_lines(uint32_t j, uint64_t from, uint64_t to) noexcept {
+    for (uint64_t i = from; i < to; ++i) lines_[i].lane[j] = Lane{};
   }
 
   // Fraction of set bits (control plane: reads every line).

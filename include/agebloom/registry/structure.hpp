@@ -54,6 +54,7 @@ enum class Structure : uint8_t {
   interleaved_128,
   pocket_epoch,
   queue_epoch,
+  interleaved_swept,
 };
 
 // Which windows a structure keeps.
@@ -139,6 +140,11 @@ inline constexpr StructureInfo kStructures[] = {
      kBothWindows, "one cache line (a spare line for ~6% of keys)",
      "guarded epoch of 12-bit fingerprints queued oldest first, 40 per 64-byte line: 17.7 bits at 1%",
      false, false, false, false, false, false},
+    {Structure::interleaved_swept, "interleaved-swept",
+     "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout, a spare lane swept ahead)", kBothWindows,
+     "one cache line",
+     "interleaved with r = 6 and a spare lane cleared a few lines per burst: no stall when an epoch ends",
+     false, false, true, false, false, true},
 };
 // How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
@@ -330,6 +336,20 @@ struct StructureTraits<Structure::interleaved> {
   template <class Emit>
   static constexpr void plan(const SizingRequest& r, Emit&& emit) {
     if (auto c = InterleavedEpochConfig::for_fpr(r.window, r.fpr, {.lane_bits = 64, .capacity = r.capacity})) emit(*c);
+  }
+};
+
+// Guarded epoch in the one-line layout with a spare lane swept ahead of each
+// rotation (interleaved_epoch.hpp, InterleavedSweptConfig).
+template <>
+struct StructureTraits<Structure::interleaved_swept> {
+  // The configuration plan() emits, and the filter it builds.
+  using Config = InterleavedSweptConfig;
+  using Filter = InterleavedEpochFilter<uint64_t, true>;  // the filter a Config builds
+  // r = 6: seven live lanes of eight (the most compact r with a spare).
+  template <class Emit>
+  static constexpr void plan(const SizingRequest& r, Emit&& emit) {
+    if (auto c = InterleavedSweptConfig::for_fpr(r.window, r.fpr, 0, r.capacity)) emit(*c);
   }
 };
 
