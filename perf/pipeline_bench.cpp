@@ -497,6 +497,7 @@ void register_pipeline() {
                        Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::avx512, false},
                        Case{"src_ip", pk::KeyMode::src_ip, "auto", Isa::baseline},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved"},
+                       Case{"src_ip", pk::KeyMode::src_ip, "interleaved-swept"},
                        Case{"src_ip", pk::KeyMode::src_ip, "interleaved-128"},
                        Case{"src_ip", pk::KeyMode::src_ip, "pocket-epoch"},
                        Case{"src_ip", pk::KeyMode::src_ip, "queue-epoch"},

@@ -17,7 +17,7 @@ import sys
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head ends the output, not in a traceback
 
 ORDER = [
-    "interleaved", "interleaved-128", "two-line", "interleaved-apbf", "pocket-epoch", "queue-epoch",
+    "interleaved", "interleaved-swept", "interleaved-128", "two-line", "interleaved-apbf", "pocket-epoch", "queue-epoch",
     "guarded-epoch", "guarded-epoch-blocked", "apbf", "apbbf", "ring", "tlbf",
     "counting", "stable", "tbf", "btbf", "clock4",
 ]

@@ -149,12 +149,14 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     }
   }
   if (const auto* p = std::get_if<model::Plan>(&result);
-      p != nullptr && !spec.structure && p->structure == Structure::interleaved && p->total_bytes > kSweptAbove) {
+      p != nullptr && !spec.structure && spec.fpr != 0.0 && p->structure == Structure::interleaved &&
+      p->total_bytes > kSweptAbove) {
     // Past a few MiB the one-line layout's epoch rotation, a lane cleared in
     // every line inside one burst, outlasts an Rx ring at line rate (0.23 ms
     // at 13 MiB, 8 ms at 218 MiB: docs/PERFORMANCE.md, "Rotation stalls"):
     // auto takes the swept layout, which spreads that clear over the epoch,
-    // when it fits the same limits.
+    // when it fits the same limits. Not when sized by memory (--fpr 0): the
+    // lowest FPR in that memory is what was asked for.
     model::PlanRequest swept = req;
     swept.auto_candidates = swept.auto_fallback = false;
     swept.structure = Structure::interleaved_swept;
@@ -206,7 +208,7 @@ std::variant<DedupFilter, std::string> DedupFilter::plan(const FilterSpec& spec)
 std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& chosen) {
   if (spec.structure) return {};
   model::PlanRequest req = request_of(spec);  // every structure, not only the auto candidates
-  char buf[1000];
+  char buf[1600];
   if (spec.fpr == 0.0 && spec.mem_bytes) {
     // Sized by memory: the trade shows as FPR within the same memory.
     req.max_total_bytes = spec.mem_bytes;
@@ -232,36 +234,30 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
                   chosen.name().c_str());
     return buf;
   }
-  if (chosen.structure() == Structure::interleaved_swept) {
-    // plan_spec's rule for large one-line filters.
+  // plan_spec's rule for large one-line filters: why not interleaved.
+  std::string lead = "the fewest bits among the layouts fastest per packet";
+  const bool swept = chosen.structure() == Structure::interleaved_swept;
+  if (swept) {
     model::PlanRequest plain = limited_request(spec);
     plain.structure = Structure::interleaved;
-    const auto at = spec.fpr == 0.0 ? model::plan_lowest_fpr(plain) : model::plan(plain);
+    const auto at = model::plan(plain);
     if (const auto* p = std::get_if<model::Plan>(&at)) {
       const DedupFilter one(p->config);
-      // And the most compact plan of all, as the other notes name it.
-      std::string compact;
-      const auto all = model::plan(req);
-      if (const auto* c = std::get_if<model::Plan>(&all); c != nullptr && c->structure != chosen.structure()) {
-        const DedupFilter best(c->config);
-        compact = "; the most compact for this window and FPR is " + best.name() + " at " +
-                  human_bytes(static_cast<double>(best.bytes_needed())) + " (more memory accesses per packet): --filter " +
-                  best.name();
-      }
       std::snprintf(buf, sizeof buf,
-                    "--filter auto chose %s (%s, %.1f bits per item): interleaved (%s, %.1f bits per item) would "
-                    "clear a lane in every one of its lines in the burst where an epoch ends, a stall that drops "
-                    "frames at line rate (auto avoids it above %s); %s clears its spare lane a few lines per "
-                    "burst: --filter interleaved for the fewer bytes%s",
-                    chosen.name().c_str(), human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(),
-                    chosen.bits_per_item(), human_bytes(static_cast<double>(one.bytes_needed())).c_str(),
-                    one.bits_per_item(), human_bytes(static_cast<double>(kSweptAbove)).c_str(),
-                    chosen.name().c_str(), compact.c_str());
-      return buf;
+                    "interleaved (%s, %.1f bits per item) would clear a lane in every one of its lines in the "
+                    "burst where an epoch ends, a stall that drops frames at line rate (auto avoids it above %s); "
+                    "%s clears its spare lane a few lines per burst, and keeps keys up to W/6 past the window "
+                    "against W/7 (r = 6): --filter interleaved for the fewer bytes",
+                    human_bytes(static_cast<double>(one.bytes_needed())).c_str(), one.bits_per_item(),
+                    human_bytes(static_cast<double>(kSweptAbove)).c_str(), chosen.name().c_str());
+      lead = buf;
     }
-    return {};
   }
-  if (!info(chosen.structure()).auto_candidate) {
+  char head[200];
+  std::snprintf(head, sizeof head, "--filter auto chose %s (%s, %.1f bits per item): ", chosen.name().c_str(),
+                human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(), chosen.bits_per_item());
+  const std::string alone = swept ? head + lead : std::string();  // the note when nothing more compact is named
+  if (!info(chosen.structure()).auto_candidate && !swept) {
     // plan_spec's fallback: the fast layouts did not fit the limits.
     std::string fast;
     for (const StructureInfo& s : kStructures)
@@ -297,10 +293,10 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
   }
   auto result = model::plan(req);
   const auto* p = std::get_if<model::Plan>(&result);
-  if (p == nullptr || p->structure == chosen.structure()) return {};
+  if (p == nullptr || p->structure == chosen.structure()) return alone;
   const DedupFilter best(p->config);
   const double mine = static_cast<double>(chosen.bytes_needed()), theirs = static_cast<double>(best.bytes_needed());
-  if (!(theirs < 0.8 * mine)) return {};
+  if (!(theirs < 0.8 * mine)) return alone;
   // Between the two: the most compact plans that still read at most one
   // line, and at most two, per packet (interleaved-128 and two-line at 1%),
   // each named when it saves a fifth.
@@ -325,11 +321,10 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
     }
   }
   std::snprintf(buf, sizeof buf,
-                "--filter auto chose %s (%s, %.1f bits per item): the fewest bits among the layouts fastest per "
-                "packet%s; the most compact for this window and FPR is %s at %s (%.1f bits per item, more memory "
+                "%s%s%s; the most compact for this window and FPR is %s at %s (%.1f bits per item, more memory "
                 "accesses per packet): --filter %s",
-                chosen.name().c_str(), human_bytes(mine).c_str(), chosen.bits_per_item(), middle.c_str(),
-                best.name().c_str(), human_bytes(theirs).c_str(), best.bits_per_item(), best.name().c_str());
+                head, lead.c_str(), middle.c_str(), best.name().c_str(), human_bytes(theirs).c_str(),
+                best.bits_per_item(), best.name().c_str());
   return buf;
 }
 
@@ -345,6 +340,7 @@ std::string DedupFilter::create(Arena& arena) {
         flood_.design = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
         flood_.epoch_length = c.epoch_length();
         flood_.r = c.r < 64 ? c.r : 63;
+        flood_.ring = flood_.r + (std::is_same_v<std::decay_t<decltype(c)>, InterleavedSweptConfig> ? 2 : 1);
       }
     }
     return {};
@@ -360,7 +356,7 @@ void DedupFilter::watch_epochs(const EpochSchedule& s, uint32_t seg, uint64_t in
     flood_.early += (fill_before + inserted - s.fill) / s.fill_cap;
     // Epoch starts for effective_window(). Primed at the first look,
     // not at create(): a restored snapshot's segment is not 0.
-    const uint32_t segs = flood_.r + 1;
+    const uint32_t segs = flood_.ring;
     uint32_t n = flood_.known ? (seg + segs - flood_.segment) % segs : 0;
     if (flood_.known && n == 0 && s.epoch_start != flood_.epoch_start) n = segs;  // a whole turn or more
     if (!flood_.known) n = 1;

@@ -86,18 +86,24 @@ TEST(DedupFilter, AutoSweepsLargeOneLineFilters) {
   auto plain = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
   EXPECT_EQ(plain.structure(), ab::Structure::interleaved);
   EXPECT_LT(plain.bytes_needed(), d.bytes_needed());
-  // Either side of the threshold (27.2 bits per item: 8 MiB near W = 2.47M):
+  // Either side of the threshold (27.2 bits per item: 4 MiB near W = 1.23M):
   // swept exactly where the plain layout's arena is over it.
   spec.mem_bytes = 0;
-  for (const uint64_t w : {2'400'000ull, 2'500'000ull}) {
+  for (const uint64_t w : {1'200'000ull, 1'250'000ull}) {
     spec.window = ab::Window::count(w);
     auto at = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
     dd::FilterSpec named = spec;
     named.structure = ab::Structure::interleaved;
     const auto one = std::get<dd::DedupFilter>(dd::DedupFilter::plan(named));
     EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, one.bytes_needed() > dd::kSweptAbove) << w;
-    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, w == 2'500'000ull) << w;
+    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, w == 1'250'000ull) << w;
   }
+  // Sized by memory (--fpr 0 --mem): the lowest FPR in it, so the plain line.
+  spec.window = ab::Window::count(64'000'000);
+  spec.fpr = 0.0;
+  spec.mem_bytes = uint64_t{300} << 20;
+  auto by_memory = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
+  EXPECT_EQ(by_memory.structure(), ab::Structure::interleaved);
 }
 
 TEST(DedupFilter, TimeWindowsWithoutACapacityAndHonourTheTtl) {

@@ -352,10 +352,12 @@ TEST(DedupFwd, EffectiveWindowShrinksWhenEpochsEndEarly) {
   for (uint32_t i = 0; i < 4000; ++i) frames.push_back({t0 + i * 100ull, ipv4(0x0a000000 + i, 0xc0a80001, 17, 1000, 53, "q")});
   const fs::path in = temp_dir() / "flood.pcap", out = temp_dir() / "flood.out.pcap", js = temp_dir() / "flood.json";
   write_pcap(in, frames);
+  // interleaved-swept: its current lane cycles through r + 2 lanes, not r + 1.
+  for (const char* filter : {"guarded-epoch", "interleaved-swept"})
   for (const char* policy : {"keep-fpr", "keep-window"}) {
-    SCOPED_TRACE(policy);
+    SCOPED_TRACE(std::string(filter) + " " + policy);
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
-                                std::string("--key flow --filter guarded-epoch --ttl 1s --capacity 800 --on-flood ") +
+                                std::string("--key flow --filter ") + filter + " --ttl 1s --capacity 800 --on-flood " +
                                     policy + " --time-source rx-timestamp --seed 1 --exit-on-idle 200 "
                                              "--stats-interval 1 --stats-json " + js.string());
     ASSERT_EQ(r.code, 0) << r.out;
