@@ -6,8 +6,8 @@ namespace agebloom::gpu {
 
 std::string unsupported_reason(const FilterConfig& config) {
   if (config.structure == Structure::interleaved_swept)  // --filter auto's choice past kSweptAbove
-    return "the GPU backend does not replay interleaved-swept (--filter auto's one-line layout for filters over "
-           "4 MiB); --filter interleaved, the same line without the spare lane, replays there";
+    return "the GPU backend does not replay interleaved-swept (--filter auto's one-line layout for large filters); "
+           "--filter interleaved, the same line without the spare lane, replays there";
   if (!config.info().gpu) return std::string("the GPU backend does not replay ") + config.info().name;
   if (const auto* i = std::get_if<InterleavedEpochConfig>(&config.config); i && i->lane_bits != 64)
     return "the GPU backend replays the one-line layout with 64-bit lanes only";
