@@ -107,6 +107,7 @@ struct Worker {
   unsigned char* snapshot_copy = nullptr;  // --snapshot-interval: arena_bytes, on the worker's socket
   rte_ring* ring = nullptr;  // dispatch mode: what the dispatcher hands this worker
   bool clock_anchored = false;  // dispatch mode: filter's epochs anchored at time_anchor_ns
+  uint64_t idle_advance_tsc = 0;  // TSC clock: when an empty poll last advanced the filter (0: no burst yet)
 };
 
 inline constexpr size_t kScratchBytes = 65536;

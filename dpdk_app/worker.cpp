@@ -119,6 +119,19 @@ void finish_pending(Worker& w, InFlight& f) {
   w.stats->bursts.add(1);
 }
 
+// An empty poll with no burst in flight, on the TSC clock of a time window:
+// the filter's clock moves on (at most every 10 µs, and only once a burst has
+// started its epochs), so that epoch rotations, and interleaved-swept's sweep
+// of its spare lane, happen while nothing arrives rather than inside the next
+// burst after a quiet spell. clock_ns follows, so that a snapshot records the
+// filter's own time. With --time-source rx-timestamp the packets are the clock.
+void advance_when_idle(Worker& w, uint64_t tsc, uint64_t& clock_ns) {
+  if (w.idle_advance_tsc == 0 || tsc - w.idle_advance_tsc < g_app.tsc_hz / 100'000) return;
+  w.idle_advance_tsc = tsc;
+  clock_ns = tsc_to_ns(tsc - g_app.start_tsc) + g_app.clock_offset_ns;
+  (void)w.filter.advance(clock_ns);  // cannot fail: the TSC does not go back
+}
+
 // One poll of one of the worker's own Rx queues (RSS or a single worker),
 // top to bottom: receive and key the new burst, request its filter lines,
 // then decide and send the burst received before it, which stays in flight
@@ -135,12 +148,17 @@ void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns,
   const uint64_t t0 = rte_rdtsc();
   Staged& b = f.free_slot();
   const uint16_t n = receive(q, b.pkts);
-  if (n == 0 && f.pending == nullptr) return;
+  if (n == 0 && f.pending == nullptr) {
+    advance_when_idle(w, t0, clock_ns);
+    return;
+  }
   if (n != 0) {
     w.stats->last_rx_tsc.set(t0);
     // Time windows on the TSC clock: one reading for the burst.
-    if (o.spec.window.is_time() && !per_packet_time())
+    if (o.spec.window.is_time() && !per_packet_time()) {
       clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
+      w.idle_advance_tsc = t0;
+    }
     b.port = q.port;
     stage_burst(w, b, n, hasher, keys, clock_ns);
   }

@@ -341,6 +341,27 @@ TEST(DedupFwd, ClosingStatsLineShowsTheJsonFigures) {
   EXPECT_NE(line.find(ports), std::string::npos) << line;
 }
 
+// On the TSC clock an empty poll moves a time window's filter on, so that its
+// epochs end while nothing arrives (interleaved-swept's sweep too), not inside
+// the next burst: a capture delivered at once, then 400 ms of idle polls under
+// a 100 ms TTL, leaves every lane of the one-line layout cleared (fill 0 at
+// exit); before, the filter's clock stopped at the last burst and the capture's
+// keys were still set.
+TEST(DedupFwd, IdlePollsAdvanceATimeWindowOnTheTscClock) {
+  std::vector<Frame> frames;
+  for (uint32_t i = 0; i < 300; ++i) frames.push_back({0, ipv4(0x0a000000 + i, 0xc0a80001, 17, 1000, 53, "q")});
+  const fs::path in = temp_dir() / "idle.pcap", out = temp_dir() / "idle.out.pcap", js = temp_dir() / "idle.json";
+  write_pcap(in, frames);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)),
+                              "--key src-ip --filter interleaved --ttl 100ms --capacity 1000 --seed 1 "
+                              "--exit-on-idle 400 --stats-interval 0 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = read_json(js);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["lcores"][0]["fill_ratio"].get<double>(), 0.0) << j["lcores"][0].dump();
+  EXPECT_EQ(j["lcores"][0]["rx"].get<uint64_t>(), 300u) << j["lcores"][0].dump();
+}
+
 // --on-flood keep-fpr ends an epoch once it holds its design load, which
 // shortens the window: the effective window is the span of the last r epochs.
 // Distinct keys 100 us apart on the capture's clock end an epoch every
