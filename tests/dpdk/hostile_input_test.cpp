@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/capture_bytes.hpp"
 #include "../common/shell.hpp"
 #include "../common/test_paths.hpp"
 #include "captures.hpp"
@@ -26,7 +27,7 @@
 #include "three_lcores.hpp"
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<uint8_t>;
+using agebloom::testing::Bytes;
 using agebloom::testing::Outcome;
 using agebloom::testing::shell;
 
@@ -77,19 +78,10 @@ Bytes read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_bytes(const fs::path& p, const Bytes& b) {
-  std::ofstream out(p, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
 
 // ---------------------------------------------------------------- captures
 
-void le16(Bytes& b, uint16_t v) {
-  for (int s = 0; s < 16; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
-}
-void le32(Bytes& b, uint32_t v) {
-  for (int s = 0; s < 32; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
-}
+using agebloom::testing::write_bytes;
 
 // Ethernet + IPv4 + UDP from 10.0.0.`src`.
 Bytes frame(uint8_t src) {
@@ -101,24 +93,14 @@ Bytes frame(uint8_t src) {
 
 // A classic microsecond pcap file header (little-endian, Ethernet).
 Bytes pcap_header(uint32_t snaplen = 65535) {
-  Bytes b;
-  le32(b, 0xa1b2c3d4);
-  le16(b, 2);
-  le16(b, 4);
-  le32(b, 0);
-  le32(b, 0);
-  le32(b, snaplen);
-  le32(b, 1);
-  return b;
+  return agebloom::testing::pcap_file_header(agebloom::testing::kPcapMicroMagic, snaplen);
 }
 
 // One record; caplen defaults to the data's length (a lie when given).
 void pcap_record(Bytes& file, const Bytes& data, uint32_t usec, int64_t caplen = -1) {
-  le32(file, 1'700'000'000);
-  le32(file, usec);
-  le32(file, caplen < 0 ? static_cast<uint32_t>(data.size()) : static_cast<uint32_t>(caplen));
-  le32(file, static_cast<uint32_t>(data.size()));
-  file.insert(file.end(), data.begin(), data.end());
+  const auto len = static_cast<uint32_t>(data.size());
+  agebloom::testing::pcap_record(file, 1'700'000'000, usec, caplen < 0 ? len : static_cast<uint32_t>(caplen), len,
+                                 data);
 }
 
 // `n` distinct frames, 10 us apart.
@@ -132,37 +114,21 @@ Bytes good_pcap(unsigned n) {
 // enhanced packet blocks; `length_lie` replaces the block's leading total
 // length (its trailing one stays true).
 Bytes pcapng_header() {
+  namespace t = agebloom::testing;
   Bytes b;
-  le32(b, 0x0A0D0D0A);
-  le32(b, 28);
-  le32(b, 0x1A2B3C4D);
-  le16(b, 1);
-  le16(b, 0);
-  le32(b, 0xffffffff);  // section length: unknown
-  le32(b, 0xffffffff);
-  le32(b, 28);
-  le32(b, 1);  // interface description block
-  le32(b, 20);
-  le16(b, 1);  // LINKTYPE_ETHERNET
-  le16(b, 0);
-  le32(b, 0);  // snaplen: none
-  le32(b, 20);
+  t::pcapng_block(b, t::kPcapngSection, t::pcapng_section_body());
+  Bytes idb;
+  t::le16(idb, 1);  // LINKTYPE_ETHERNET
+  t::le16(idb, 0);
+  t::le32(idb, 0);  // snaplen: none
+  t::pcapng_block(b, t::kPcapngInterface, idb);
   return b;
 }
 
 void pcapng_packet(Bytes& file, const Bytes& data, uint64_t ts_us, int64_t length_lie = -1) {
-  const size_t pad = (4 - data.size() % 4) % 4;
-  const uint32_t total = static_cast<uint32_t>(32 + data.size() + pad);
-  le32(file, 6);
-  le32(file, length_lie < 0 ? total : static_cast<uint32_t>(length_lie));
-  le32(file, 0);
-  le32(file, static_cast<uint32_t>(ts_us >> 32));
-  le32(file, static_cast<uint32_t>(ts_us));
-  le32(file, static_cast<uint32_t>(data.size()));
-  le32(file, static_cast<uint32_t>(data.size()));
-  file.insert(file.end(), data.begin(), data.end());
-  file.insert(file.end(), pad, 0);
-  le32(file, total);
+  namespace t = agebloom::testing;
+  t::pcapng_block(file, t::kPcapngPacket, t::pcapng_packet_body(ts_us, data),
+                  length_lie < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(length_lie)));
 }
 
 

@@ -3,6 +3,7 @@
 // bad options, exit 1 for unreadable traces, never a crash).
 #include <gtest/gtest.h>
 
+#include "../common/capture_bytes.hpp"
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
 #include "../common/test_paths.hpp"
@@ -581,28 +582,19 @@ TEST(ReplayCli, AFullStandardOutputExitsOne) {
 // A pcapng record after 2106-02-07 cannot keep its seconds in a pcap record
 // (32 bits): --write and --split say how many were written modulo 2^32.
 TEST(ReplayCli, TimesPastWhatAPcapHoldsAreSaid) {
-  std::string f;
-  auto le = [&](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) f.push_back(static_cast<char>(v >> (8 * i)));
-  };
-  auto block = [&](uint32_t type, const std::string& body) {
-    le(type, 4), le(12 + body.size(), 4), f += body, le(12 + body.size(), 4);
-  };
-  auto fields = [](std::initializer_list<std::pair<uint64_t, int>> v) {
-    std::string b;
-    for (auto [x, n] : v)
-      for (int i = 0; i < n; ++i) b.push_back(static_cast<char>(x >> (8 * i)));
-    return b;
-  };
-  block(0x0A0D0D0A, fields({{0x1A2B3C4D, 4}, {1, 2}, {0, 2}, {~uint64_t{0}, 8}}));
-  block(1, fields({{1, 2}, {0, 2}, {65535, 4}}));
-  const std::string frame(60, '\x01');
-  for (uint64_t sec : {uint64_t{1'700'000'000}, (uint64_t{1} << 32) + 5}) {
-    const uint64_t us = sec * 1'000'000;
-    block(6, fields({{0, 4}, {us >> 32, 4}, {us & 0xffffffffu, 4}, {60, 4}, {60, 4}}) + frame);
-  }
+  namespace t = agebloom::testing;
+  t::Bytes f;
+  t::pcapng_block(f, t::kPcapngSection, t::pcapng_section_body());
+  t::Bytes idb;
+  t::le16(idb, 1);  // Ethernet
+  t::le16(idb, 0);
+  t::le32(idb, 65535);
+  t::pcapng_block(f, t::kPcapngInterface, idb);
+  const t::Bytes frame(60, 0x01);
+  for (uint64_t sec : {uint64_t{1'700'000'000}, (uint64_t{1} << 32) + 5})
+    t::pcapng_block(f, t::kPcapngPacket, t::pcapng_packet_body(sec * 1'000'000, frame));
   const fs::path in = temp_dir() / "2106.pcapng";
-  std::ofstream(in, std::ios::binary) << f;
+  t::write_bytes(in, f);
   const Outcome w = run(in.string() + " --seed 1 --write " + (temp_dir() / "2106-out.pcap").string());
   EXPECT_EQ(w.code, 0) << w.out;
   EXPECT_NE(w.out.find("1 record dated after 2106-02-07 written to --write/--write-suppressed"), std::string::npos)
@@ -643,26 +635,20 @@ TEST(ReplayCli, TinyButBuildableFprReplays) {
 // field) is skipped and counted, and the clock goes on: the key seen again 4 s
 // later under a 1 s TTL has expired (a frozen clock would keep it forever).
 TEST(ReplayCli, BadTimestampsAreSkippedAndCountedNotAFrozenClock) {
-  auto le32 = [](std::string& b, uint32_t v) {
-    for (int i = 0; i < 4; ++i) b.push_back(static_cast<char>(v >> (8 * i)));
-  };
-  std::string frame(42, '\0');  // Ethernet + IPv4 + UDP, 10.0.0.1 -> 10.0.0.2
+  namespace t = agebloom::testing;
+  t::Bytes frame(42, 0);  // Ethernet + IPv4 + UDP, 10.0.0.1 -> 10.0.0.2
   frame[12] = 0x08;
   const unsigned char ip[20] = {0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
-  for (int i = 0; i < 20; ++i) frame[14 + i] = static_cast<char>(ip[i]);
+  for (int i = 0; i < 20; ++i) frame[14 + i] = ip[i];
   frame[38] = 0;
   frame[39] = 8;  // UDP length
-  std::string pcap;
-  for (uint32_t v : {0xa1b2c3d4u, 0x00040002u, 0u, 0u, 65535u, 1u}) le32(pcap, v);
-  auto record = [&](uint32_t sec, uint32_t usec) {
-    for (uint32_t v : {sec, usec, 42u, 42u}) le32(pcap, v);
-    pcap += frame;
-  };
+  t::Bytes pcap = t::pcap_file_header();
+  auto record = [&](uint32_t sec, uint32_t usec) { t::pcap_record(pcap, sec, usec, 42, 42, frame); };
   record(1000, 0);
   record(1001, 0xffffffffu);  // "-1" microseconds
   record(1005, 0);
   const fs::path f = temp_dir() / "bad-ts.pcap";
-  std::ofstream(f, std::ios::binary) << pcap;
+  t::write_bytes(f, pcap);
   const Outcome r = run(f.string() + " --json --seed 1 --key src-ip --ttl 1s --capacity 100");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));

@@ -12,46 +12,28 @@
 #include <string>
 #include <vector>
 
+#include "../common/capture_bytes.hpp"
 #include "agebloom/trace/pcap_trace.hpp"
 
 namespace agebloom::trace {
 namespace {
 
 namespace fs = std::filesystem;
-using Bytes = std::vector<uint8_t>;
 using Status = PcapReader::Status;
+using testing::Bytes;
+using testing::le16;
+using testing::le32;
 
-void le16(Bytes& b, uint16_t v) {
-  for (int s = 0; s < 16; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
-}
-void le32(Bytes& b, uint32_t v) {
-  for (int s = 0; s < 32; s += 8) b.push_back(static_cast<uint8_t>(v >> s));
-}
+constexpr uint32_t kMicroMagic = testing::kPcapMicroMagic, kNanoMagic = testing::kPcapNanoMagic;
 
-constexpr uint32_t kMicroMagic = 0xa1b2c3d4, kNanoMagic = 0xa1b23c4d;
-
-Bytes header(uint32_t magic) {
-  Bytes b;
-  le32(b, magic);
-  le16(b, 2);
-  le16(b, 4);
-  le32(b, 0);
-  le32(b, 0);
-  le32(b, 65535);
-  le32(b, 1);  // Ethernet
-  return b;
-}
+Bytes header(uint32_t magic) { return testing::pcap_file_header(magic); }
 
 // A 60-byte frame whose first byte tells the records apart; sec and frac are
 // written as the raw 32-bit fields.
 void record(Bytes& f, uint32_t sec, uint32_t frac, uint8_t id) {
-  le32(f, sec);
-  le32(f, frac);
-  le32(f, 60);
-  le32(f, 60);
   Bytes data(60, 0);
   data[0] = id;
-  f.insert(f.end(), data.begin(), data.end());
+  testing::pcap_record(f, sec, frac, 60, 60, data);
 }
 
 class BadTimestamps : public ::testing::Test {
@@ -68,8 +50,7 @@ class BadTimestamps : public ::testing::Test {
   }
   fs::path write(const std::string& name, const Bytes& b) {
     const fs::path p = dir_ / name;
-    std::ofstream out(p, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    testing::write_bytes(p, b);
     return p;
   }
   // Reads to the end: the ids and times of the packets handed out.
@@ -140,19 +121,8 @@ TEST_F(BadTimestamps, NanosecondCaptureSkipsAndCountsOutOfRangeFields) {
 // is out of range there, not a time after 2038 as in a classic capture.
 TEST_F(BadTimestamps, PcapngBefore1970IsOutOfRange) {
   Bytes f;
-  auto block = [&](uint32_t type, const Bytes& body) {
-    le32(f, type);
-    le32(f, static_cast<uint32_t>(12 + body.size()));
-    f.insert(f.end(), body.begin(), body.end());
-    le32(f, static_cast<uint32_t>(12 + body.size()));
-  };
-  Bytes shb;
-  le32(shb, 0x1A2B3C4D);  // byte-order magic
-  le16(shb, 1);
-  le16(shb, 0);
-  le32(shb, 0xffffffffu);  // section length unknown
-  le32(shb, 0xffffffffu);
-  block(0x0A0D0D0A, shb);
+  auto block = [&](uint32_t type, const Bytes& body) { testing::pcapng_block(f, type, body); };
+  block(testing::kPcapngSection, testing::pcapng_section_body());
   Bytes idb;
   le16(idb, 1);  // Ethernet
   le16(idb, 0);
@@ -162,18 +132,11 @@ TEST_F(BadTimestamps, PcapngBefore1970IsOutOfRange) {
   le32(idb, static_cast<uint32_t>(-100));
   le32(idb, 0xffffffffu);
   le32(idb, 0);  // end of options
-  block(1, idb);
+  block(testing::kPcapngInterface, idb);
   for (const auto& [us, id] : {std::pair<uint64_t, uint8_t>{0, 1}, {200'000'000, 2}}) {  // -100 s, then +100 s
-    Bytes epb;
-    le32(epb, 0);  // interface 0
-    le32(epb, static_cast<uint32_t>(us >> 32));
-    le32(epb, static_cast<uint32_t>(us));
-    le32(epb, 60);
-    le32(epb, 60);
     Bytes data(60, 0);
     data[0] = id;
-    epb.insert(epb.end(), data.begin(), data.end());
-    block(6, epb);
+    block(testing::kPcapngPacket, testing::pcapng_packet_body(us, data));
   }
   std::vector<uint8_t> ids;
   std::vector<uint64_t> ns;
