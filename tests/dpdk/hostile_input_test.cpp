@@ -78,7 +78,6 @@ Bytes read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-
 // ---------------------------------------------------------------- captures
 
 using agebloom::testing::write_bytes;
