@@ -266,7 +266,12 @@ bool save_final_snapshot() {
     clock.push_back(w.stats->last_clock_ns.get());
   }
   if (!write_file(state, clock)) return false;
-  std::printf("dedup_fwd: snapshot written to %s\n", g_app.opt.snapshot.c_str());
+  // A time window's clock as saved: the next restore goes on from it.
+  char at[64] = "";
+  if (g_app.opt.spec.window.is_time())
+    std::snprintf(at, sizeof at, " (its time window's clock at %.3f s)",
+                  static_cast<double>(*std::max_element(clock.begin(), clock.end())) / 1e9);
+  std::printf("dedup_fwd: snapshot written to %s%s\n", g_app.opt.snapshot.c_str(), at);
   return true;
 }
 

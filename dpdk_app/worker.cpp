@@ -271,7 +271,10 @@ int worker_main(void* arg) {
   const ab::Hasher hasher(g_app.seed);
   const pk::KeyOptions keys = o.key_options();
   const bool housekeeper = rte_lcore_id() == rte_get_main_lcore();
-  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : 0;  // Rx stamps go on from a restore
+  // Rx stamps go on from a restore; the TSC clock from its offset (the
+  // restored clock plus the time down, else 0), so that a snapshot saved
+  // before any burst does not record a clock behind the filter's own.
+  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : g_app.clock_offset_ns;
   InFlight in_flight;
 
   std::printf("dedup_fwd: worker %u on lcore %u (socket %d) polls", w.index, w.lcore_id, w.socket);
@@ -322,7 +325,8 @@ int worker_main(void* arg) {
 int dispatcher_main(Dispatcher& d) {
   const ab::Hasher hasher(g_app.seed);  // the workers' filters are probed with these hashes
   const pk::KeyOptions keys = g_app.opt.key_options();
-  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : 0;  // Rx stamps go on from a restore
+  // Rx stamps go on from a restore; the TSC clock from its offset (as a worker's).
+  uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : g_app.clock_offset_ns;
   std::printf("dedup_fwd: dispatcher on lcore %u polls", d.lcore_id);
   for (const RxQueue& q : d.rxq) std::printf(" port %u queue %u", q.port, q.queue);
   std::printf("\n");

@@ -1320,6 +1320,33 @@ TEST(DedupFwd, SnapshotOfATimeWindowHonoursTheTimeDown) {
   EXPECT_EQ(read_json(js)["suppressed"], 0) << "expired while dedup_fwd was down: " << r.out;
 }
 
+// A restart that sees no traffic saves the clock it restored (plus the time
+// down), not 0: a clock saved behind the filter's own would freeze its
+// epochs after the next restore (every advance "time going backwards", the
+// keys kept past their TTL).
+TEST(DedupFwd, SnapshotWithoutTrafficKeepsTheRestoredClock) {
+  const fs::path a = temp_dir() / "quiet.pcap", empty = temp_dir() / "quiet-empty.pcap",
+                 out = temp_dir() / "quiet.out.pcap", snap = temp_dir() / "quiet.bin";
+  write_pcap(a, sources(0, 50));
+  write_pcap(empty, {});
+  fs::remove(snap);
+  const std::string common = " --key src-ip --ttl 30s --capacity 1000 --seed 5eed --stats-interval 0 --snapshot " +
+                             snap.string();
+  auto saved_clock = [](const Outcome& r) {
+    const size_t at = r.out.find("its time window's clock at ");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + 27));
+  };
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)), common + " --exit-on-idle 600");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const double first = saved_clock(r);
+  EXPECT_GT(first, 0.5) << "idle polls moved the clock to the exit: " << r.out;
+  r = dedup_fwd(eal(pcap_vdev(0, empty, out)), common + " --exit-on-idle 200 --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("restored"), std::string::npos) << r.out;
+  EXPECT_GE(saved_clock(r), first) << r.out;
+}
+
 // Killed mid-run (SIGKILL: no exit path runs), the last periodic snapshot is
 // whole: the next run restores it.
 TEST(DedupFwd, SnapshotSurvivesSigkill) {
