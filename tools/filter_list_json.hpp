@@ -13,16 +13,17 @@ namespace agebloom::tools {
 
 inline nlohmann::json filter_list_json() {
     nlohmann::json rows = nlohmann::json::array();
-    for (const StructureInfo& s : kStructures)
-        rows.push_back({{"name", s.name},
-                        {"windows", s.windows == kBothWindows ? "count+time"
-                                    : s.windows == kTimeWindows ? "time" : "count"},
-                        {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
-                        {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
-                        {"false_negatives", s.false_negatives}});
-    // --filter auto's rule for large one-line filters: its choice past this size.
-    for (auto& row : rows)
-        if (row["name"] == name(Structure::interleaved_swept)) row["auto_over_bytes"] = dedup::kSweptAbove;
+    for (const StructureInfo& s : kStructures) {
+        nlohmann::json row = {{"name", s.name},
+                              {"windows", s.windows == kBothWindows ? "count+time"
+                                          : s.windows == kTimeWindows ? "time" : "count"},
+                              {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
+                              {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
+                              {"false_negatives", s.false_negatives}};
+        // --filter auto's rule for large one-line filters: its choice past this size.
+        if (s.id == Structure::interleaved_swept) row["auto_over_bytes"] = dedup::kSweptAbove;
+        rows.push_back(std::move(row));
+    }
     return rows;
 }
 

@@ -160,7 +160,7 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     model::PlanRequest swept = req;
     swept.auto_candidates = swept.auto_fallback = false;
     swept.structure = Structure::interleaved_swept;
-    auto s = spec.fpr == 0.0 ? model::plan_lowest_fpr(swept) : model::plan(swept);
+    auto s = model::plan(swept);
     if (const auto* q = std::get_if<model::Plan>(&s); q != nullptr && keeps_flood_policy(spec, *q)) result = std::move(s);
   }
   if (auto* err = std::get_if<model::PlanError>(&result)) {
