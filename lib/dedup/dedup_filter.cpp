@@ -148,20 +148,21 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
       result = plan();
     }
   }
-  if (const auto* p = std::get_if<model::Plan>(&result);
-      p != nullptr && !spec.structure && spec.fpr != 0.0 && p->structure == Structure::interleaved &&
-      p->total_bytes > kSweptAbove) {
-    // Past a few MiB the one-line layout's epoch rotation, a lane cleared in
-    // every line inside one burst, outlasts an Rx ring at line rate (0.23 ms
-    // at 13 MiB, 8 ms at 218 MiB: docs/PERFORMANCE.md, "Rotation stalls"):
-    // auto takes the swept layout, which spreads that clear over the epoch,
-    // when it fits the same limits. Not when sized by memory (--fpr 0): the
-    // lowest FPR in that memory is what was asked for.
-    model::PlanRequest swept = req;
-    swept.auto_candidates = swept.auto_fallback = false;
-    swept.structure = Structure::interleaved_swept;
-    auto s = model::plan(swept);
-    if (const auto* q = std::get_if<model::Plan>(&s); q != nullptr && keeps_flood_policy(spec, *q)) result = std::move(s);
+  if (const auto* p = std::get_if<model::Plan>(&result); p != nullptr && !spec.structure && spec.fpr != 0.0) {
+    // The registry's size rule (StructureInfo::auto_over_bytes): past a few
+    // MiB the one-line layout's epoch rotation, a lane cleared in every line
+    // inside one burst, outlasts an Rx ring at line rate (docs/PERFORMANCE.md,
+    // "Rotation stalls"): auto takes the row that spreads that clear over the
+    // epoch, when it fits the same limits. Not when sized by memory (--fpr 0):
+    // the lowest FPR in that memory is what was asked for.
+    if (const StructureInfo* over = auto_over(p->structure, p->total_bytes)) {
+      model::PlanRequest instead = req;
+      instead.auto_candidates = instead.auto_fallback = false;
+      instead.structure = over->id;
+      auto s = model::plan(instead);
+      if (const auto* q = std::get_if<model::Plan>(&s); q != nullptr && keeps_flood_policy(spec, *q))
+        result = std::move(s);
+    }
   }
   if (auto* err = std::get_if<model::PlanError>(&result)) {
     // Over --mem alone: name the plan that does not fit, and by how much.
@@ -234,30 +235,38 @@ std::string DedupFilter::auto_note(const FilterSpec& spec, const DedupFilter& ch
                   chosen.name().c_str());
     return buf;
   }
-  // plan_spec's rule for large one-line filters: why not interleaved.
+  // plan_spec's size rule (the registry's auto_over_bytes): why not the row it replaced.
   std::string lead = "the fewest bits among the layouts fastest per packet";
-  const bool swept = chosen.structure() == Structure::interleaved_swept;
-  if (swept) {
+  const StructureInfo& row = info(chosen.structure());
+  const bool over = row.auto_over_bytes != 0;
+  if (over) {
     model::PlanRequest plain = limited_request(spec);
-    plain.structure = Structure::interleaved;
+    plain.structure = row.auto_in_place_of;
     const auto at = model::plan(plain);
     if (const auto* p = std::get_if<model::Plan>(&at)) {
       const DedupFilter one(p->config);
-      std::snprintf(buf, sizeof buf,
-                    "interleaved (%s, %.1f bits per item) would clear a lane in every one of its lines in the "
-                    "burst where an epoch ends, a stall that drops frames at line rate (auto avoids it above %s); "
-                    "%s clears its spare lane a few lines per burst, and keeps keys up to W/6 past the window "
-                    "against W/7 (r = 6): --filter interleaved for the fewer bytes",
-                    human_bytes(static_cast<double>(one.bytes_needed())).c_str(), one.bits_per_item(),
-                    human_bytes(static_cast<double>(kSweptAbove)).c_str(), chosen.name().c_str());
+      // Keys stay up to W/r past the window (an epoch's slack): r of each.
+      const auto r_of = [](const DedupFilter& d) {
+        return d.config().visit([](const auto& c) -> uint32_t {
+          if constexpr (requires { c.r; }) return c.r; else return 0;
+        });
+      };
+      char slack[96] = "";
+      if (r_of(chosen) && r_of(one))
+        std::snprintf(slack, sizeof slack, "; it keeps keys up to W/%u past the window against W/%u", r_of(chosen),
+                      r_of(one));
+      std::snprintf(buf, sizeof buf, "%s (%s, %.1f bits per item) %s (auto avoids it above %s); %s is %s%s: --filter %s for the fewer bytes",
+                    one.name().c_str(), human_bytes(static_cast<double>(one.bytes_needed())).c_str(),
+                    one.bits_per_item(), row.auto_over_why, human_bytes(static_cast<double>(row.auto_over_bytes)).c_str(),
+                    chosen.name().c_str(), row.summary, slack, one.name().c_str());
       lead = buf;
     }
   }
   char head[200];
   std::snprintf(head, sizeof head, "--filter auto chose %s (%s, %.1f bits per item): ", chosen.name().c_str(),
                 human_bytes(static_cast<double>(chosen.bytes_needed())).c_str(), chosen.bits_per_item());
-  const std::string alone = swept ? head + lead : std::string();  // the note when nothing more compact is named
-  if (!info(chosen.structure()).auto_candidate && !swept) {
+  const std::string alone = over ? head + lead : std::string();  // the note when nothing more compact is named
+  if (!row.auto_candidate && !over) {
     // plan_spec's fallback: the fast layouts did not fit the limits.
     std::string fast;
     for (const StructureInfo& s : kStructures)
@@ -340,7 +349,9 @@ std::string DedupFilter::create(Arena& arena) {
         flood_.design = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
         flood_.epoch_length = c.epoch_length();
         flood_.r = c.r < 64 ? c.r : 63;
-        flood_.ring = flood_.r + (std::is_same_v<std::decay_t<decltype(c)>, InterleavedSweptConfig> ? 2 : 1);
+        // The lanes the current one cycles through: r + 1, or the
+        // config's own ring (the swept layout's spare makes r + 2).
+        if constexpr (requires { c.ring(); }) flood_.ring = c.ring(); else flood_.ring = flood_.r + 1;
       }
     }
     return {};

@@ -67,19 +67,47 @@ TEST(DedupFilter, AutoIsThePlannersChoice) {
   EXPECT_TRUE(ab::info(d.structure()).one_line);
 }
 
-// Past kSweptAbove bytes auto's one-line plan stalls the worker at every
-// rotation: auto takes interleaved-swept instead, says why, and keeps
-// interleaved where the swept plan would not fit --mem (or the filter is
-// small, as at W = 1M above).
+// The registry's size rule: one row, interleaved-swept in place of
+// interleaved past 4 MiB (the plain layout's rotation stall), and
+// ab::auto_over finds it only past that size and only for that row.
+TEST(DedupFilter, TheRegistrysSizeRuleIsTheSweptRow) {
+  const ab::StructureInfo& swept = ab::info(ab::Structure::interleaved_swept);
+  EXPECT_EQ(swept.auto_over_bytes, uint64_t{4} << 20);
+  EXPECT_EQ(swept.auto_in_place_of, ab::Structure::interleaved);
+  ASSERT_NE(swept.auto_over_why, nullptr);
+  for (const ab::StructureInfo& row : ab::kStructures) {
+    if (row.id != ab::Structure::interleaved_swept) {
+      EXPECT_EQ(row.auto_over_bytes, 0u) << row.name;
+    }
+    if (row.auto_over_bytes == 0) continue;
+    // What it replaces is what auto plans, and it keeps the same windows in one line.
+    EXPECT_TRUE(ab::info(row.auto_in_place_of).auto_candidate) << row.name;
+    EXPECT_EQ(row.windows, ab::info(row.auto_in_place_of).windows) << row.name;
+    EXPECT_EQ(row.one_line, ab::info(row.auto_in_place_of).one_line) << row.name;
+  }
+  EXPECT_EQ(ab::auto_over(ab::Structure::interleaved, swept.auto_over_bytes), nullptr);
+  EXPECT_EQ(ab::auto_over(ab::Structure::interleaved, swept.auto_over_bytes + 1), &swept);
+  EXPECT_EQ(ab::auto_over(ab::Structure::interleaved_128, uint64_t{1} << 40), nullptr);
+  EXPECT_EQ(ab::auto_over(ab::Structure::guarded_epoch, uint64_t{1} << 40), nullptr);
+}
+
+// Past the registry's auto_over_bytes auto's one-line plan stalls the worker
+// at every rotation: auto takes interleaved-swept instead, says why, and
+// keeps interleaved where the swept plan would not fit --mem (or the filter
+// is small, as at W = 1M above).
 TEST(DedupFilter, AutoSweepsLargeOneLineFilters) {
+  const uint64_t over = ab::info(ab::Structure::interleaved_swept).auto_over_bytes;
   dd::FilterSpec spec;
   spec.window = ab::Window::count(64'000'000);
   spec.fpr = 0.01;
   auto d = std::get<dd::DedupFilter>(dd::DedupFilter::plan(spec));
   EXPECT_EQ(d.structure(), ab::Structure::interleaved_swept);
-  EXPECT_GT(d.bytes_needed(), dd::kSweptAbove);
+  EXPECT_GT(d.bytes_needed(), over);
   const std::string note = dd::DedupFilter::auto_note(spec, d);
   EXPECT_NE(note.find("interleaved (207.54 MiB"), std::string::npos) << note;
+  EXPECT_NE(note.find("auto avoids it above 4.00 MiB"), std::string::npos) << note;
+  EXPECT_NE(note.find("keeps keys up to W/6 past the window against W/7"), std::string::npos) << note;
+  EXPECT_NE(note.find("--filter interleaved for the fewer bytes"), std::string::npos) << note;
   EXPECT_NE(note.find("most compact for this window and FPR is guarded-epoch"), std::string::npos) << note;
   // Just under the swept plan's bytes: the plain layout still fits, and is taken.
   spec.mem_bytes = d.bytes_needed() - 1;
@@ -95,7 +123,7 @@ TEST(DedupFilter, AutoSweepsLargeOneLineFilters) {
     dd::FilterSpec named = spec;
     named.structure = ab::Structure::interleaved;
     const auto one = std::get<dd::DedupFilter>(dd::DedupFilter::plan(named));
-    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, one.bytes_needed() > dd::kSweptAbove) << w;
+    EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, one.bytes_needed() > over) << w;
     EXPECT_EQ(at.structure() == ab::Structure::interleaved_swept, w == 1'250'000ull) << w;
   }
   // Sized by memory (--fpr 0 --mem): the lowest FPR in it, so the plain line.

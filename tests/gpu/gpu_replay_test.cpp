@@ -395,6 +395,20 @@ TEST(GpuErrors, InvalidConfigAndPolicyAreValues) {
   EXPECT_EQ(gpu::insert_bulk(fc(*t), image.data(), image.size(), &k, 1).code, gpu::GpuErrc::bad_argument);
 }
 
+// Without a device too: a structure the backend does not take is named, and
+// auto's choice past a size names the layout it stands in for, which replays.
+TEST(GpuErrors, UnsupportedSaysWhatReplaysInstead) {
+  auto swept = InterleavedSweptConfig::for_fpr(Window::count(100000), 0.01);
+  ASSERT_TRUE(swept.has_value());
+  const std::string why = gpu::unsupported_reason({Structure::interleaved_swept, *swept});
+  EXPECT_NE(why.find("does not replay interleaved-swept"), std::string::npos) << why;
+  EXPECT_NE(why.find("over 4 MiB"), std::string::npos) << why;
+  EXPECT_NE(why.find("--filter interleaved,"), std::string::npos) << why;
+  auto plain = InterleavedEpochConfig::for_fpr(Window::count(100000), 0.01);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(gpu::unsupported_reason(fc(*plain)), "");
+}
+
 }  // namespace
 
 // meson reports exit 77 as SKIP: without a device every GPU case skipped.

@@ -90,8 +90,13 @@ TEST(ReplayCli, ListFiltersNamesTheSevenStructures) {
   ASSERT_EQ(rows.size(), listed().size());
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i]["name"], listed()[i].name);
   // auto's choice past a size: said in both forms, the size being auto's own.
-  for (const auto& row : rows)
+  for (const auto& row : rows) {
     EXPECT_EQ(row.contains("auto_over_bytes"), row["name"] == "interleaved-swept") << row.dump();
+    if (row.contains("auto_over_bytes")) {
+      EXPECT_EQ(row["auto_over_bytes"], uint64_t{4} << 20) << row.dump();
+      EXPECT_EQ(row["auto_in_place_of"], "interleaved") << row.dump();
+    }
+  }
   const Outcome text = run("--list-filters");
   EXPECT_NE(text.out.find("--filter auto's choice over 4 MiB"), std::string::npos) << text.out;
 }

@@ -108,20 +108,14 @@ bool mem_is_budget(const FilterSpec& spec) noexcept;
 // What DedupFilter::plan builds from `spec`, with the planner's figures
 // (agebloom-plan prints them): `structure` empty plans among the auto
 // candidates, or among all structures when none of those meets the target
-// within the limits, and interleaved-swept where the auto candidates' plan is
-// interleaved over kSweptAbove bytes; mem_bytes is a limit, or with fpr 0 the input (the lowest FPR
+// within the limits, and a registry row's size rule (StructureInfo::auto_over_bytes:
+// interleaved-swept where the plan is interleaved over 4 MiB); mem_bytes is a limit, or with fpr 0 the input (the lowest FPR
 // that fits); --on-flood keep-fpr sets the epochs' capacity trigger. A
 // refusal keeps the planner's code (usage error, FPR out of reach, limits).
 model::PlanResult plan_spec(const FilterSpec& spec);
 
 // The capacity a named structure that needs one assumes for --ttl without --capacity.
 inline constexpr uint64_t kDefaultTtlCapacity = 1'000'000;
-// --filter auto: where its one-line plan (interleaved) takes more than this
-// many bytes, it takes interleaved-swept instead, whose epoch rotation
-// clears nothing at once (docs/PERFORMANCE.md, "Rotation stalls": from about
-// this size on, a whole-lane clear outlasts what a 1024-entry Rx ring holds at
-// 14.88 Mpps, 69 µs; 30-63 µs were measured at 3.4 MiB, 0.23 ms at 13.6 MiB).
-inline constexpr uint64_t kSweptAbove = uint64_t{4} << 20;
 
 // The name --filter takes for `spec.structure` ("auto" when empty).
 const char* spec_name(const FilterSpec& spec) noexcept;

@@ -174,11 +174,14 @@ struct InterleavedSweptConfig : InterleavedEpochConfig {
   // c as this type (c.r + 2 <= c.lanes(): validate() checks).
   constexpr explicit InterleavedSweptConfig(const InterleavedEpochConfig& c) noexcept : InterleavedEpochConfig(c) {}
 
+  // The lanes the current one cycles through: the r + 1 live ones and the spare.
+  constexpr uint32_t ring() const noexcept { return r + 2; }
+
   // InterleavedEpochConfig's, and a lane besides the r + 1 live ones for the sweep.
   constexpr Status validate() const noexcept {
     if (Status s = InterleavedEpochConfig::validate(); !s) return s;
     if (lane_bits != 64) return Errc::block_size_invalid;
-    if (r + 2 > lanes()) return Errc::segments_out_of_range;
+    if (ring() > lanes()) return Errc::segments_out_of_range;
     return Errc::ok;
   }
 
@@ -368,7 +371,11 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
   }
 
   // The swept layout's ring: r + 1 live lanes and the spare after the current one.
-  uint32_t spare_of(uint32_t current) const noexcept { return current + 1 == cfg_.r + 2 ? 0 : current + 1; }
+  // Without kSwept: kLanes, a lane no query masks.
+  uint32_t spare_of(uint32_t current) const noexcept {
+    if constexpr (kSwept) return current + 1 == cfg_.ring() ? 0 : current + 1;
+    else return kLanes;
+  }
 
   // Does a lane that queries read hold every bit of mask?
   bool covers(const Line& line, Lane mask) const noexcept {
@@ -453,7 +460,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
           *state_, m, [&](size_t i) { out[base + i] = test_and_insert(h[base + i]); },
           [&](size_t i, size_t end, uint32_t current) {
             // The swept layout's spare lane, which no query reads (plain: none).
-            [[maybe_unused]] const uint32_t spare = kSwept ? spare_of(current) : kLanes;
+            [[maybe_unused]] const uint32_t spare = spare_of(current);
 #if AGEBLOOM_INTRINSICS_DISPATCH
             if constexpr (B == 8 && std::is_same_v<Lane, uint64_t>)
               if (isa_ == Isa::avx2)

@@ -80,6 +80,13 @@ struct StructureInfo {
                          // limits (dedup_filter.cpp): every layout whose memory accesses say its cost
                          // per packet; not pocket-epoch or queue-epoch, which read 1.04-1.06 lines
                          // per operation but measured 2-5x two-line's cycles (docs/PERFORMANCE.md)
+  // A size rule (rows without one leave these three at their defaults):
+  // --filter auto takes this row in place of row auto_in_place_of where that
+  // row's plan needs more than auto_over_bytes, if this row's plan fits the
+  // same limits (dedup_filter.cpp, plan_spec; auto_over() below).
+  uint64_t auto_over_bytes = 0;                           // 0: no size rule
+  Structure auto_in_place_of = Structure::guarded_epoch;  // the row it replaces past that size
+  const char* auto_over_why = nullptr;                    // what that row costs past it (auto's note)
 };
 
 // The registry: one row per structure, in enumerator order.
@@ -144,7 +151,14 @@ inline constexpr StructureInfo kStructures[] = {
      "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout, a spare lane swept ahead)", kBothWindows,
      "one cache line",
      "interleaved with r = 6 and a spare lane cleared a few lines per burst: no stall when an epoch ends",
-     false, false, true, false, false, true},
+     false, false, true, false, false, true,
+     // From about 4 MiB on, the plain layout's whole-lane clear at a rotation
+     // outlasts what a 1024-entry Rx ring holds at 14.88 Mpps, 69 us
+     // (docs/PERFORMANCE.md, "Rotation stalls": 30-63 us measured at 3.4 MiB,
+     // 0.23 ms at 13.6 MiB, 8 ms at 218 MiB).
+     uint64_t{4} << 20, Structure::interleaved,
+     "would clear a lane in every one of its lines in the burst where an epoch ends, a stall that drops frames "
+     "at line rate"},
 };
 // How many structures are registered (the loops over the table stop here).
 inline constexpr size_t kStructureCount = sizeof kStructures / sizeof kStructures[0];
@@ -162,6 +176,15 @@ static_assert(registry_in_order(), "kStructures lists the structures in enumerat
 constexpr const StructureInfo& info(Structure s) noexcept { return kStructures[static_cast<size_t>(s)]; }
 // The name --filter takes for s, e.g. "guarded-epoch".
 constexpr const char* name(Structure s) noexcept { return info(s).name; }
+
+// The row --filter auto takes in place of a plan of `planned` that needs
+// `bytes` (StructureInfo::auto_over_bytes), or nullptr: the first row whose
+// size rule names `planned` and is exceeded.
+constexpr const StructureInfo* auto_over(Structure planned, uint64_t bytes) noexcept {
+  for (const StructureInfo& row : kStructures)
+    if (row.auto_over_bytes != 0 && row.auto_in_place_of == planned && bytes > row.auto_over_bytes) return &row;
+  return nullptr;
+}
 
 // The structure whose name is s[0..n), or nullptr.
 constexpr const StructureInfo* find_structure(const char* s, size_t n) noexcept {
