@@ -55,6 +55,7 @@
 #include "agebloom/gpu/replay.hpp"  // the CUDA backend (a stub when built without nvcc)
 #include "filter_list_json.hpp"
 #include "json_text.hpp"
+#include "output_folder.hpp"
 #include "stdout_checked.hpp"
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
@@ -162,10 +163,8 @@ void check_writable(const char* option, const std::string& path) {
       bad(std::string(option) + " " + path + ": cannot write it: " + std::strerror(errno));
     return;
   }
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    bad(std::string(option) + " " + path + ": cannot write into " + dir + ": " + std::strerror(errno));
+  if (std::string why = agebloom::tools::folder_refuses_files(agebloom::tools::folder_of(path)); !why.empty())
+    bad(std::string(option) + " " + path + ": " + why);
 }
 
 Options parse(int argc, char** argv) {

@@ -1,5 +1,7 @@
 #include "plot.hpp"
 
+#include "output_folder.hpp"
+
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,9 +41,7 @@ std::string draw_plot(const std::string& script, const std::string& csv, const s
   {
     struct stat st;
     if (stat(png.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return png + " exists and is not a file";
-    const size_t slash = png.rfind('/');
-    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : png.substr(0, slash);
-    if (access(folder.c_str(), W_OK | X_OK) != 0) return "cannot write into " + folder + ": " + std::strerror(errno);
+    if (std::string why = folder_refuses_files(folder_of(png)); !why.empty()) return why;
   }
   pid_t pid;
   if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, const_cast<char* const*>(argv.data()), environ))

@@ -623,6 +623,11 @@ TEST(ReplayCli, UnwritableOutputsExitTwoBeforeReplaying) {
     const Outcome folder = run(t + " --seed 1 " + option + " " + fs::temp_directory_path().string());
     EXPECT_EQ(folder.code, 2) << option << "\n" << folder.out;
     EXPECT_NE(folder.out.find("is a folder"), std::string::npos) << folder.out;
+    // A file where the folder should be: said as such, not as a permission.
+    const Outcome file = run(t + " --seed 1 " + option + " " + t + "/out.bin");
+    EXPECT_EQ(file.code, 2) << option << "\n" << file.out;
+    EXPECT_NE(file.out.find("cannot write into " + t + ": it is not a folder"), std::string::npos) << file.out;
+    EXPECT_EQ(file.out.find("ermission"), std::string::npos) << file.out;
   }
 }
 

@@ -157,6 +157,8 @@ TEST(ReplayPlot, BadPathExitsTwoBeforeAnyWork) {
   };
   for (const Case& c : {Case{"/nonexistent-dir/r.png", "--plot /nonexistent-dir/r.png: cannot write into /nonexistent-dir"},
                         Case{(d / "r.svg").string(), "--plot needs a file name ending in .png"},
+                        // A file (the FIFO) where the folder should be: not a permission.
+                        Case{fifo.string() + "/r.png", "cannot write into " + fifo.string() + ": it is not a folder"},
                         Case{d.string() + "/", "--plot needs a file name ending in .png"},
                         Case{(d / "sub.png").string() + " --verdicts " + (d / "sub.csv").string(),
                              "--verdicts and --plot (its CSV) name the same file"}}) {
