@@ -107,7 +107,8 @@ struct Worker {
   unsigned char* snapshot_copy = nullptr;  // --snapshot-interval: arena_bytes, on the worker's socket
   rte_ring* ring = nullptr;  // dispatch mode: what the dispatcher hands this worker
   bool clock_anchored = false;  // dispatch mode: filter's epochs anchored at time_anchor_ns
-  uint64_t idle_advance_tsc = 0;  // TSC clock: when an empty poll last advanced the filter (0: no burst yet)
+  uint64_t idle_advance_tsc = 0;  // TSC clock: when an empty poll last advanced the filter (0: no burst
+                                 // yet and nothing restored, the epochs not begun)
 };
 
 inline constexpr size_t kScratchBytes = 65536;
@@ -174,6 +175,7 @@ struct App {
   // restored from a snapshot sees time go on from where it was saved (plus
   // the wall-clock time the process was down), never backwards.
   uint64_t clock_offset_ns = 0;
+  bool filters_restored = false;  // a snapshot was restored: the filters' epochs have begun
   // Time windows on Rx timestamps after a restore: the clock the snapshot was
   // saved at. Each lcore's clock starts there, so a stamp behind it is held
   // at it and counted as a time regression, as within one run.

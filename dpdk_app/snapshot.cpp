@@ -216,6 +216,7 @@ bool restore_snapshot() {
   // On Rx timestamps the stamps are the clock: they go on from the saved one
   // (a stamp behind it is held at it and counted, as within one run).
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc) g_app.clock_offset_ns = saved_clock + down;
+  g_app.filters_restored = true;
   if (o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp) g_app.restored_clock_ns = saved_clock;
   std::printf("dedup_fwd: snapshot %s restored: the filters of %zu worker lcore%s, saved %.1f s ago%s\n",
               o.snapshot.c_str(), g_app.workers.size(), g_app.workers.size() == 1 ? "" : "s", static_cast<double>(down) / 1e9,

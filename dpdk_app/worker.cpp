@@ -276,6 +276,10 @@ int worker_main(void* arg) {
   // before any burst does not record a clock behind the filter's own.
   uint64_t clock_ns = per_packet_time() ? g_app.restored_clock_ns : g_app.clock_offset_ns;
   InFlight in_flight;
+  // A restored filter's epochs have begun: idle polls advance it from the
+  // start, so that what expired while the process was down (and since) is
+  // cleared before traffic comes back, not inside its first burst.
+  if (g_app.filters_restored && o.spec.window.is_time() && !per_packet_time()) w.idle_advance_tsc = rte_rdtsc();
 
   std::printf("dedup_fwd: worker %u on lcore %u (socket %d) polls", w.index, w.lcore_id, w.socket);
   if (w.ring) std::printf(" its ring from the dispatcher");

@@ -1347,6 +1347,33 @@ TEST(DedupFwd, SnapshotWithoutTrafficKeepsTheRestoredClock) {
   EXPECT_GE(saved_clock(r), first) << r.out;
 }
 
+// A restored time window on the TSC clock is advanced by idle polls from the
+// start, not only once traffic comes back: a restart with no traffic for
+// longer than the TTL ends with nothing left in the filter (the keys of the
+// first run cleared while the port was quiet, not inside the next burst).
+TEST(DedupFwd, IdlePollsAdvanceARestoredTimeWindow) {
+  const fs::path a = temp_dir() / "restidle.pcap", empty = temp_dir() / "restidle-empty.pcap",
+                 out = temp_dir() / "restidle.out.pcap", snap = temp_dir() / "restidle.bin",
+                 js = temp_dir() / "restidle.json";
+  write_pcap(a, sources(0, 300));
+  write_pcap(empty, {});
+  fs::remove(snap);
+  const std::string common = " --key src-ip --filter interleaved --ttl 1s --capacity 1000 --seed 5eed "
+                             "--stats-interval 0 --snapshot " + snap.string() + " --stats-json " + js.string();
+  auto fill = [&] {
+    const nlohmann::json j = read_json(js);
+    EXPECT_FALSE(j.is_discarded());
+    return j.is_discarded() ? -1.0 : j["lcores"][0]["fill_ratio"].get<double>();
+  };
+  Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)), common + " --exit-on-idle 100");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_GT(fill(), 0.0) << "the first run's keys are saved";
+  r = dedup_fwd(eal(pcap_vdev(0, empty, out)), common + " --exit-on-idle 1500 --require-snapshot");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("restored"), std::string::npos) << r.out;
+  EXPECT_EQ(fill(), 0.0) << r.out;
+}
+
 // Killed mid-run (SIGKILL: no exit path runs), the last periodic snapshot is
 // whole: the next run restores it.
 TEST(DedupFwd, SnapshotSurvivesSigkill) {
