@@ -3,11 +3,14 @@
 #include "agebloom/model/planner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace agebloom::dedup {
 
@@ -78,16 +81,49 @@ std::string human_bytes(double bytes) {
 std::optional<double> within_accesses(std::optional<double> limit, double most) {
   return limit ? std::min(*limit, most) : most;
 }
+// A config whose epochs can end early: it has the capacity trigger
+// (epoch_capacity) that --on-flood keep-fpr sets.
+template <class C>
+concept EndsEpochsEarly = requires(const C& c) {
+  c.epoch_capacity;
+  c.r;
+};
+
 // Whether plan p can keep the spec's flood policy: --on-flood keep-fpr over a
 // time window needs epochs that can end early (a capacity trigger), or a
 // rate-adaptive structure.
 bool keeps_flood_policy(const FilterSpec& spec, const model::Plan& p) {
   if (spec.on_flood != FloodPolicy::keep_fpr || !spec.window.is_time() || info(p.structure).rate_adaptive) return true;
   return p.config.visit([](const auto& c) {
-    if constexpr (requires { c.epoch_capacity; c.r; }) return true;
-    else return false;
+    return EndsEpochsEarly<std::decay_t<decltype(c)>>;
   });
 }
+// Which registered structures can end an epoch early, in table order.
+template <size_t... I>
+constexpr std::array<bool, kStructureCount> epochs_end_early(std::index_sequence<I...>) {
+  return {EndsEpochsEarly<typename StructureTraits<static_cast<Structure>(I)>::Config>...};
+}
+constexpr auto kEndsEpochsEarly = epochs_end_early(std::make_index_sequence<kStructureCount>());
+
+// "a, b or c".
+std::string one_of(const std::vector<const char*>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+// --on-flood keep-fpr's refusal, from the registry: the structures that end
+// epochs early, and the rate-adaptive ones, which keep their FPR by design.
+std::string flood_policy_advice() {
+  std::vector<const char*> early, adaptive;
+  for (const StructureInfo& s : kStructures)
+    if (s.rate_adaptive) adaptive.push_back(s.name);
+    else if (kEndsEpochsEarly[static_cast<size_t>(s.id)]) early.push_back(s.name);
+  return "use " + one_of(early) + " (or " + one_of(adaptive) +
+         (adaptive.size() == 1 ? ", which keeps its" : ", which keep their") + " FPR by design)";
+}
+
 // How auto_note names the steps of plan_spec's fallback.
 const char* accesses_phrase(double most) {
   return most == 1.0 ? "at one memory access per packet" : "at two memory accesses per packet";
@@ -180,7 +216,7 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     bool set = false;
     std::visit(
         [&](auto& c) {
-          if constexpr (requires { c.epoch_capacity; c.r; }) {
+          if constexpr (EndsEpochsEarly<std::decay_t<decltype(c)>>) {
             if (c.epoch_capacity == 0) c.epoch_capacity = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
             set = true;
           }
@@ -189,9 +225,7 @@ model::PlanResult plan_spec(const FilterSpec& spec) {
     if (!set && !info(planned.structure).rate_adaptive)
       return model::PlanError{model::PlanErrc::invalid_request,
                               std::string("--on-flood keep-fpr: ") + agebloom::name(planned.structure) +
-                                  " cannot end an epoch early; use guarded-epoch, guarded-epoch-blocked, ring, "
-                                  "interleaved, interleaved-128, interleaved-swept or two-line (or tlbf, which keeps "
-                                  "its FPR by design)"};
+                                  " cannot end an epoch early; " + flood_policy_advice()};
   }
   return result;
 }
@@ -344,7 +378,7 @@ std::string DedupFilter::create(Arena& arena) {
     filter_ = *f;
     // Time windows of the epoch filters: watch each epoch's load.
     flood_ = {};
-    if constexpr (requires { c.epoch_capacity; c.r; }) {
+    if constexpr (EndsEpochsEarly<std::decay_t<decltype(c)>>) {
       if (c.window.is_time() && c.r) {
         flood_.design = math::ceil_div(c.capacity ? c.capacity : 1, c.r);
         flood_.epoch_length = c.epoch_length();

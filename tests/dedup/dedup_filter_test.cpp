@@ -3,6 +3,8 @@
 // specs are messages, not crashes; durations parse strictly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -253,7 +255,37 @@ TEST(DedupFilter, FloodPoliciesKeepTheirPromise) {
   spec.on_flood = dd::FloodPolicy::keep_fpr;
   auto planned = dd::DedupFilter::plan(spec);
   ASSERT_TRUE(std::holds_alternative<std::string>(planned));
-  EXPECT_NE(std::get<std::string>(planned).find("cannot end an epoch early"), std::string::npos);
+  const std::string refusal = std::get<std::string>(planned);
+  EXPECT_NE(refusal.find("cannot end an epoch early"), std::string::npos);
+  // It names exactly the structures that do keep the policy: every row is
+  // tried, and is planned if and only if the refusal names it.
+  const size_t use = refusal.find("; use ");
+  ASSERT_NE(use, std::string::npos) << refusal;
+  std::vector<std::string> named;
+  std::string rest = refusal.substr(use + 6);
+  for (const char* cut : {" (or ", ", which"}) {
+    const size_t at = rest.find(cut);
+    ASSERT_NE(at, std::string::npos) << refusal;
+    std::string list = rest.substr(0, at);
+    rest = rest.substr(at + std::strlen(cut));
+    for (size_t from = 0; from <= list.size();) {
+      size_t to = std::min(list.find(", ", from), list.find(" or ", from));
+      named.push_back(list.substr(from, to == std::string::npos ? std::string::npos : to - from));
+      if (to == std::string::npos) break;
+      from = to + (list.compare(to, 2, ", ") == 0 ? 2 : 4);
+    }
+  }
+  size_t kept = 0;
+  for (const ab::StructureInfo& row : ab::kStructures) {
+    if (!(row.windows & ab::kTimeWindows)) continue;
+    spec.structure = row.id;
+    const auto one = dd::DedupFilter::plan(spec);
+    const bool is_named = std::find(named.begin(), named.end(), row.name) != named.end();
+    EXPECT_EQ(std::holds_alternative<dd::DedupFilter>(one), is_named)
+        << row.name << ": " << (one.index() == 1 ? std::get<std::string>(one) : "planned") << "\n" << refusal;
+    kept += is_named;
+  }
+  EXPECT_EQ(kept, named.size()) << refusal;
 }
 
 // The flood counters do not depend on how the verdicts were asked for: one
