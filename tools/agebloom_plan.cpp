@@ -215,6 +215,10 @@ int compare(const dd::FilterSpec& given, bool json) {
         }
         dd::FilterSpec one = spec;
         one.structure = s.id;
+        // Sized by memory (--mem without --fpr): the rate-adaptive filter takes
+        // --mem as its budget beside the default target FPR, as when it is
+        // named (FilterOptions::finish), not as a limit to fit the lowest FPR in.
+        if (s.rate_adaptive && one.fpr == 0.0) one.fpr = dd::FilterSpec{}.fpr;
         auto r = dd::plan_spec(one);
         if (auto* p = std::get_if<m::Plan>(&r)) plans.emplace_back(one, *p);
         else refused.emplace_back(s.name, std::get<m::PlanError>(r).message);

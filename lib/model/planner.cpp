@@ -174,7 +174,9 @@ Plan describe(const TimeLimitedConfig& c, double items) {
     p.segments = c.k + c.l;
     p.bits_per_segment = c.steady_slice_words() * 64;
     p.generation_or_epoch = c.steady_generation();
-    p.slack_items = generation_slack(p.generation_or_epoch, c.k, c.l, items);
+    // Past the insertions per window: a time window planned without a rate
+    // has items 0, and the filter's own capacity is what its generations follow.
+    p.slack_items = generation_slack(p.generation_or_epoch, c.k, c.l, items > 0 ? items : double(c.capacity));
     p.peak_npws = apbf_peak_npws(c.k, c.l, 0.5);
     p.accesses_per_insert = c.k;
     return p;
@@ -439,13 +441,15 @@ PlanResult plan_lowest_fpr(const PlanRequest& req) {
     PlanRequest at = req;
     at.fpr = 0.5;
     if (auto err = validate(at)) return *err;
-    if (!req.max_total_bytes)
-        return PlanError{PlanErrc::invalid_request, "sizing by memory needs a memory limit (mem)"};
+    // The rate-adaptive filter first: its --mem is a budget, never the limit
+    // asked for below, and that is what its caller needs to hear.
     const bool rate_unknown = req.window.is_time() && req.capacity == 0;
     if (rate_unknown || (req.structure && info(*req.structure).rate_adaptive))
         return PlanError{PlanErrc::invalid_request,
                          std::string(req.structure ? name(*req.structure) : "auto (tlbf: the rate is unknown)") +
                              " keeps a target FPR within its memory budget whatever the rate: give --fpr with --mem"};
+    if (!req.max_total_bytes)
+        return PlanError{PlanErrc::invalid_request, "sizing by memory needs a memory limit (mem)"};
     auto best = plan(at);
     if (std::holds_alternative<PlanError>(best)) {
         // Nothing fits even at FPR 1/2: say how much the smallest filter needs.

@@ -215,7 +215,14 @@ TEST(Planner, Errors) {
     // that needs the rate is an error naming the capacity.
     auto t = request(0, 0.01);
     t.window = ab::Window::time(1000);
-    EXPECT_EQ(must_plan(t).structure, Structure::tlbf);
+    const m::Plan no_rate = must_plan(t);
+    EXPECT_EQ(no_rate.structure, Structure::tlbf);
+    // Its slack is past the insertions its generations follow (the filter's
+    // own capacity), k + l generations less that capacity: not past 0.
+    const auto& tc = std::get<ab::TimeLimitedConfig>(no_rate.config.config);
+    ASSERT_GT(tc.capacity, 0u);
+    EXPECT_EQ(no_rate.slack_items, double(tc.steady_generation()) * (tc.k + tc.l) - double(tc.capacity));
+    EXPECT_LT(no_rate.slack_items, double(tc.capacity));
     t.structure = Structure::guarded_epoch;
     const auto needs = m::plan(t);
     ASSERT_TRUE(std::holds_alternative<m::PlanError>(needs));
