@@ -1166,15 +1166,16 @@ int main(int argc, char** argv) {
   int rc = replay(o, owned, in.traces, in.bpf, progress, run);
   const uint64_t unparsed = run.packets - run.keyed - run.bpf_unmatched;
   // Click keys only requests, so most packets of any capture have none:
-  // there the cut records alone are worth a line.
-  if (!o.json && o.dedup.mode == pk::KeyMode::click && run.snapped)
+  // there the cut records alone are worth a line. These go to standard error
+  // under --json too (its object on standard output carries the figures,
+  // unparsed_reasons and snapped): a run that keyed little says so either way.
+  if (o.dedup.mode == pk::KeyMode::click && run.snapped)
     std::fprintf(stderr, "agebloom-replay: note: %llu packets were cut short by the capture's snap length (at most "
                  "%u bytes kept); a click key needs its request line captured (%s)\n",
                  static_cast<unsigned long long>(run.snapped), run.snapped_caplen,
                  snapped_key_needs(pk::KeyMode::click));
-  // Most packets unkeyed: say so (click keys only requests, so not there;
-  // --json carries unparsed_reasons and stays one object on the output).
-  if (!o.json && o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
+  // Most packets unkeyed: say so (click keys only requests, so not there).
+  if (o.dedup.mode != pk::KeyMode::click && unparsed * 2 > run.packets - run.bpf_unmatched &&
       run.packets > run.bpf_unmatched)
   {
     std::string why = "is the key mode or the capture's link layer the one intended?";
