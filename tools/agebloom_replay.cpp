@@ -978,6 +978,22 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
     std::printf("  WARNING: the filter's memory budget was exhausted %llu times (shifts skipped): every key of the "
                 "window was kept, its FPR ran above the model meanwhile; raise --mem\n",
                 static_cast<unsigned long long>(sat));
+  if (const auto sticky = filter.sticky(); sticky.saturated || sticky.ring_overflows) {
+    // The counting filter's promise of nothing past the window, broken where
+    // its guarantee says: counters that will never be decremented.
+    std::string what;
+    if (sticky.saturated)
+      what = std::to_string(sticky.saturated) + " insertions left a counter saturated (a key repeated past its " +
+             std::to_string(CountingConfig::kCellBits) + "-bit range)";
+    if (sticky.ring_overflows)
+      what += std::string(what.empty() ? "" : " and ") + std::to_string(sticky.ring_overflows) +
+              " found the hash ring full (more insertions per window than its " +
+              std::to_string(filter.config().visit([](const auto& c) -> uint64_t {
+                if constexpr (requires { c.ring_slots(); }) return c.ring_slots(); else return 0;
+              })) + " slots: raise --capacity)";
+    std::printf("  WARNING: %s: their counters are never decremented, so keys may be remembered past the window "
+                "(false positives, never false negatives)\n", what.c_str());
+  }
   if (o.truth) {
     // Counts with their rates: what was wrongly suppressed, what the slack
     // suppressed, and the live repeats passed, which only a structure with

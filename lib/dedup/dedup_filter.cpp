@@ -606,6 +606,16 @@ uint64_t DedupFilter::saturations() const noexcept {
       filter_);
 }
 
+DedupFilter::Sticky DedupFilter::sticky() const noexcept {
+  return std::visit(
+      [](const auto& f) -> Sticky {
+        if constexpr (requires { f.ring_overflows(); f.saturated_insertions(); })
+          return {f.saturated_insertions(), f.ring_overflows()};
+        else return {};
+      },
+      filter_);
+}
+
 uint64_t DedupFilter::slack() const {
   const model::Plan p = model::describe(config_);
   const Window w = config_.window();
@@ -652,7 +662,10 @@ std::string DedupFilter::guarantee(Policy policy) const {
     // Exact deletion, but a counter that saturates (a key repeated past the
     // cell's range) is never decremented again: its keys can outlive the
     // window, and stats() counts those counters.
-    s += "; nothing is remembered past the window unless a counter saturates (counted as saturated counters)";
+    s += std::string("; nothing is remembered past the window unless a counter saturates") +
+         (w.is_time() ? " or the hash ring overflows (a rate above the capacity; counted as saturated insertions "
+                        "and ring overflows)"
+                      : " (counted as saturated insertions)");
   else s += "; nothing is remembered past the window";
   s += std::string("; a new key is wrongly suppressed with probability ") + fpr + " (model";
   if (w.is_time()) {

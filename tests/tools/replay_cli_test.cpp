@@ -322,6 +322,37 @@ TEST(ReplayCli, AFloodIsSaidInTheTextReport) {
   EXPECT_NE(ring.out.find("ring ends an epoch at its capacity by design"), std::string::npos) << ring.out;
 }
 
+// The counting filter's sticky counters, which its guarantee names, are said
+// in the text report with the JSON's counts; a run without any says nothing.
+TEST(ReplayCli, StickyCountersAreSaidInTheTextReport) {
+  const std::string t = trace("pcapplusplus_example.pcap") + " --key flow --filter counting --seed 1";
+  for (const char* window : {"--ttl 2s --capacity 2000", "--window 2000"}) {
+    SCOPED_TRACE(window);
+    const Outcome text = run(t + " " + window);
+    ASSERT_EQ(text.code, 0) << text.out;
+    const Outcome json = run(t + " " + window + " --json");
+    ASSERT_EQ(json.code, 0) << json.out;
+    const auto stats = nlohmann::json::parse(json.out)["filter"]["stats"];
+    const auto saturated = stats["saturated_insertions"].get<uint64_t>();
+    ASSERT_GT(saturated, 0u) << stats.dump();  // the flows of this capture repeat past 15 within the window
+    EXPECT_NE(text.out.find("WARNING: " + std::to_string(saturated) + " insertions left a counter saturated"),
+              std::string::npos) << text.out;
+    const bool timed = std::string(window).find("--ttl") != std::string::npos;
+    if (timed) {
+      const auto over = stats["ring_overflows"].get<uint64_t>();
+      ASSERT_GT(over, 0u) << stats.dump();  // more than 2000 packets in some 2 s
+      EXPECT_NE(text.out.find(" and " + std::to_string(over) + " found the hash ring full (more insertions per "
+                              "window than its 2000 slots: raise --capacity)"), std::string::npos) << text.out;
+    }
+    EXPECT_NE(text.out.find(timed ? "or the hash ring overflows" : "unless a counter saturates (counted as saturated "
+                                                                  "insertions)"), std::string::npos) << text.out;
+  }
+  // A window too short for a counter to reach 15 (2 keys, k = 7): no warning.
+  const Outcome quiet = run(t + " --window 2");
+  ASSERT_EQ(quiet.code, 0) << quiet.out;
+  EXPECT_EQ(quiet.out.find("WARNING"), std::string::npos) << quiet.out;
+}
+
 // A copy of a classic little-endian pcap with every record cut to `snap`
 // bytes, its wire length kept (what tcpdump -s SNAP writes).
 std::string snapped_copy(const std::string& from, uint32_t snap) {

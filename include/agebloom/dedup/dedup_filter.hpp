@@ -271,6 +271,14 @@ class DedupFilter {
   std::vector<std::pair<std::string, double>> stats() const;
   // Budget saturations so far (time-limited filter; 0 for the others).
   uint64_t saturations() const noexcept;
+  // Insertions whose counters will never be decremented (counting filter):
+  // those that left a counter saturated, and those a time window's full hash
+  // ring could not record. Their keys may outlive the window.
+  struct Sticky {
+    uint64_t saturated = 0;      // insertions that left one of their counters at its maximum
+    uint64_t ring_overflows = 0; // insertions the full ring could not record
+  };
+  Sticky sticky() const noexcept;  // the counting filter's counts so far; zeros for the others
   // Flood watch (time windows of the epoch filters): epochs that took more
   // than their design load while keeping their time (keep-window), and
   // epochs ended early at it (keep-fpr). Exact however the verdicts were
