@@ -426,7 +426,8 @@ typedef struct agebloom_key_options {
   int ignore_vlan;            /**< packet: leave the VLAN IDs out of the key (--ignore-vlan) */
   int ignore_l2;              /**< packet: leave the MACs and VLAN IDs out (--ignore-l2) */
   uint32_t packet_bytes;      /**< packet: hash at most this many bytes from the IP header on, 20 to
-                                   AGEBLOOM_KEY_MAX - 32 (--packet-bytes); 0 = all of it */
+                                   AGEBLOOM_KEY_MAX - 19, 2029 (--packet-bytes): what a key holds
+                                   with MACs and two VLAN IDs; 0 = all of it */
   uint64_t wire_len;          /**< the frame's length on the wire when frame_len bytes are only its start
                                    (a snap length, or the first segment of a chained mbuf: its
                                    pkt_len); the IP and TCP length fields are then checked against it,

@@ -82,7 +82,7 @@ int agebloom_extract_key_with(uint32_t linktype, const void* frame, size_t frame
   const bool packet = mode == AGEBLOOM_KEY_PACKET;
   if (!packet && (o.ignore_vlan || o.ignore_l2 || o.packet_bytes)) return AGEBLOOM_EINVAL;
   if (packet && o.vlan_in_key) return AGEBLOOM_EINVAL;
-  if (o.packet_bytes && (o.packet_bytes < 20 || o.packet_bytes > pk::kMaxKeyBytes - 32)) return AGEBLOOM_EINVAL;
+  if (o.packet_bytes && (o.packet_bytes < 20 || o.packet_bytes > pk::kMaxPacketKeyIpBytes)) return AGEBLOOM_EINVAL;
   if (o.wire_len && o.wire_len < frame_len) return AGEBLOOM_EINVAL;
   ko.vlan_in_key = o.vlan_in_key != 0;
   ko.packet.ignore_vlan = o.ignore_vlan != 0;

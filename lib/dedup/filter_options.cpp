@@ -247,9 +247,9 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       return true;
     case kPacketBytes: {
       uint64_t n;
-      if (!parse_u64(arg, n) || n < 20 || n > packet::kMaxKeyBytes - 32)
+      if (!parse_u64(arg, n) || n < 20 || n > packet::kMaxPacketKeyIpBytes)
         error = "--packet-bytes needs a byte count from 20 (an IPv4 header) to " +
-                std::to_string(packet::kMaxKeyBytes - 32) + ", not '" + arg + "'";
+                std::to_string(packet::kMaxPacketKeyIpBytes) + ", not '" + arg + "'";
       else packet.max_bytes = static_cast<uint32_t>(n);
       have_packet_opt_ = true;
       return true;

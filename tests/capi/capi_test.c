@@ -563,6 +563,10 @@ static void test_key_options(void) {
   agebloom_key_options_init(&bad);
   bad.packet_bytes = 19;
   CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a, &alen, NULL) == AGEBLOOM_EINVAL);
+  bad.packet_bytes = AGEBLOOM_KEY_MAX - 18; /* one more than a key holds behind two VLAN tags */
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a, &alen, NULL) == AGEBLOOM_EINVAL);
+  bad.packet_bytes = AGEBLOOM_KEY_MAX - 19;
+  CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_PACKET, &bad, a, &alen, NULL) == AGEBLOOM_OK);
   agebloom_key_options_init(&bad);
   bad.size = 4; /* older than any this library knows */
   CHECK(key_with(frame, sizeof frame, AGEBLOOM_KEY_SRC_IP, &bad, a, &alen, NULL) == AGEBLOOM_EVERSION);

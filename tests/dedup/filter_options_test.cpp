@@ -131,3 +131,19 @@ TEST(SpecOptions, DurationsPrintAndReadBack) {
     EXPECT_EQ(back, ns);
   }
 }
+
+// --packet-bytes runs from an IPv4 header to the longest IP packet a packet
+// key holds whole behind two VLAN tags (kMaxPacketKeyIpBytes), and says so.
+TEST(SpecOptions, PacketBytesUpToWhatAKeyHolds) {
+  using O = dd::FilterOptions;
+  const std::string most = std::to_string(agebloom::packet::kMaxPacketKeyIpBytes);
+  dd::FilterOptions ok;
+  EXPECT_EQ(take_all(ok, {{O::kKey, "packet"}, {O::kPacketBytes, most.c_str()}}), "");
+  EXPECT_EQ(ok.packet.max_bytes, agebloom::packet::kMaxPacketKeyIpBytes);
+  const std::string over = std::to_string(agebloom::packet::kMaxPacketKeyIpBytes + 1);
+  for (const char* bad : {"19", over.c_str(), "x", ""}) {
+    dd::FilterOptions o;
+    EXPECT_NE(take_all(o, {{O::kKey, "packet"}, {O::kPacketBytes, bad}}).find("from 20 (an IPv4 header) to " + most),
+              std::string::npos) << bad;
+  }
+}

@@ -147,6 +147,31 @@ TEST(PacketKey, JumboPacketsNeedMaxBytesNeverATruncatedKey) {
   EXPECT_EQ(r, Reason::ok);
 }
 
+// kMaxPacketKeyIpBytes is what a key holds with MACs and two VLAN tags: an IP
+// packet of that length is keyed whole behind QinQ, one byte more is refused
+// (never shortened); untagged, 4 bytes more fit.
+TEST(PacketKey, TheLongestPacketKeyedWholeBehindTwoTags) {
+  auto frame_with_ip = [](std::initializer_list<uint16_t> tags, std::size_t ip_bytes) {
+    return cat({ethernet(0x0800, tags), ipv4(17, kClient4, kServer4, udp(1, 2, Bytes(ip_bytes - 28, 0x5A)))});
+  };
+  Reason r;
+  const std::size_t most = kMaxPacketKeyIpBytes;
+  EXPECT_EQ(most, 2029u);
+  EXPECT_EQ(key_of(frame_with_ip({0x88A8, 0x8100}, most), KeyMode::packet, {}, linktype::en10mb, &r).size(),
+            kMaxKeyBytes);
+  EXPECT_EQ(r, Reason::ok);
+  EXPECT_TRUE(key_of(frame_with_ip({0x88A8, 0x8100}, most + 1), KeyMode::packet, {}, linktype::en10mb, &r).empty());
+  EXPECT_EQ(r, Reason::key_too_long);
+  EXPECT_EQ(key_of(frame_with_ip({}, most + 4), KeyMode::packet, {}, linktype::en10mb, &r).size(), kMaxKeyBytes);
+  EXPECT_EQ(r, Reason::ok);
+  // --packet-bytes at its most keys any packet behind two tags.
+  KeyOptions head;
+  head.packet.max_bytes = static_cast<uint32_t>(most);
+  EXPECT_EQ(key_of(frame_with_ip({0x88A8, 0x8100}, 8000), KeyMode::packet, head, linktype::en10mb, &r).size(),
+            kMaxKeyBytes);
+  EXPECT_EQ(r, Reason::ok);
+}
+
 TEST(PacketKey, LaterFragmentsAreKeyed) {
   Ipv4Opts frag;
   frag.flags_frag = 0x2003;

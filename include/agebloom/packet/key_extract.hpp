@@ -207,6 +207,11 @@ inline constexpr std::size_t kMaxKeyBytes = 2048;
 inline constexpr int kMaxIpv6ExtHeaders = 8;
 // At most two VLAN tags (QinQ); a third is refused rather than walked.
 inline constexpr int kMaxVlanTags = 2;
+// The longest IP packet a packet key holds whole whatever the frame's L2:
+// the key less its own fields (tag, MAC length, MACs, VLAN count, the IDs of
+// kMaxVlanTags tags). Untagged frames fit 4 bytes more, --ignore-l2 16; the
+// most --packet-bytes takes.
+inline constexpr std::size_t kMaxPacketKeyIpBytes = kMaxKeyBytes - (1 + 1 + 12 + 1 + 2 * kMaxVlanTags);
 
 // Fixed-capacity key: hash bytes[0 .. length). Only meaningful when the Result
 // is ok; on failure `length` is 0. About 2 KiB: reuse one per worker (or one
