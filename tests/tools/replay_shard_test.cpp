@@ -355,6 +355,9 @@ TEST(ReplaySplit, BadSplitsAndCheck) {
   const Outcome unread = run((d / "missing.pcap").string() + " --check --key flow");
   EXPECT_EQ(unread.code, 1) << unread.out;
   EXPECT_NE(unread.out.find("missing.pcap"), std::string::npos) << unread.out;
+  // As --help says (it once promised 0 or 2 only).
+  const Outcome help = run("--help");
+  EXPECT_NE(help.out.find("1 for a TRACE that cannot be"), std::string::npos) << help.out;
   EXPECT_EQ(run(web + " --check --key flow --write " + (d / "w.pcap").string()).code, 0);
   EXPECT_FALSE(fs::exists(d / "w.pcap"));
   EXPECT_EQ(run("--check --key flow --split 4 --split-prefix " + prefix).code, 0);
