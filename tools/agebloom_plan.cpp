@@ -128,6 +128,7 @@ std::string build_options(const dd::FilterSpec& spec) {
     if (spec.max_bits_per_item) o += " --max-bits-per-item " + exact(*spec.max_bits_per_item);
     if (spec.max_accesses) o += " --max-accesses " + exact(*spec.max_accesses);
     if (spec.block_bits) o += " --block-bits " + std::to_string(*spec.block_bits);
+    if (spec.on_flood == dd::FloodPolicy::keep_fpr) o += " --on-flood keep-fpr";  // the capacity trigger
     return o;
 }
 

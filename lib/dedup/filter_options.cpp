@@ -143,9 +143,12 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"block-bits", required_argument, nullptr, kBlockBits},
   };
   for (const option& opt : shared) {
+    // What changes the plan: --key (packet's default FPR) and --on-flood
+    // (keep-fpr's capacity trigger) too, so the planner shows what the tools build.
     const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
                         opt.val == kFpr || opt.val == kListFilters || opt.val == kMem || opt.val == kMaxNpws ||
-                        opt.val == kMaxBitsPerItem || opt.val == kMaxAccesses || opt.val == kBlockBits;
+                        opt.val == kMaxBitsPerItem || opt.val == kMaxAccesses || opt.val == kBlockBits ||
+                        opt.val == kKey || opt.val == kOnFlood;
     if (sizing || !sizing_only) table.push_back(opt);
   }
 }
@@ -170,7 +173,13 @@ std::string FilterOptions::help(bool sizing_only) {
          "  --max-bits-per-item X           limit on memory per window item\n"
          "  --max-accesses N                limit on expected memory accesses per query\n"
          "  --block-bits B                  B of the blocked structures: 64, 128, 256 or 512 (default 512)\n";
-  if (sizing_only) return sizing;
+  if (sizing_only)
+    return sizing +
+           "  --key src-ip|dst-ip|flow|click|packet\n"
+           "                                  the tools' key mode: packet plans at --fpr 1e-6 unless\n"
+           "                                  --fpr or --mem is given\n"
+           "  --on-flood keep-window|keep-fpr a --ttl window's flood policy: keep-fpr plans the epochs'\n"
+           "                                  capacity trigger (epoch_capacity) the tools build\n";
   return std::string(
          "  --key src-ip|dst-ip|flow|click|packet\n"
          "                                  what identifies a duplicate (default src-ip);\n"

@@ -180,17 +180,31 @@ TEST(Cli, EveryPrintedPlanIsWhatTheToolsBuild) {
                              "--window 1000000 --mem 2",
                              "--window 200000 --mem 0.25 --filter apbf",
                              "--ttl 10s --capacity 50000 --fpr 0.001",
-                             "--ttl 50ms --capacity 1000 --fpr 1e-6 --filter ring"}) {
+                             "--ttl 50ms --capacity 1000 --fpr 1e-6 --filter ring",
+                             // The options that change the plan beyond sizing: packet's default
+                             // FPR, and keep-fpr's capacity trigger.
+                             "--key packet --ttl 50ms --capacity 100000",
+                             "--ttl 1s --capacity 1000 --on-flood keep-fpr"}) {
         SCOPED_TRACE(args);
         const auto r = run(std::string(args) + " --json");
-        ASSERT_EQ(r.status, 0);
+        ASSERT_EQ(r.status, 0) << r.out;
         const auto plan = nlohmann::json::parse(r.out);
         const auto built = replay_json(plan["build_options"].get<std::string>());
         ASSERT_TRUE(built.is_object());
         EXPECT_EQ(built["filter"]["name"], plan["structure"]);
         EXPECT_EQ(built["filter"]["parameters"], plan["parameters"]);
         EXPECT_EQ(built["filter"]["bytes"], plan["total_bytes"]);
+        // And the user's own options, given to replay, build it too.
+        const auto same = replay_json(args);
+        ASSERT_TRUE(same.is_object());
+        EXPECT_EQ(same["filter"]["parameters"], plan["parameters"]);
     }
+    EXPECT_EQ(nlohmann::json::parse(run("--key packet --window 1000 --json").out)["expected_fpr"].get<double>() < 2e-6,
+              true);
+    EXPECT_NE(nlohmann::json::parse(run("--ttl 1s --capacity 1000 --on-flood keep-fpr --json").out)["parameters"]
+                  .get<std::string>()
+                  .find("epoch_capacity="),
+              std::string::npos);
 }
 
 // --mem alone: the lowest FPR that fits; more memory, a lower FPR.
