@@ -243,7 +243,12 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       return true;
     case kVlanInKey: vlan_in_key = true; return true;
     case kBpf:
-      if (arg.empty()) error = "--bpf needs a filter expression, e.g. 'tcp port 80'";
+      // A second --bpf would silently replace the first (and whether two
+      // should mean "and" or "or" is the user's to say): one expression.
+      if (!bpf.empty())
+        error = "--bpf given twice ('" + bpf + "', then '" + arg + "'): give one expression, e.g. '(" + bpf +
+                ") and (" + arg + ")'";
+      else if (arg.empty()) error = "--bpf needs a filter expression, e.g. 'tcp port 80'";
       bpf = arg;
       return true;
     case kIgnoreVlan:

@@ -147,3 +147,17 @@ TEST(SpecOptions, PacketBytesUpToWhatAKeyHolds) {
               std::string::npos) << bad;
   }
 }
+
+// A second --bpf is refused, naming both and the one expression to give,
+// where it silently replaced the first.
+TEST(SpecOptions, OneBpfExpression) {
+  using O = dd::FilterOptions;
+  dd::FilterOptions one;
+  EXPECT_EQ(take_all(one, {{O::kBpf, "tcp"}}), "");
+  EXPECT_EQ(one.bpf, "tcp");
+  dd::FilterOptions two;
+  EXPECT_EQ(take_all(two, {{O::kBpf, "tcp"}, {O::kBpf, "udp"}}),
+            "--bpf given twice ('tcp', then 'udp'): give one expression, e.g. '(tcp) and (udp)'");
+  dd::FilterOptions empty;
+  EXPECT_NE(take_all(empty, {{O::kBpf, ""}}).find("--bpf needs a filter expression"), std::string::npos);
+}
