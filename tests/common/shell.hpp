@@ -4,8 +4,10 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace agebloom::testing {
@@ -24,6 +26,31 @@ inline Outcome shell(const std::string& cmd) {
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   const int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+// As shell(), with standard error apart: `out` is standard output alone (a
+// --json report to parse), `err` what went to standard error (warnings).
+struct SplitOutcome {
+  int code;  // exit status, or 128 + signal number
+  std::string out, err;
+};
+
+inline SplitOutcome shell_split(const std::string& cmd) {
+  char path[] = "/tmp/agebloom-stderr-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return {-1, "", "mkstemp failed"};
+  close(fd);
+  // Nested: shell() appends its own 2>&1, which must not reach cmd.
+  const Outcome r = shell("((" + cmd + ") 2>" + path + ")");
+  std::string err;
+  if (FILE* f = std::fopen(path, "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) err.append(buf, n);
+    std::fclose(f);
+  }
+  std::remove(path);
+  return {r.code, r.out, err};
 }
 
 }  // namespace agebloom::testing

@@ -149,11 +149,10 @@ std::vector<Frame> keyed_trace(unsigned uniques, uint32_t seed, std::vector<size
 // agebloom-replay's verdicts (true = suppressed), one per packet.
 std::vector<bool> replay_verdicts(const fs::path& trace, const std::string& args, nlohmann::json* summary = nullptr) {
   const fs::path bits = temp_dir() / (trace.stem().string() + ".verdicts");
-  const fs::path err = temp_dir() / (trace.stem().string() + ".replay-stderr");
   // Its warnings (most packets unkeyed) go to stderr, kept apart from the JSON.
-  const Outcome r = shell("(" + std::string(AGEBLOOM_REPLAY) + " " + trace.string() + " --json --verdicts " +
-                          bits.string() + " " + args + " 2>" + err.string() + ")");
-  EXPECT_EQ(r.code, 0) << r.out << shell("cat " + err.string()).out;
+  const auto r = agebloom::testing::shell_split(std::string(AGEBLOOM_REPLAY) + " " + trace.string() +
+                                                " --json --verdicts " + bits.string() + " " + args);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
   if (summary) *summary = nlohmann::json::parse(r.out, nullptr, false);
   std::ifstream in(bits, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -28,8 +28,8 @@ using agebloom::testing::trace;
 fs::path temp_dir() { return agebloom::testing::process_temp_dir("agebloom-packet-dedup-test"); }
 
 nlohmann::json replay_json(const std::string& args) {
-  const auto r = agebloom::testing::shell(std::string(AGEBLOOM_REPLAY) + " " + args + " --json");
-  EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+  const auto r = agebloom::testing::shell_split(std::string(AGEBLOOM_REPLAY) + " " + args + " --json");
+  EXPECT_EQ(r.code, 0) << args << "\n" << r.out << r.err;
   return nlohmann::json::parse(r.out, nullptr, false);
 }
 
