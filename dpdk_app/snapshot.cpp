@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <xxhash.h>
+
+#include "agebloom/dedup/key_mode.hpp"
 #include "agebloom/dedup/snapshot.hpp"
 #include "app.hpp"
 
@@ -21,6 +24,7 @@ namespace dedup_fwd {
 
 namespace ab = agebloom;
 namespace dd = agebloom::dedup;
+namespace pk = agebloom::packet;
 
 namespace {
 
@@ -39,7 +43,30 @@ uint64_t wall_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-std::string parameters_text() { return g_app.shape.parameters(); }
+// What names the filter in a snapshot's header: the plan's parameters, and
+// what its keys are and which were inserted (the key mode and its options,
+// the policy). The same plan under --key dst-ip would read the src-ip keys of
+// a snapshot as its own (wrong verdicts, then the snapshot saved over): that
+// is a mismatch, refused and kept aside like any other. The key options go
+// in as a hash, so a long --click-param cannot overflow the header's field.
+std::string parameters_text() {
+  const Options& o = g_app.opt;
+  const pk::KeyOptions k = o.key_options();
+  std::string key = std::string(dd::key_mode_name(o.mode)) + " vlan_in_key=" + (k.vlan_in_key ? "1" : "0");
+  if (o.mode == pk::KeyMode::click) {
+    key += " ports=" + std::string(k.click.any_port ? "any" : "");
+    for (size_t i = 0; !k.click.any_port && i < std::min<size_t>(k.click.port_count, pk::ClickOptions::kMaxPorts); ++i)
+      key += std::to_string(k.click.ports[i]) + ",";
+    key += std::string(" host=") + (k.click.include_host ? "1" : "0") + " param=" + (k.click.param ? k.click.param : "");
+  }
+  if (o.mode == pk::KeyMode::packet)
+    key += std::string(" ignore_vlan=") + (k.packet.ignore_vlan ? "1" : "0") + " ignore_l2=" +
+             (k.packet.ignore_l2 ? "1" : "0") + " bytes=" + std::to_string(k.packet.max_bytes);
+  char keys[96];
+  std::snprintf(keys, sizeof keys, " key=%s policy=%s keys=%016llx", dd::key_mode_name(o.mode),
+                dd::policy_name(o.policy), static_cast<unsigned long long>(XXH3_64bits(key.data(), key.size())));
+  return g_app.shape.parameters() + keys;
+}
 
 // Writes `bytes` to path atomically: a temporary beside it, fsync, rename, fsync of the folder.
 bool write_atomically(const std::string& path, const std::vector<unsigned char>& bytes, std::string& error) {
@@ -197,6 +224,8 @@ bool restore_snapshot() {
                                                  bytes.data() + at, len, &clocks[i]);
     if (e != dd::SnapshotErrc::ok) {
       std::string why = dd::message(e);
+      if (e == dd::SnapshotErrc::mismatch)
+        why += "; dedup_fwd's snapshots also name the key (--key and its options) and the --policy";
       if (e == dd::SnapshotErrc::mismatch && !o.seed_set && !g_app.seed_from_snapshot)
         why += " (this run's seed is random: give both runs the same --seed)";
       return refuse(why);

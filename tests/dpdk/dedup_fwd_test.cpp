@@ -1247,7 +1247,11 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
                         {"flipped", flipped, "", "damaged"},
                         {"foreign", foreign, "", "another format"},
                         {"text", "not a snapshot at all\n", "", "not an agebloom snapshot"},
-                        {"mismatch", good, " --fpr 0.001", "another filter"}};
+                        {"mismatch", good, " --fpr 0.001", "another filter"},
+                        // The same plan over other keys, or another policy: what the filter
+                        // holds is not this run's (its src-ip keys read as flows would answer wrongly).
+                        {"another key", good, " --key flow", "also name the key (--key and its options)"},
+                        {"another policy", good, " --policy insert-on-miss", "and the --policy"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     fs::remove(snap.string() + ".refused");
