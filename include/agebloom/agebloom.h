@@ -214,7 +214,9 @@ typedef void (*agebloom_free_fn)(void* ptr, void* ctx);
  *  but without planning: it allocates nothing at all, so a dataplane can
  *  plan at start-up and build (or rebuild) filters later on any thread.
  *  len >= plan->filter_bytes. Keys are hashed with plan->seed. Errors: EINVAL
- *  (a plan not made by this library, or changed), ENOMEM, EALIGN, EVERSION. */
+ *  (a plan not made by this library, or changed: its opaque words, or a
+ *  window, structure or size that no longer says what they hold), ENOMEM,
+ *  EALIGN, EVERSION. */
 AGEBLOOM_API int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) AGEBLOOM_NOEXCEPT;
 
 /** Like agebloom_filter_init(), with the memory from `alloc` (one call) -

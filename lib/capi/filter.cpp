@@ -251,13 +251,22 @@ int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, 
   if (plan->size < kMinSize<agebloom_plan>) return AGEBLOOM_EVERSION;
   FilterConfig config;
   if (!load_config(*plan, config)) return AGEBLOOM_EINVAL;
+  // The readable fields still say what the configuration holds: a plan whose
+  // window or structure was edited by hand is refused, not built as it was
+  // planned while it says otherwise (nothing here allocates).
+  const dedup::DedupFilter planned(config);
+  const Window w = config.window();
+  if (plan->window_kind != (w.is_time() ? AGEBLOOM_WINDOW_TIME : AGEBLOOM_WINDOW_COUNT) || plan->window != w.span ||
+      std::strncmp(plan->structure, agebloom::name(config.structure), sizeof plan->structure) != 0 ||
+      plan->state_bytes != planned.bytes_needed() || plan->filter_bytes != filter_bytes(planned))
+    return AGEBLOOM_EINVAL;
   // build() is given the parameters, so it formats nothing: on success this
   // allocates nothing (tests/capi/no_alloc_test.cpp). Only a refused config's
   // message is a string, hence the guard.
   char parameters[sizeof plan->parameters];
   std::memcpy(parameters, plan->parameters, sizeof parameters);
   parameters[sizeof parameters - 1] = '\0';
-  return guarded([&]() -> int { return build(dedup::DedupFilter(config), plan->seed, parameters, mem, len, out); });
+  return guarded([&]() -> int { return build(planned, plan->seed, parameters, mem, len, out); });
 }
 
 int agebloom_filter_create(const agebloom_spec* spec, agebloom_alloc_fn alloc, agebloom_free_fn free_fn, void* ctx,

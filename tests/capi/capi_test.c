@@ -349,6 +349,19 @@ static void test_save_load(void) {
     CHECK(same);
     agebloom_filter_destroy(from_plan);
   }
+  /* A plan whose readable fields were edited is refused, not built as planned. */
+  agebloom_plan edited = p;
+  edited.window = 5;
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
+  edited = p;
+  edited.window_kind = edited.window_kind == AGEBLOOM_WINDOW_TIME ? AGEBLOOM_WINDOW_COUNT : AGEBLOOM_WINDOW_TIME;
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
+  edited = p;
+  strcpy(edited.structure, strcmp(p.structure, "apbf") == 0 ? "ring" : "apbf");
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
+  edited = p;
+  edited.filter_bytes -= 64;
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
   free(mem);
 
   CHECK(agebloom_filter_load(other, img, n) == AGEBLOOM_EIMAGE_MISMATCH); /* another seed */
