@@ -199,6 +199,13 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
   }
 }
 
+std::string with_user_paths(std::string text) {
+  for (const Diverted& d : g_diverted)
+    for (size_t at = text.find(d.aside); at != std::string::npos; at = text.find(d.aside, at + d.path.size()))
+      text.replace(at, d.aside.size(), d.path);
+  return text;
+}
+
 void keep_tx_captures() { g_keep = true; }
 
 void note_tx_counts(const std::vector<uint16_t>& ports_in_use) {

@@ -11,6 +11,8 @@
 // outright leaves NAME as it was and the partial capture beside it.
 #pragma once
 
+#include <string>
+
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +26,10 @@ namespace dedup_fwd {
 // --snapshot's file (each would destroy the other); then points each tx_pcap
 // at its file beside it (argv is rewritten in place).
 void guard_capture_files(int eal_argc, char** argv, const Options& o);
+
+// `text` (a device's arguments, as the EAL holds them) with each tx_pcap
+// written aside named by the user's own path again, for messages.
+std::string with_user_paths(std::string text);
 
 // The run has started: at exit the captures replace their files.
 void keep_tx_captures();

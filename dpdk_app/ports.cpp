@@ -1,5 +1,7 @@
 #include "ports.hpp"
 
+#include "capture_files.hpp"
+
 #include <rte_devargs.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
@@ -51,7 +53,9 @@ void check_vdevs() {
     if (std::strncmp(da->name, "net_", 4) != 0 && std::strncmp(da->name, "eth_", 4) != 0) continue;
     uint16_t port;
     if (rte_eth_dev_get_port_by_name(da->name, &port) == 0) continue;
-    const std::string args = da->args != nullptr && *da->args ? std::string(",") + da->args : std::string();
+    // The user's paths, not the names their tx_pcap files are written aside as.
+    const std::string args =
+        da->args != nullptr && *da->args ? with_user_paths(std::string(",") + da->args) : std::string();
     std::fprintf(stderr, "dedup_fwd: --vdev %s%s: the device could not be created (the driver says why above)\n",
                  da->name, args.c_str());
     failed += failed.empty() ? da->name : std::string(", ") + da->name;

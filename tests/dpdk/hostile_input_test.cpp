@@ -367,6 +367,9 @@ TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
     EXPECT_NE(r.out.find("net_pcap1"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("could not be created"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(bad.string()), std::string::npos) << r.out;
+    // The device named with the user's tx_pcap, not the file it is written aside as.
+    EXPECT_NE(r.out.find("tx_pcap=" + o1.string() + ": the device could not be created"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(".dedup_fwd-"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("packets in"), std::string::npos) << "it ran anyway:\n" << r.out;
     // The only port.
     r = dedup_fwd(eal(pcap_vdev(0, bad, o1)), "--exit-on-idle 100 --stats-interval 0");
