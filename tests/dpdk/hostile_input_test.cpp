@@ -310,8 +310,9 @@ TEST(HostileCommandLine, ACaptureThatIsAnotherFileIsRefused) {
   EXPECT_EQ(read_bytes(dir / "real" / "target.pcap").size(), good_pcap(5).size()) << "the target holds the run's capture";
 }
 
-// An option the EAL does not know: its usage and ours, then exit 1 with a
-// hint, and still nothing opened (the EAL parses before it probes).
+// An option the EAL does not know: its usage and ours, then exit 2 (a bad
+// option, as the exit codes say) with a hint, and still nothing opened (the
+// EAL parses before it probes).
 TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {
   const fs::path in = temp_dir() / "eal.in.pcap", out = temp_dir() / "eal.out.pcap";
   write_bytes(in, good_pcap(3));
@@ -320,7 +321,7 @@ TEST(HostileCommandLine, InvalidEalOptionFailsWithAHint) {
   const std::string prefix = next_prefix();
   const Outcome r = shell(std::string(DEDUP_FWD) + " --no-such-eal-option " + eal(pcap_vdev(0, in, out), prefix) +
                           " -- --key flow");
-  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--key src-ip|dst-ip|flow|click"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the DPDK EAL could not start"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--no-huge"), std::string::npos) << r.out;
