@@ -129,6 +129,27 @@ nlohmann::json to_json(const Totals& t) {
   return j;
 }
 
+// The structures' own figures (App::filter_stat_names) summed over lcores,
+// each lcore's values in that order; a rate per tick is given per second in
+// a time window (dedup_fwd's ticks are ns). Telemetry's and the stats JSON's
+// filter.stats.
+std::vector<std::pair<std::string, double>> summed_filter_stats(const std::vector<std::vector<double>>& lcores) {
+  const bool time = g_app.opt.spec.window.is_time();
+  const std::vector<std::string>& names = g_app.filter_stat_names;
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t i = 0; i < names.size() && i < kFilterStats; ++i) {
+    double sum = 0;
+    for (const std::vector<double>& v : lcores) sum += i < v.size() ? v[i] : 0.0;
+    std::string name = names[i];
+    if (const size_t at = name.rfind("_per_tick"); at != std::string::npos && time) {
+      name.replace(at, std::string::npos, "_per_s");
+      sum *= 1e9;
+    }
+    out.emplace_back(std::move(name), sum);
+  }
+  return out;
+}
+
 nlohmann::json filter_json() {
   const Worker& w = g_app.workers.front();  // every shard has the same shape
   const auto& win = g_app.opt.spec.window;
@@ -146,6 +167,15 @@ nlohmann::json filter_json() {
                    {"model_fpr", w.filter.model_fpr()},
                    {"bits_per_item", w.filter.bits_per_item()}};
   put_effective_window(j, shortest_window(windows));
+  // The filters' own counts in total (per lcore under lcores[].filter_stats),
+  // as agebloom-replay's filter.stats: the flood counters, tlbf's budget.
+  std::vector<std::vector<double>> per_lcore;
+  for (const Worker& x : g_app.workers) {
+    per_lcore.emplace_back();
+    for (const auto& stat : x.filter.stats()) per_lcore.back().push_back(stat.second);
+  }
+  j["stats"] = nlohmann::json::object();
+  for (const auto& [name, value] : summed_filter_stats(per_lcore)) j["stats"][name] = value;
   return j;
 }
 
@@ -273,19 +303,11 @@ int tel_filter_body(rte_tel_data* d) {
   for (const FilterFigures& f : figs) windows.push_back(f.effective_window);
   rte_tel_data_add_dict_u64(d, time ? "effective_window_ns" : "effective_window_insertions", shortest_window(windows));
   // The structure's own figures, summed over lcores (the time-limited
-  // filter's budget saturations: FPR above the model while non-zero). A rate
-  // per tick is per ns in dedup_fwd's time windows: given per second.
-  const std::vector<std::string>& names = g_app.filter_stat_names;
-  for (size_t i = 0; i < names.size() && i < kFilterStats; ++i) {
-    double sum = 0;
-    for (const FilterFigures& f : figs) sum += f.stats[i];
-    std::string name = names[i];
-    if (const size_t at = name.rfind("_per_tick"); at != std::string::npos && time) {
-      name.replace(at, std::string::npos, "_per_s");
-      sum *= 1e9;
-    }
+  // filter's budget saturations: FPR above the model while non-zero).
+  std::vector<std::vector<double>> per_lcore;
+  for (const FilterFigures& f : figs) per_lcore.emplace_back(f.stats.begin(), f.stats.end());
+  for (const auto& [name, sum] : summed_filter_stats(per_lcore))
     rte_tel_data_add_dict_u64(d, name.c_str(), scaled(sum, 1));
-  }
   return 0;
 }
 

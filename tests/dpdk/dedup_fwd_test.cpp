@@ -1195,6 +1195,9 @@ TEST(DedupFwd, TelemetryFilterFiguresArePublishedByTheWorkers) {
   double early = 0;
   for (const auto& lc : j["lcores"]) early += lc["filter_stats"]["early_rotations"].get<double>();
   EXPECT_GE(early, static_cast<double>(b.value("early_rotations", uint64_t{0})));
+  // And in total, as agebloom-replay's JSON has them: filter.stats.
+  ASSERT_TRUE(j["filter"].contains("stats")) << j["filter"].dump();
+  EXPECT_EQ(j["filter"]["stats"]["early_rotations"].get<double>(), early) << j["filter"].dump();
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
 }
 
