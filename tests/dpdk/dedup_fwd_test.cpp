@@ -1382,6 +1382,25 @@ TEST(DedupFwd, IdlePollsAdvanceARestoredTimeWindow) {
   EXPECT_EQ(fill(), 0.0) << r.out;
 }
 
+// tlbf over a budget too small for its rate: the exhausted budget is said at
+// exit once, as a warning (not "warning: WARNING"), and counted in filter.stats.
+TEST(DedupFwd, AnExhaustedBudgetIsSaidOnce) {
+  const fs::path a = temp_dir() / "budget.pcap", out = temp_dir() / "budget.out.pcap", js = temp_dir() / "budget.json";
+  write_pcap(a, sources(0, 2000));
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)),
+                              "--key src-ip --filter tlbf --ttl 10s --capacity 20 --time-source rx-timestamp --seed 1 "
+                              "--exit-on-idle 200 --stats-interval 0 --stats-json " + js.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = read_json(js);
+  ASSERT_FALSE(j.is_discarded());
+  const double exhausted = j["filter"]["stats"]["budget_saturations"].get<double>();
+  ASSERT_GT(exhausted, 0) << j["filter"].dump();
+  char want[96];
+  std::snprintf(want, sizeof want, "dedup_fwd: warning: filter budget exhausted %.0f times", exhausted);
+  EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
+}
+
 // Killed mid-run (SIGKILL: no exit path runs), the last periodic snapshot is
 // whole: the next run restores it.
 TEST(DedupFwd, SnapshotSurvivesSigkill) {
