@@ -14,6 +14,8 @@
  *   dedup_src_ip: rx N keyed K suppressed S passed P
  * which equal agebloom-replay in.pcap --key src-ip with the same --filter,
  * --window, --fpr and --seed (tests/capi/install_test.sh checks they do). */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -50,6 +52,16 @@ struct options {
   unsigned idle_ms;
 };
 
+/* A whole unsigned number in `base`: strtoull alone takes "-1" (as 2^64 - 1),
+ * "" and out-of-range values without a word. */
+static int parse_u64(const char* s, int base, uint64_t* out) {
+  char* end;
+  if (*s == '\0' || *s == '-' || *s == '+' || isspace((unsigned char)*s)) return -1;
+  errno = 0;
+  *out = strtoull(s, &end, base);
+  return *end || errno == ERANGE ? -1 : 0;
+}
+
 static void usage(const char* prog) {
   fprintf(stderr,
           "usage: %s [EAL options] -- [--filter NAME|auto] [--window N] [--fpr P] [--seed HEX] [--idle-ms MS]\n",
@@ -65,13 +77,14 @@ static int parse_options(int argc, char** argv, struct options* o) {
                                         {NULL, 0, NULL, 0}};
   int c;
   char* end;
+  uint64_t v;
   while ((c = getopt_long(argc, argv, "", table, NULL)) != -1) {
     switch (c) {
       case 'f': o->filter = optarg; break;
-      case 'w': o->window = strtoull(optarg, &end, 10); if (*end || !o->window) return -1; break;
-      case 'p': o->fpr = strtod(optarg, &end); if (*end) return -1; break;
-      case 's': o->seed = strtoull(optarg, &end, 16); if (*end) return -1; break;
-      case 'i': o->idle_ms = (unsigned)strtoul(optarg, &end, 10); if (*end) return -1; break;
+      case 'w': if (parse_u64(optarg, 10, &v) || v == 0) return -1; o->window = v; break;
+      case 'p': o->fpr = strtod(optarg, &end); if (end == optarg || *end) return -1; break;
+      case 's': if (parse_u64(optarg, 16, &v)) return -1; o->seed = v; break;
+      case 'i': if (parse_u64(optarg, 10, &v) || v > UINT32_MAX) return -1; o->idle_ms = (unsigned)v; break;
       default: return -1;
     }
   }

@@ -127,6 +127,14 @@ dpdk_example() {
   [[ "$counts" == "$replay" ]] || { echo "dedup_src_ip and agebloom-replay disagree"; exit 1; }
   [[ "$counts" == *" passed $passed_out" ]] || { echo "out.pcap does not hold what was passed"; exit 1; }
   echo "dedup_src_ip = agebloom-replay: ok"
+  # Bad numbers are its usage and exit 2, never wrapped around ("-1" as 2^64 - 1).
+  for bad in "--window -1" "--window 0" "--seed -5" "--idle-ms 99999999999" "--fpr x"; do
+    rc=0
+    out=$("$tmp/dedup_src_ip" $eal --vdev "net_pcap0,rx_pcap=$trace,tx_pcap=$tmp/bad.pcap" -- $bad 2>&1) || rc=$?
+    rm -rf "/var/run/dpdk/agebloom-capi$$"
+    [[ $rc == 2 && "$out" == *"usage: "* ]] || { echo "dedup_src_ip $bad: exit $rc, not 2 with its usage:"; echo "$out"; exit 1; }
+  done
+  echo "dedup_src_ip refuses bad numbers: ok"
 }
 
 case "$mode" in
