@@ -37,6 +37,7 @@ struct Diverted {
   unsigned queue = 0;
   uint64_t sent = 0;
   bool counted = false, failed = false;
+  bool unused = false;  // a port outside --portmask, or a queue no worker sends on: path is left alone
 };
 std::vector<Diverted> g_diverted;
 std::vector<std::pair<std::string, unsigned>> g_rx_files;  // net_pcap devices and their rx_pcap count
@@ -47,7 +48,7 @@ bool g_keep = false;
 void finish_captures() {
   for (const Diverted& d : g_diverted) {
     if (d.failed) continue;  // check_tx_captures said where the partial capture is
-    if (!g_keep) {
+    if (!g_keep || d.unused) {
       std::remove(d.aside.c_str());
     } else if (std::rename(d.aside.c_str(), d.path.c_str()) != 0 && errno != ENOENT) {
       std::fprintf(stderr, "dedup_fwd: tx_pcap %s: cannot move the capture written as %s into place: %s\n",
@@ -216,10 +217,15 @@ void note_tx_counts(const std::vector<uint16_t>& ports_in_use) {
     // Only the Tx queues dedup_fwd set up: net_pcap closes (and so finishes)
     // those alone when the port closes; a device outside --portmask, or a
     // tx_pcap past the queues the workers use, is not read back.
-    if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0 ||
-        std::find(ports_in_use.begin(), ports_in_use.end(), port) == ports_in_use.end() ||
-        rte_eth_dev_info_get(port, &info) != 0 || d.queue >= info.nb_tx_queues ||
-        d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS || rte_eth_stats_get(port, &st) != 0)
+    if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0) continue;
+    // Nothing was ever sent there: the user's file stays as it was.
+    if (std::find(ports_in_use.begin(), ports_in_use.end(), port) == ports_in_use.end() ||
+        (rte_eth_dev_info_get(port, &info) == 0 && d.queue >= info.nb_tx_queues)) {
+      d.unused = true;
+      continue;
+    }
+    if (rte_eth_dev_info_get(port, &info) != 0 || d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS ||
+        rte_eth_stats_get(port, &st) != 0)
       continue;
     d.sent = st.q_opackets[d.queue];
     d.counted = true;

@@ -686,21 +686,31 @@ TEST(DedupFwd, TimeWindowFromRxTimestamps) {
 
 // The read-back of the tx_pcap captures at exit takes only the Tx queues
 // dedup_fwd forwards on: a device outside --portmask, or a tx_pcap beyond the
-// queues the workers use, holds nothing yet and is no failure.
+// queues the workers use, holds nothing yet and is no failure; and the
+// user's file there is left as it was, not replaced by an empty capture.
 TEST(DedupFwd, TxCapturesNotForwardedOnAreNotChecked) {
   const fs::path in = temp_dir() / "unchecked-in.pcap";
   write_pcap(in, keyed_trace(50, 3, nullptr));
   auto out = [](const char* name) { return temp_dir() / name; };
+  const std::string kept = "the user's own file, not a capture of this run";
+  for (const char* name : {"u0.pcap", "u2.pcap", "u0b.pcap"}) std::ofstream(out(name), std::ios::binary | std::ios::trunc) << kept;
+  auto content = [&](const char* name) {
+    std::ifstream f(out(name), std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), {});
+  };
   const Outcome outside = dedup_fwd(eal(pcap_vdev(0, in, out("u0.pcap")) + " " + pcap_vdev(1, in, out("u1.pcap")) +
                                         " " + pcap_vdev(2, in, out("u2.pcap"))),
                                     "--key flow --portmask 0x3 --exit-on-idle 200 --stats-interval 0");
   EXPECT_EQ(outside.code, 0) << outside.out;
   EXPECT_EQ(outside.out.find("the capture holds"), std::string::npos) << outside.out;
+  EXPECT_EQ(content("u2.pcap"), kept) << "port 2 is outside --portmask";
   const Outcome extra = dedup_fwd(eal("--vdev net_pcap0,rx_pcap=" + in.string() + ",tx_pcap=" + out("u0.pcap").string() +
                                       ",tx_pcap=" + out("u0b.pcap").string()),
                                   "--key flow --exit-on-idle 200 --stats-interval 0");
   EXPECT_EQ(extra.code, 0) << extra.out;
   EXPECT_EQ(extra.out.find("the capture holds"), std::string::npos) << extra.out;
+  EXPECT_EQ(content("u0b.pcap"), kept) << "no worker sends on the second Tx queue";
+  EXPECT_NE(content("u0.pcap"), kept) << "port 0 sent: its capture replaces the file";
 }
 
 // A tx_pcap that cannot be written whole (a full disk: net_pcap writes
