@@ -356,7 +356,10 @@ AGEBLOOM_API int agebloom_filter_stats(const agebloom_filter* f, agebloom_stats*
 
 /** Bytes agebloom_filter_save() writes for this filter: a header (magic,
  *  format version, structure, parameters, window, seed, checksum) and the
- *  state. The format is dedup_fwd's --snapshot format (agebloom/dedup/snapshot.hpp). */
+ *  state. It is the image format of agebloom/dedup/snapshot.hpp, which
+ *  dedup_fwd's --snapshot file holds one of per worker lcore, behind a file
+ *  header of its own; dedup_fwd's images also name its key mode and policy
+ *  and carry its arena, so the two do not load each other's. */
 AGEBLOOM_API size_t agebloom_filter_save_bytes(const agebloom_filter* f) AGEBLOOM_NOEXCEPT;
 
 /** Writes the filter's state to buf[0..len) (len >= agebloom_filter_save_bytes);
