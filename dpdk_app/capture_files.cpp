@@ -35,6 +35,7 @@ struct Diverted {
   std::string path, aside;
   std::string device;
   unsigned queue = 0;
+  std::string given;  // tx_pcap's value as the user wrote it (path is a link's target)
   uint64_t sent = 0;
   bool counted = false, failed = false;
   bool unused = false;  // a port outside --portmask, or a queue no worker sends on: path is left alone
@@ -184,7 +185,7 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     Diverted d{path, dir + "." + name + ".dedup_fwd-" + std::to_string(getpid()), a.device,
-               queue_of[static_cast<size_t>(std::distance(args.begin(), it.base()) - 1)]};
+               queue_of[static_cast<size_t>(std::distance(args.begin(), it.base()) - 1)], a.path};
     // Made here, so a folder that takes no file is the user's path in the
     // message, before the EAL (net_pcap would name the file beside it).
     const int fd = name.empty() ? -1 : open(d.aside.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -200,11 +201,19 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
   }
 }
 
-std::string with_user_paths(std::string text) {
-  for (const Diverted& d : g_diverted)
-    for (size_t at = text.find(d.aside); at != std::string::npos; at = text.find(d.aside, at + d.path.size()))
-      text.replace(at, d.aside.size(), d.path);
-  return text;
+std::string with_user_paths(const std::string& device, std::string args) {
+  // Whole tx_pcap values of this device only: one aside name can sit inside
+  // another's ("1.pcap" in "b.1.pcap").
+  for (const Diverted& d : g_diverted) {
+    if (d.device != device) continue;
+    const std::string was = "tx_pcap=" + d.aside, now = "tx_pcap=" + d.given;
+    for (size_t at = args.find(was); at != std::string::npos; at = args.find(was, at + 1)) {
+      const size_t end = at + was.size();
+      if ((at != 0 && args[at - 1] != ',') || (end != args.size() && args[end] != ',')) continue;
+      args.replace(at, was.size(), now);
+    }
+  }
+  return args;
 }
 
 void keep_tx_captures() { g_keep = true; }

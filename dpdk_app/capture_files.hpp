@@ -27,9 +27,9 @@ namespace dedup_fwd {
 // at its file beside it (argv is rewritten in place).
 void guard_capture_files(int eal_argc, char** argv, const Options& o);
 
-// `text` (a device's arguments, as the EAL holds them) with each tx_pcap
+// `args` (device's arguments, as the EAL holds them) with each tx_pcap
 // written aside named by the user's own path again, for messages.
-std::string with_user_paths(std::string text);
+std::string with_user_paths(const std::string& device, std::string args);
 
 // The run has started: at exit the captures replace their files.
 void keep_tx_captures();

@@ -246,10 +246,12 @@ int main(int argc, char** argv) {
   // Last before the EAL: its probe opens the captures.
   guard_capture_files(dashes, argv, o);
   rte_set_application_usage_hook(usage_hook);
-  // EINVAL: the EAL refused its command line, a bad option (exit 2, as ours);
-  // anything else (hugepages, permissions, another primary) is the machine's.
+  // EINVAL: the EAL refused its command line; ENODEV: a device argument it
+  // could not parse: bad options (exit 2, as ours). Anything else (hugepages,
+  // permissions, another primary) is the machine's. (The EAL also answers
+  // EINVAL for a few machine refusals, such as IOVA as PA without root.)
   if (rte_eal_init(argc, argv) < 0)
-    rte_exit(rte_errno == EINVAL ? 2 : EXIT_FAILURE,
+    rte_exit(rte_errno == EINVAL || rte_errno == ENODEV ? 2 : EXIT_FAILURE,
              "the DPDK EAL could not start (%s%sits messages above say why). Without hugepages try "
              "--no-huge -m 512; give it ports, e.g. --vdev net_pcap0,rx_pcap=IN.pcap,tx_pcap=OUT.pcap; a "
              "second DPDK process on this machine needs a --file-prefix of its own; dedup_fwd's own options "

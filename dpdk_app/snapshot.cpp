@@ -29,7 +29,9 @@ namespace pk = agebloom::packet;
 namespace {
 
 constexpr char kMagic[8] = {'D', 'E', 'D', 'U', 'P', 'S', 'N', 'P'};
-constexpr uint32_t kVersion = 1;
+// 2: the images name the key mode, its options and the policy (parameters_text);
+// a version-1 file is refused as another format, not as another filter.
+constexpr uint32_t kVersion = 2;
 
 struct FileHeader {
   char magic[8];
@@ -54,14 +56,18 @@ std::string parameters_text() {
   const pk::KeyOptions k = o.key_options();
   std::string key = std::string(dd::key_mode_name(o.mode)) + " vlan_in_key=" + (k.vlan_in_key ? "1" : "0");
   if (o.mode == pk::KeyMode::click) {
+    // The ports as a set: their order shapes no key.
+    std::vector<uint16_t> ports(k.click.ports.begin(),
+                                k.click.ports.begin() + std::min<size_t>(k.click.port_count, pk::ClickOptions::kMaxPorts));
+    std::sort(ports.begin(), ports.end());
     key += " ports=" + std::string(k.click.any_port ? "any" : "");
-    for (size_t i = 0; !k.click.any_port && i < std::min<size_t>(k.click.port_count, pk::ClickOptions::kMaxPorts); ++i)
-      key += std::to_string(k.click.ports[i]) + ",";
+    for (size_t i = 0; !k.click.any_port && i < ports.size(); ++i) key += std::to_string(ports[i]) + ",";
     key += std::string(" host=") + (k.click.include_host ? "1" : "0") + " param=" + (k.click.param ? k.click.param : "");
   }
   if (o.mode == pk::KeyMode::packet)
-    key += std::string(" ignore_vlan=") + (k.packet.ignore_vlan ? "1" : "0") + " ignore_l2=" +
-             (k.packet.ignore_l2 ? "1" : "0") + " bytes=" + std::to_string(k.packet.max_bytes);
+    // --ignore-l2 leaves the VLAN IDs out too: with it, --ignore-vlan changes no key.
+    key += std::string(" ignore_vlan=") + (k.packet.ignore_vlan || k.packet.ignore_l2 ? "1" : "0") + " ignore_l2=" +
+           (k.packet.ignore_l2 ? "1" : "0") + " bytes=" + std::to_string(k.packet.max_bytes);
   char keys[96];
   std::snprintf(keys, sizeof keys, " key=%s policy=%s keys=%016llx", dd::key_mode_name(o.mode),
                 dd::policy_name(o.policy), static_cast<unsigned long long>(XXH3_64bits(key.data(), key.size())));

@@ -204,7 +204,7 @@ dd::FilterSpec comparable(const dd::FilterSpec& spec) {
 
 // --compare: each structure's best plan for the same options, fewest bits first;
 // the refusals after, each with its reason.
-int compare(const dd::FilterSpec& given, bool json) {
+int compare(const dd::FilterSpec& given, bool json, double default_fpr) {
     const dd::FilterSpec spec = comparable(given);
     const bool assumed = spec.capacity != given.capacity;
     std::vector<std::pair<dd::FilterSpec, m::Plan>> plans;
@@ -217,9 +217,10 @@ int compare(const dd::FilterSpec& given, bool json) {
         dd::FilterSpec one = spec;
         one.structure = s.id;
         // Sized by memory (--mem without --fpr): the rate-adaptive filter takes
-        // --mem as its budget beside the default target FPR, as when it is
-        // named (FilterOptions::finish), not as a limit to fit the lowest FPR in.
-        if (s.rate_adaptive && one.fpr == 0.0) one.fpr = dd::FilterSpec{}.fpr;
+        // --mem as its budget beside the default target FPR (packet's under
+        // --key packet), as when it is named (FilterOptions::finish), not as
+        // a limit to fit the lowest FPR in.
+        if (s.rate_adaptive && one.fpr == 0.0) one.fpr = default_fpr;
         auto r = dd::plan_spec(one);
         if (auto* p = std::get_if<m::Plan>(&r)) plans.emplace_back(one, *p);
         else refused.emplace_back(s.name, std::get<m::PlanError>(r).message);
@@ -388,7 +389,7 @@ int main(int argc, char** argv) {
     const dd::FilterSpec& spec = shared.spec;
 
     int status = 0;
-    if (want_compare) status = compare(spec, json);
+    if (want_compare) status = compare(spec, json, shared.default_fpr());
     if (png) {
         const int drawn = plot(spec, *png);
         return status ? status : drawn;

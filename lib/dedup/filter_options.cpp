@@ -177,7 +177,7 @@ std::string FilterOptions::help(bool sizing_only) {
     return sizing +
            "  --key src-ip|dst-ip|flow|click|packet\n"
            "                                  the tools' key mode: packet plans at --fpr 1e-6 unless\n"
-           "                                  --fpr or --mem is given\n"
+           "                                  --fpr is given or --mem alone sizes by memory\n"
            "  --on-flood keep-window|keep-fpr a --ttl window's flood policy: keep-fpr plans the epochs'\n"
            "                                  capacity trigger (epoch_capacity) the tools build\n";
   return std::string(
@@ -387,7 +387,7 @@ std::string FilterOptions::finish() {
   if (!prior_set_ && !have_ttl_) prior = inference::neutral_prior(spec.window.span);
   spec.capacity = have_ttl_ ? capacity_ : 0;
   if (!policy_set_) policy = default_policy(mode);
-  if (!have_fpr_ && mode == packet::KeyMode::packet) spec.fpr = kPacketModeFpr;
+  if (!have_fpr_) spec.fpr = default_fpr();
   // --mem alone is the input: the lowest FPR that fits. Not for the
   // rate-adaptive filter (its budget, beside a target FPR).
   if (have_mem_ && !have_fpr_ && !mem_is_budget(spec)) spec.fpr = 0.0;

@@ -27,6 +27,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -1256,9 +1257,14 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   std::string flipped = good, foreign = good;
   flipped[flipped.size() - 7] ^= 0x40;  // a bit in the last worker's filter state
   foreign[16 + 8 + 8] ^= 0x7f;          // the first image's format field (file header 16, length 8, magic 8)
+  // A file of the previous version (its images did not name the key): another format, not another filter.
+  std::string older = good;
+  const uint32_t v1 = 1;
+  std::memcpy(older.data() + 8, &v1, sizeof v1);
   const Case cases[] = {{"truncated", good.substr(0, good.size() / 2), "", "damaged"},
                         {"flipped", flipped, "", "damaged"},
                         {"foreign", foreign, "", "another format"},
+                        {"version 1", older, "", "another format"},
                         {"text", "not a snapshot at all\n", "", "not an agebloom snapshot"},
                         {"mismatch", good, " --fpr 0.001", "another filter"},
                         // The same plan over other keys, or another policy: what the filter

@@ -312,18 +312,23 @@ TEST(Cli, CompareListsEveryStructure) {
     // Sized by memory (--mem alone): tlbf's row is its plan with that budget at
     // the default FPR, the plan `--filter tlbf` with the same options prints,
     // not a refusal asking for the memory limit that was given.
-    const auto by_memory = run("--window 1000 --mem 2 --compare --json");
-    ASSERT_EQ(by_memory.status, 0) << by_memory.out;
-    const auto named = run("--window 1000 --mem 2 --filter tlbf --json");
-    ASSERT_EQ(named.status, 0) << named.out;
-    bool tlbf_row = false;
-    for (const auto& row : nlohmann::json::parse(by_memory.out))
-        if (row["structure"] == "tlbf") {
-            tlbf_row = true;
-            EXPECT_FALSE(row.contains("error")) << row.dump();
-            EXPECT_EQ(row["parameters"], nlohmann::json::parse(named.out)["parameters"]) << row.dump();
-        }
-    EXPECT_TRUE(tlbf_row);
+    // Under --key packet, at packet's own default FPR.
+    for (const std::string key : {"", " --key packet"}) {
+        SCOPED_TRACE(key);
+        const auto by_memory = run("--window 1000 --mem 2 --compare --json" + key);
+        ASSERT_EQ(by_memory.status, 0) << by_memory.out;
+        const auto named = run("--window 1000 --mem 2 --filter tlbf --json" + key);
+        ASSERT_EQ(named.status, 0) << named.out;
+        bool tlbf_row = false;
+        for (const auto& row : nlohmann::json::parse(by_memory.out))
+            if (row["structure"] == "tlbf") {
+                tlbf_row = true;
+                EXPECT_FALSE(row.contains("error")) << row.dump();
+                EXPECT_EQ(row["parameters"], nlohmann::json::parse(named.out)["parameters"]) << row.dump();
+                EXPECT_EQ(row["expected_fpr"], nlohmann::json::parse(named.out)["expected_fpr"]) << row.dump();
+            }
+        EXPECT_TRUE(tlbf_row);
+    }
     const auto t = run("--ttl 10s --capacity 100000 --fpr 0.01 --compare");
     EXPECT_NE(t.out.find("tlbf"), std::string::npos);
     EXPECT_NE(t.out.find("keeps count windows only"), std::string::npos);  // tbf's refusal, in words

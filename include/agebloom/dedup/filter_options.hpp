@@ -63,6 +63,9 @@ class FilterOptions {
   // --fpr's default for --key packet: a unique packet wrongly dropped is data
   // lost, so the filter is sized for one in a million rather than 1%.
   static constexpr double kPacketModeFpr = 1e-6;
+  // The target FPR when --fpr is not given: packet's, else FilterSpec's 0.01
+  // (what a rate-adaptive budget is sized for beside --mem).
+  double default_fpr() const noexcept { return mode == packet::KeyMode::packet ? kPacketModeFpr : FilterSpec{}.fpr; }
   // What the options set, defaults applied by finish().
   packet::KeyMode mode = packet::KeyMode::src_ip;
   FilterSpec spec;                        // --filter, --window/--ttl, --capacity, --fpr, --mem
