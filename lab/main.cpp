@@ -86,16 +86,19 @@ std::string unwritable(const LabOptions& o, const Experiment& e) {
   return {};
 }
 
-bool make_dirs(const std::string& path) {
+// Makes the folder `path` and its parents: "" when it is there, else why not
+// (a file where the folder should be is said as such, not as EEXIST).
+std::string make_dirs(const std::string& path) {
   std::string cur;
   for (size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || path[i] == '/') {
-      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return std::strerror(errno);
     }
     if (i < path.size()) cur += path[i];
   }
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  return S_ISDIR(st.st_mode) ? "" : "it exists and is not a folder";
 }
 
 }  // namespace
@@ -167,8 +170,8 @@ int main(int argc, char** argv) {
   for (const Experiment& e : kExperiments) {
     if (name != e.name) continue;
     if (!o.only.empty() && !e.takes_filter) bad("--filter chooses the rows of structures only, not of " + name);
-    if (!make_dirs(o.out)) {
-      std::fprintf(stderr, "agebloom-lab: cannot create %s: %s\n", o.out.c_str(), std::strerror(errno));
+    if (const std::string why = make_dirs(o.out); !why.empty()) {
+      std::fprintf(stderr, "agebloom-lab: cannot create %s: %s\n", o.out.c_str(), why.c_str());
       return 1;
     }
     if (const std::string why = unwritable(o, e); !why.empty()) {

@@ -124,6 +124,9 @@ class Cluster(unittest.TestCase):
         one = replay(*TRACES[:2], "--key", "src-ip", "--ttl", "100ms", "--truth", "--seed", "2")
         self.assertIn(f"{one['truth_duplicates']} repeats within the window, live FNR 0,", lines[0])
         self.assertIn(f"{one['packets']} packets from 2 traces in 3 shards on 2 workers", lines[0])
+        # Each stage with its own rate, and the whole run's said as such.
+        self.assertRegex(lines[0], r"; split [0-9.e+-]+ s \([0-9]+ packets/s\), replay [0-9.e+-]+ s "
+                                   r"\([0-9]+ packets/s\), [0-9]+ packets/s in all; --seed ")
 
     def test_count_window_is_per_shard(self):
         merged = report(cluster(*TRACES[:2], "--shards", "3", "--key", "src-ip", "--window", "100", "--truth",

@@ -63,6 +63,13 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(r.returncode == 1 and "structures-bits.csv exists and is not a file" in r.stderr,
            f"structures-bits folder: exit {r.returncode}, stderr {r.stderr!r}")
 
+    # An --out that is a file: said as such (not "File exists"), exit 1.
+    not_a_folder = os.path.join(tmp, "a-file")
+    open(not_a_folder, "w").close()
+    r = run("001-figure4", "--quick", "--out", not_a_folder)
+    expect(r.returncode == 1 and f"cannot create {not_a_folder}: it exists and is not a folder" in r.stderr,
+           f"--out a file: exit {r.returncode}, stderr {r.stderr!r}")
+
     # A stdout that cannot take the headline numbers is a failure.
     with open("/dev/full", "w") as full:
         r = subprocess.run([lab, "001-figure4", "--quick", "--out", os.path.join(tmp, "full")], stdout=full,
