@@ -227,15 +227,14 @@ void note_tx_counts(const std::vector<uint16_t>& ports_in_use) {
     // those alone when the port closes; a device outside --portmask, or a
     // tx_pcap past the queues the workers use, is not read back.
     if (rte_eth_dev_get_port_by_name(d.device.c_str(), &port) != 0) continue;
+    const bool known = rte_eth_dev_info_get(port, &info) == 0;
     // Nothing was ever sent there: the user's file stays as it was.
     if (std::find(ports_in_use.begin(), ports_in_use.end(), port) == ports_in_use.end() ||
-        (rte_eth_dev_info_get(port, &info) == 0 && d.queue >= info.nb_tx_queues)) {
+        (known && d.queue >= info.nb_tx_queues)) {
       d.unused = true;
       continue;
     }
-    if (rte_eth_dev_info_get(port, &info) != 0 || d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS ||
-        rte_eth_stats_get(port, &st) != 0)
-      continue;
+    if (!known || d.queue >= RTE_ETHDEV_QUEUE_STAT_CNTRS || rte_eth_stats_get(port, &st) != 0) continue;
     d.sent = st.q_opackets[d.queue];
     d.counted = true;
   }

@@ -415,12 +415,8 @@ int main(int argc, char** argv) {
   // What the stats line says of floods and budgets, said once at exit when
   // there was no stats line to say it (--stats-interval 0).
   if (!o.stats_interval_s)
-    if (std::string health = filter_health().text(); !health.empty()) {
-      health.erase(0, 3);  // the stats line's " | "
-      // ... and its own "WARNING " mark, which "warning:" says here.
-      if (health.rfind("WARNING ", 0) == 0) health.erase(0, 8);
+    if (const std::string health = filter_health().text(/*stats_line=*/false); !health.empty())
       std::fprintf(stderr, "dedup_fwd: warning: %s\n", health.c_str());
-    }
   if (t.time_regressions)  // as agebloom-replay says it; after a restore, stamps behind the saved clock too
     std::printf("dedup_fwd: %lu packets' Rx timestamps stepped back in time: the clock was held at the latest\n",
                 t.time_regressions);

@@ -424,13 +424,18 @@ void print_stats_line(uint64_t now) {
   last_rx = t.rx;
 }
 
-std::string FilterHealth::text() const {
+std::string FilterHealth::text(bool stats_line) const {
   std::string t;
+  // Each part after " | ": on the stats line every one, at exit between them.
+  auto add = [&](const std::string& part) { t += (stats_line || !t.empty() ? " | " : "") + part; };
   if (overloaded)
-    t += " | FLOOD: " + std::to_string(overloaded) +
-         " epochs over their design load (window kept, FPR above the model; --on-flood keep-fpr keeps the FPR)";
-  if (early) t += " | flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)";
-  if (saturated) t += " | WARNING filter budget exhausted " + std::to_string(saturated) + " times: FPR above the model, raise --mem";
+    add("FLOOD: " + std::to_string(overloaded) +
+        " epochs over their design load (window kept, FPR above the model; --on-flood keep-fpr keeps the FPR)");
+  if (early) add("flood: " + std::to_string(early) + " epochs ended early (FPR kept, window shortened)");
+  // The stats line marks it; at exit "warning:" says so.
+  if (saturated)
+    add(std::string(stats_line ? "WARNING " : "") + "filter budget exhausted " + std::to_string(saturated) +
+        " times: FPR above the model, raise --mem");
   return t;
 }
 

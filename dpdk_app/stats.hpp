@@ -51,7 +51,9 @@ FilterFigures read_filter_figures(const LcoreStats& s);
 // warning's when the stats line is off.
 struct FilterHealth {
   uint64_t overloaded = 0, early = 0, saturated = 0;
-  std::string text() const;
+  // stats_line: each part after " | ", the budget's marked WARNING; else
+  // (the exit warning) the parts between " | " alone, unmarked.
+  std::string text(bool stats_line = true) const;
 };
 FilterHealth filter_health();
 

@@ -990,9 +990,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
     if (sticky.ring_overflows)
       what += std::string(what.empty() ? "" : " and ") + std::to_string(sticky.ring_overflows) +
               " found the hash ring full (more insertions per window than its " +
-              std::to_string(filter.config().visit([](const auto& c) -> uint64_t {
-                if constexpr (requires { c.ring_slots(); }) return c.ring_slots(); else return 0;
-              })) + " slots: raise --capacity)";
+              std::to_string(sticky.ring_slots) + " slots: raise --capacity)";
     std::printf("  WARNING: %s: their counters are never decremented, so keys may be remembered past the window "
                 "(false positives, never false negatives)\n", what.c_str());
   }

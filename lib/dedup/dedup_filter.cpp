@@ -610,7 +610,7 @@ DedupFilter::Sticky DedupFilter::sticky() const noexcept {
   return std::visit(
       [](const auto& f) -> Sticky {
         if constexpr (requires { f.ring_overflows(); f.saturated_insertions(); })
-          return {f.saturated_insertions(), f.ring_overflows()};
+          return {f.saturated_insertions(), f.ring_overflows(), f.config().ring_slots()};
         else return {};
       },
       filter_);

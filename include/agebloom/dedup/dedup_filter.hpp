@@ -277,6 +277,7 @@ class DedupFilter {
   struct Sticky {
     uint64_t saturated = 0;      // insertions that left one of their counters at its maximum
     uint64_t ring_overflows = 0; // insertions the full ring could not record
+    uint64_t ring_slots = 0;     // what the ring holds: the insertions per window it was sized for
   };
   Sticky sticky() const noexcept;  // the counting filter's counts so far; zeros for the others
   // Flood watch (time windows of the epoch filters): epochs that took more
