@@ -25,12 +25,20 @@ b=.gpu-bundle
 rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/traces"
 cp "$build/tests/gpu/gpu_replay_test" "$build/tests/gpu/gpu_replay_emulation_test" \
-   "$build/perf/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$b/bin/"
+   "$build/perf/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$build/perf/agebloom-bench" "$b/bin/"
 if [[ -n ${AGEBLOOM_GPU_BASELINE:-} ]]; then cp "$AGEBLOOM_GPU_BASELINE" "$b/bin/agebloom-gpu-bench-base"; fi
 for exe in "$b"/bin/*; do ldd "$exe" | awk '/=> \// {print $3}'; done | sort -u | while read -r lib; do
   cp -L "$lib" "$b/lib/"
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$b/lib/"
+# agebloom-bench's mbuf pools need DPDK's ring mempool driver, a plugin EAL
+# loads from Debian's driver folder, which the device image lacks: run.sh
+# preloads it from the bundle.
+ring=$(ls /usr/lib/x86_64-linux-gnu/dpdk/pmds-*/librte_mempool_ring.so.* 2>/dev/null | head -1)
+if [[ -n $ring ]]; then
+  cp -L "$ring" "$b/lib/librte_mempool_ring.so"
+  ldd "$ring" | awk '/=> \// {print $3}' | while read -r lib; do cp -L "$lib" "$b/lib/"; done
+fi
 cp data/traces/*.pcap "$b/traces/"
 shared=../shared/data/pcap
 if [[ -d "$shared" ]]; then

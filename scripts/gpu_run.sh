@@ -12,6 +12,12 @@
 #      benchmark, BASE_ARGS (default --sizes 8M,1G), for ratios on this machine;
 #   6. (STEPS has "ncu") Nsight Compute's speed-of-light section for the
 #      one-line layout's kernels at 1 GiB: what bounds each.
+#   7. (STEPS has "cpu") the CPU benchmark on this machine's host CPU, for
+#      issue [fastpath]: CPU_ROUNDS rounds (default 3) of agebloom-bench over
+#      CPU_FILTER (default: bulk test_and_insert of the one- and two-line
+#      layouts, their memory floors and rte_member's HT cache at W = 1M and
+#      64M, and the in-memory pipeline beside 5tswap), one process a round,
+#      with lscpu and the load beside them; the JSON of each round comes back.
 # Knobs: BENCH_ARGS (the benchmark's options), REPLAY_KEYS (step 3's keys,
 # default "src-ip flow"), NCU_LAUNCHES (kernels profiled, default 40).
 # STEPS (default "emulation test bench base replay") picks steps, to split the
@@ -107,6 +113,21 @@ if grep '^unsupported' "$out/replay.log" | grep -v '^unsupported gpu apbb\?f ' >
   echo "refusals other than APBF/APBBF's slice limit" | tee -a "$out/summary.txt"
   status=1
 fi
+fi
+if want cpu; then
+step "cpu benchmarks"
+lscpu >"$out/lscpu.txt" 2>&1 || true
+grep -m1 'model name' /proc/cpuinfo | tee -a "$out/summary.txt"
+filter=${CPU_FILTER:-'^test_and_insert/(two-line|interleaved|interleaved-swept|floor-one-line|floor-two-lines|rte_member_ht_cache)/bulk(_hashed)?/W:(1048576|67108864)/hit:0/real_time$|^pipeline/(5tswap|dedup_fwd_src_ip/(auto|interleaved|two-line)/|dedup_fwd_flow/auto/)'}
+for round in $(seq 1 "${CPU_ROUNDS:-3}"); do
+  echo "round $round: load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/summary.txt"
+  # The ring mempool driver preloaded: EAL would look for it in Debian's driver folder.
+  timeout -k 5 "$(limit cpu 150)" "$b/lib/ld-linux-x86-64.so.2" --library-path "$libpath" \
+    --preload "$b/lib/librte_mempool_ring.so" "$b/bin/agebloom-bench" --benchmark_filter="$filter" \
+    --benchmark_min_time="${CPU_MIN_TIME:-0.3}" --benchmark_out="$out/cpu_round$round.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=false >"$out/cpu_round$round.log" 2>&1 || status=1
+  tail -3 "$out/cpu_round$round.log" | tee -a "$out/summary.txt"
+done
 fi
 if want ncu; then
 step "ncu"
