@@ -5,11 +5,6 @@
 namespace agebloom::gpu {
 
 std::string unsupported_reason(const FilterConfig& config) {
-  if (const StructureInfo& row = config.info(); !row.gpu && row.auto_over_bytes && info(row.auto_in_place_of).gpu)
-    // --filter auto's choice past a size: the row it replaced replays.
-    return std::string("the GPU backend does not replay ") + row.name + " (--filter auto's choice over " +
-           std::to_string(row.auto_over_bytes >> 20) + " MiB); --filter " + name(row.auto_in_place_of) +
-           ", the layout it stands in for, replays there";
   if (!config.info().gpu) return std::string("the GPU backend does not replay ") + config.info().name;
   if (const auto* i = std::get_if<InterleavedEpochConfig>(&config.config); i && i->lane_bits != 64)
     return "the GPU backend replays the one-line layout with 64-bit lanes only";

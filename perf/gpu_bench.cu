@@ -1,6 +1,6 @@
 // agebloom-gpu-bench: keys per second of the CUDA backend's filters.
 //
-//   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N]
+//   agebloom-gpu-bench [--sizes 8M,64M,512M,1G,2G] [--layouts flat,blk512,line64,swept64,apbf,apbbf] [--keys N]
 //                      [--seed HEX] [--no-paper] [--replay-distinct D]
 //
 // For each filter size (guarded epoch flat and blocked B = 512, r = 8, 14 bits
@@ -246,6 +246,24 @@ GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint
     }
     return bench_config(c, "line64", c.window.span, n, seed, peak, replay_distinct);
   }
+  if (layout == "swept64") {
+    // The swept layout (--filter auto's past 4 MiB): r = 6, so r + 1 = 7 live
+    // lanes and the spare, ~31 bits per item at 1%.
+    InterleavedEpochConfig plain;
+    plain.window = Window::count(bytes * 8 / 31);
+    plain.r = 6;
+    plain.k = 8;
+    plain.lane_bits = 64;
+    plain.lines = bytes / 64;
+    plain.capacity = plain.window.span;
+    const InterleavedSweptConfig c(plain);
+    if (Status st = c.validate(); !st) {
+      GpuStatus s = gpu_error(GpuErrc::invalid_config);
+      s.config_error = st.code();
+      return s;
+    }
+    return bench_config(c, "swept64", c.window.span, n, seed, peak, replay_distinct);
+  }
   const uint32_t block_bits = layout == "blk512" ? 512 : 0;
   const uint64_t window = bytes * 8 / 14;
   auto cfg = GuardedEpochConfig::for_bits_per_item(Window::count(window), 14.0, 8, block_bits);
@@ -314,7 +332,7 @@ std::vector<std::string> split_list(const std::string& list) {
 }
 
 constexpr const char* kUsage =
-    "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,apbf,apbbf] [--keys N] "
+    "usage: agebloom-gpu-bench [--sizes 8M,64M,2G] [--layouts flat,blk512,line64,swept64,apbf,apbbf] [--keys N] "
     "[--seed HEX] [--no-paper] [--replay-distinct D]\n";
 
 // "8M", "1G", "512K", "4096": bytes; 0 when it is not a positive size.
@@ -357,8 +375,9 @@ int main(int argc, char** argv) {
     } else if (a == "--layouts" && i + 1 < argc) {
       layouts = split_list(argv[++i]);
       for (const std::string& l : layouts)
-        if (l != "flat" && l != "blk512" && l != "line64" && l != "apbf" && l != "apbbf") {
-          std::fprintf(stderr, "agebloom-gpu-bench: --layouts takes flat, blk512, line64, apbf and apbbf, not '%s'\n",
+        if (l != "flat" && l != "blk512" && l != "line64" && l != "swept64" && l != "apbf" && l != "apbbf") {
+          std::fprintf(stderr,
+                       "agebloom-gpu-bench: --layouts takes flat, blk512, line64, swept64, apbf and apbbf, not '%s'\n",
                        l.c_str());
           return 2;
         }

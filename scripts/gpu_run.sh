@@ -85,7 +85,7 @@ compare() {
 mkdir -p "$out/tmp"
 : >"$out/replay.log"
 n=0
-for filter in guarded-epoch guarded-epoch-blocked ring interleaved apbf apbbf; do
+for filter in guarded-epoch guarded-epoch-blocked ring interleaved interleaved-swept apbf apbbf; do
   for t in "$b"/traces/*.pcap "$b"/traces/*.pcapng; do
    [[ -f $t ]] || continue
     for mode in ${REPLAY_KEYS:-src-ip flow}; do

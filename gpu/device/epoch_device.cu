@@ -189,6 +189,12 @@ __global__ void clear_lanes_kernel(GuardedEpochRef f, uint64_t slots) {
 
 uint32_t slots_of(const EpochShape& s) { return s.segments; }
 uint32_t slots_of(const ApbfShape& s) { return s.segments(); }
+uint32_t live_of(const EpochShape& s) { return s.live; }  // the most epochs a batch spans
+uint32_t live_of(const ApbfShape& s) { return s.segments(); }
+size_t words_offset_of(const EpochShape& s) { return s.words_offset; }
+size_t words_offset_of(const ApbfShape&) { return kWordsOffset; }
+bool swept_of(const EpochShape& s) { return s.swept; }
+bool swept_of(const ApbfShape&) { return false; }
 
 }  // namespace
 
@@ -221,7 +227,7 @@ GpuStatus EpochDevice<Family>::create_shape(const Expected<Shape>& shape, EpochD
   EpochDevice d;
   d.shape_ = *shape;
   // The arena image ends with the words (+ up to 63 bytes of base padding).
-  if (kWordsOffset + d.shape_.words_bytes() > d.shape_.bytes) return gpu_error(GpuErrc::bad_argument);
+  if (words_offset_of(d.shape_) + d.shape_.words_bytes() > d.shape_.bytes) return gpu_error(GpuErrc::bad_argument);
   AGEBLOOM_CUDA_TRY(cudaMalloc(&d.base_, d.shape_.bytes));
   AGEBLOOM_CUDA_TRY(cudaMemset(d.base_, 0, d.shape_.bytes));
   d.state_ = d.shape_.initial_state();
@@ -336,12 +342,32 @@ GpuStatus EpochDevice<Family>::upload(const void* image, size_t bytes) {
   if (s.current >= slots() || s.schedule.kind != shape_.kind) return gpu_error(GpuErrc::bad_argument);
   AGEBLOOM_CUDA_TRY(cudaMemcpy(base_, image, bytes, cudaMemcpyHostToDevice));
   state_ = s;
+  if (swept_of(shape_)) {
+    SweptRingHeader h;
+    std::memcpy(&h, image, sizeof h);
+    epoch_insertions_ = h.epoch_insertions;
+  }
   return {};
 }
 
 template <class Family>
 GpuStatus EpochDevice<Family>::download(void* image, size_t bytes) {
   if (image == nullptr || bytes != shape_.bytes) return gpu_error(GpuErrc::bad_argument);
+  if constexpr (std::is_same_v<Shape, EpochShape>) {
+    if (shape_.swept) {
+      // The CPU filter's sweep: the spare's first lines cleared, the header
+      // saying how many (epoch_plan.hpp, swept_header). The replay never
+      // reads the spare and clears a lane whole when an epoch takes it, so
+      // clearing these lines now changes no later verdict.
+      const SweptRingHeader h = swept_header(shape_, state_, epoch_insertions_);
+      if (h.swept != 0)
+        AGEBLOOM_CUDA_TRY(cudaMemset2D(ref_.word(spare_slot(shape_, state_), 0), 8 * sizeof(uint64_t), 0,
+                                       sizeof(uint64_t), h.swept));
+      AGEBLOOM_CUDA_TRY(cudaMemcpy(base_, &h, sizeof h, cudaMemcpyHostToDevice));
+      AGEBLOOM_CUDA_TRY(cudaMemcpy(image, base_, bytes, cudaMemcpyDeviceToHost));
+      return {};
+    }
+  }
   AGEBLOOM_CUDA_TRY(cudaMemcpy(base_, &state_, sizeof state_, cudaMemcpyHostToDevice));
   AGEBLOOM_CUDA_TRY(cudaMemcpy(image, base_, bytes, cudaMemcpyDeviceToHost));
   return {};
@@ -352,9 +378,13 @@ GpuStatus EpochDevice<Family>::contains_async(const KeyHash* keys, size_t n, uin
                                               cudaStream_t stream) const {
   if (n == 0) return {};
   if (keys == nullptr || out == nullptr) return gpu_error(GpuErrc::bad_argument);
-  // One kernel per guarded epoch layout (GuardedEpochRef::contains_as).
+  // One kernel per guarded epoch layout (GuardedEpochRef::contains_as); the
+  // swept layout's spare, the slot after the current one, is not read.
+  Ref r = ref_;
+  if constexpr (std::is_same_v<Shape, EpochShape>)
+    if (shape_.swept) r.spare = spare_slot(shape_, state_);
   auto launch = [&](auto layout) {
-    contains_kernel<Family, decltype(layout)::value><<<grid_for(n), kThreads, 0, stream>>>(ref_, state_.current, keys,
+    contains_kernel<Family, decltype(layout)::value><<<grid_for(n), kThreads, 0, stream>>>(r, state_.current, keys,
                                                                                             n, out);
   };
   if constexpr (Family::kByLine) {
@@ -377,7 +407,7 @@ GpuStatus EpochDevice<Family>::contains_async(const KeyHash* keys, size_t n, uin
 template <class Family>
 GpuStatus EpochDevice<Family>::reserve_first_setters() {
   const uint64_t per_array = shape_.segment_bits() * sizeof(uint32_t);
-  uint64_t want = slots();
+  uint64_t want = Family::kStampsPerEpoch ? live_of(shape_) : slots();
   if constexpr (Family::kStampsPerEpoch) {
     size_t free_b = 0, total_b = 0;
     AGEBLOOM_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
@@ -403,8 +433,10 @@ GpuStatus EpochDevice<Family>::run_batches(const KeyHash* keys, size_t n, uint32
   batches_ = 0;
   rounds_ = 0;
   for (uint64_t done = 0; done < n; ++batches_) {
+    const uint64_t before = state_.insertions;
     const BatchPlan p = Family::plan(state_, shape_, ref_, timed ? now + done : nullptr, nullptr, 0,
                                      out != nullptr ? batch_packets(n - done) : n - done, max_epochs);
+    note_epoch_start(p, before, epoch_insertions_);
     const KeyHash* k = keys + done;
     const uint64_t cleared = p.cleared_slots(slots());
     if (by_line_ && out != nullptr) {
@@ -500,6 +532,7 @@ GpuStatus EpochDevice<Family>::test_or_insert(const KeyHash* keys, size_t n, uin
     AGEBLOOM_CUDA_TRY(Family::clear(ref_, p.cleared_slots(slots()), stream));
     insert_kernel<Family><<<grid_for(p.count), kThreads, 0, stream>>>(ref_, p, k, nullptr, fbits, out, done, true);
     AGEBLOOM_LAUNCH_TRY();
+    note_epoch_start(p, state_.insertions, epoch_insertions_);
     state_ = st;
     done += p.count;
   }
@@ -572,6 +605,7 @@ void EpochDevice<Family>::swap(EpochDevice& o) noexcept {
   std::swap(line_key_bits_, o.line_key_bits_);
   std::swap(batches_, o.batches_);
   std::swap(rounds_, o.rounds_);
+  std::swap(epoch_insertions_, o.epoch_insertions_);
 }
 
 template class EpochDevice<GuardedEpochFamily>;

@@ -48,8 +48,7 @@ struct GuardedEpochFamily {
 
   static BatchPlan plan(EpochState& st, const Shape& shape, const Ref&, const uint64_t* now, const uint32_t* skip,
                         uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
-    if (now == nullptr && skip == nullptr) return plan_batch(st, shape.segments, remaining, max_epochs);
-    return plan_batch_walk(st, shape.segments, now, skip, skip_base, remaining, max_epochs);
+    return plan_for(shape, st, now, skip, skip_base, remaining, max_epochs);
   }
   __device__ static void stamp(const Ref& f, const BatchPlan& p, const KeyHash* k, uint32_t* first, uint64_t fb,
                                uint64_t i, const uint32_t* skip, uint64_t base) {
@@ -226,6 +225,7 @@ class EpochDevice {
   int line_key_bits_ = 32;
   uint64_t batches_ = 0;
   uint64_t rounds_ = 0;
+  uint64_t epoch_insertions_ = 0;  // the swept layout's: insertions when the current epoch began
 };
 
 using GuardedEpochDevice = EpochDevice<GuardedEpochFamily>;

@@ -31,9 +31,14 @@
 
 namespace agebloom::gpu {
 
-// The header every filter's arena image starts with (core/window.hpp).
+// The header every filter's arena image starts with (core/window.hpp); the
+// swept layout's adds its sweep (SweptRingHeader), so its words start a line
+// later (EpochShape::words_offset).
 using EpochState = EpochRingHeader;
-inline constexpr size_t kWordsOffset = (sizeof(EpochState) + kCacheLine - 1) / kCacheLine * kCacheLine;
+inline constexpr size_t words_offset_after(size_t header) noexcept {
+  return (header + kCacheLine - 1) / kCacheLine * kCacheLine;
+}
+inline constexpr size_t kWordsOffset = words_offset_after(sizeof(EpochState));
 
 // A first-setter entry no packet of the batch has stamped.
 inline constexpr uint32_t kUnset = 0xffffffffu;
@@ -42,14 +47,24 @@ inline constexpr uint32_t kUnset = 0xffffffffu;
 struct EpochShape {
   GuardedEpochRef ref;    // ref.words unset: add the image base (at())
   size_t bytes = 0;       // of the arena image (the filter's bytes_needed)
-  uint32_t segments = 0;  // r + 1
+  size_t words_offset = kWordsOffset;  // where the words begin in the image
+  uint32_t segments = 0;  // the slots insertions cycle through: r + 1 (swept: r + 2)
+  uint32_t live = 0;      // r + 1: the most rotations a time gap makes, and epochs a batch spans
   WindowKind kind = WindowKind::count;
   uint64_t epoch_length = 1;
   uint64_t fill_cap = 0;  // time windows: the ring's capacity trigger
+  // The swept layout (InterleavedSweptConfig): the slot after the current one
+  // is the spare, which no query reads and which the CPU filter clears a few
+  // lines at a time. The replay treats the r + 2 lanes as a ring whose slot is
+  // cleared when an epoch takes it (the spare is clear by then on the CPU
+  // too), masks the spare off every verdict (BatchPlan::spare_for), and gives
+  // the CPU's partly swept spare back at download (swept_header, sweep_spare).
+  bool swept = false;
+  SweptPace pace{};
 
   GuardedEpochRef at(void* image) const noexcept {
     GuardedEpochRef r = ref;
-    r.words = reinterpret_cast<uint64_t*>(static_cast<unsigned char*>(image) + kWordsOffset);
+    r.words = reinterpret_cast<uint64_t*>(static_cast<unsigned char*>(image) + words_offset);
     return r;
   }
   // Bits of one segment: the size of a first-setter array.
@@ -74,6 +89,7 @@ EpochShape common_shape(const Config& c, size_t bytes) noexcept {
   EpochShape s;
   s.bytes = bytes;
   s.segments = c.segments();
+  s.live = c.segments();
   s.kind = c.window.kind;
   s.epoch_length = c.epoch_length();
   s.ref.k = c.k;
@@ -116,6 +132,39 @@ inline Expected<EpochShape> shape_of(const InterleavedEpochConfig& c) noexcept {
   return s;
 }
 
+// The one-line layout with a spare lane swept ahead: the plain layout's
+// shape over a ring of r + 2 lanes, r + 1 of them live.
+inline Expected<EpochShape> shape_of(const InterleavedSweptConfig& c) noexcept {
+  auto plain = shape_of(static_cast<const InterleavedEpochConfig&>(c));
+  if (!plain) return plain;
+  auto need = InterleavedEpochFilter<uint64_t, true>::bytes_needed(c);
+  if (!need) return need.code();
+  EpochShape s = *plain;
+  s.bytes = *need;
+  s.words_offset = words_offset_after(sizeof(SweptRingHeader));
+  s.segments = c.ring();
+  s.ref.segments = c.ring();
+  s.swept = true;
+  s.pace = SweptPace::of(c);
+  return s;
+}
+
+// The swept layout's header as the CPU filter would hold it after the same
+// operations: the ring's state, when the current epoch began, and the lines
+// of the spare its sweep has cleared by now (SweptPace::swept).
+inline SweptRingHeader swept_header(const EpochShape& s, const EpochState& st, uint64_t epoch_insertions) noexcept {
+  SweptRingHeader h{};
+  static_cast<EpochState&>(h) = st;
+  h.epoch_insertions = epoch_insertions;
+  h.swept = s.pace.swept(h);
+  return h;
+}
+
+// The swept layout's spare in state st: the slot after the current one.
+inline uint32_t spare_slot(const EpochShape& s, const EpochState& st) noexcept {
+  return st.current + 1 == s.segments ? 0 : st.current + 1;
+}
+
 // The replay of one batch: up to r+1 consecutive epochs, each inserting into
 // its own segment (slot), so no slot is cleared twice within the batch.
 // Packets are numbered from the batch's first. Epoch e begins at packet
@@ -141,6 +190,12 @@ struct BatchPlan {
   // that triggers it, so that packet is judged in the previous generation
   // and inserts in the new one; a time-window shift happens before.
   uint32_t seen_from[GuardedEpochConfig::kMaxSegments] = {};
+  // The swept layout: the slots of the ring (r + 2); 0 for every other layout.
+  uint32_t ring = 0;
+  // Insertions of the batch before its last rotation (kNoRotation: none),
+  // from which the owner keeps when the current epoch began (SweptRingHeader).
+  static constexpr uint64_t kNoRotation = ~uint64_t{0};
+  uint64_t last_rotation = kNoRotation;
 
   // The slots the batch clears (bit s: slot s; at most 64 slots).
   AGEBLOOM_HD uint64_t cleared_slots(uint32_t segments) const noexcept {
@@ -154,6 +209,17 @@ struct BatchPlan {
     uint32_t e = 0;
     while (e + 1 < epochs && start[e + 1] <= i) ++e;
     return e;
+  }
+  // The swept layout's spare when packet i's verdict is taken: the slot after
+  // the current one. A count-window rotation at i (keep_end = i + 1) comes
+  // after that verdict, so i still saw the spare of the epoch before, which is
+  // the slot i inserts into. kNoSpare for every other layout.
+  static constexpr uint32_t kNoSpare = 0xff;
+  AGEBLOOM_HD uint32_t spare_for(uint64_t i) const noexcept {
+    if (ring == 0) return kNoSpare;
+    const uint32_t cur = epoch_slot[epoch_of(i)];
+    if (keep_end[cur] == i + 1) return cur;
+    return cur + 1 == ring ? 0 : cur + 1;
   }
   // The epoch packet i's verdict is taken in (APBF: its slice order).
   AGEBLOOM_HD uint32_t verdict_epoch_of(uint64_t i) const noexcept {
@@ -212,6 +278,7 @@ inline BatchPlan plan_batch(EpochState& st, uint32_t segments, uint64_t remainin
       if (p.epochs == max_epochs && p.count > 0) break;
       const uint32_t i = static_cast<uint32_t>(p.count);
       detail::rotate_in_batch(p, st, segments, i, i + 1);
+      p.last_rotation = p.count;  // every packet inserts
       sch.fill = 0;
     }
     const uint64_t left = sch.length - sch.fill;
@@ -256,12 +323,12 @@ struct PacketStep {
   uint64_t timed = 0;
   bool full = false;
 };
-inline PacketStep packet_step(EpochSchedule& after, const uint64_t* now, uint64_t at, uint32_t segments,
+inline PacketStep packet_step(EpochSchedule& after, const uint64_t* now, uint64_t at, uint32_t live,
                               bool ins) noexcept {
   PacketStep step;
   if (now != nullptr) {
     auto elapsed = after.epochs_elapsed(now[at]);
-    step.timed = elapsed ? (*elapsed < segments ? *elapsed : segments) : 0;
+    step.timed = elapsed ? (*elapsed < live ? *elapsed : live) : 0;
   }
   const uint64_t quota = after.kind == WindowKind::count ? after.length : after.fill_cap;
   step.full = ins && quota != 0 && after.fill == quota;
@@ -284,9 +351,12 @@ inline void count_insertion(EpochSchedule& sch, bool full) noexcept {
 // Plans the next batch packet by packet, as the CPU runs them
 // (detail::packet_step). The batch ends before the packet whose rotations
 // would exceed max_epochs or clear a segment the batch has already cleared
-// or inserted into.
+// or inserted into. live: the most rotations a time gap makes (the filter's
+// r + 1; 0: `segments`, which is r + 1 but for the swept layout's ring).
 inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64_t* now, const uint32_t* skip,
-                                 uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
+                                 uint64_t skip_base, uint64_t remaining, uint32_t max_epochs,
+                                 uint32_t live = 0) noexcept {
+  if (live == 0) live = segments;
   BatchPlan p = detail::open_batch(st, segments);
   EpochSchedule& sch = st.schedule;
   uint64_t inserted = 0;
@@ -308,14 +378,18 @@ inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64
     const uint32_t i = static_cast<uint32_t>(p.count);
     EpochSchedule after = sch;
     const bool ins = inserts(skip, skip_base + p.count);
-    const detail::PacketStep step = detail::packet_step(after, now, p.count, segments, ins);
+    const detail::PacketStep step = detail::packet_step(after, now, p.count, live, ins);
     const uint64_t rotations = step.timed + (step.full ? 1 : 0);
     if (i > 0 && (p.epochs + rotations > max_epochs || !detail::fresh_slots(p, st, segments, rotations))) break;
     sch = after;
     for (uint64_t r = 0; r < step.timed; ++r) detail::rotate_in_batch(p, st, segments, i, i);
+    if (step.timed != 0) p.last_rotation = inserted;
     if (ins) {
+      if (step.full) {
+        detail::rotate_in_batch(p, st, segments, i, i + 1);
+        p.last_rotation = inserted;
+      }
       ++inserted;
-      if (step.full) detail::rotate_in_batch(p, st, segments, i, i + 1);
       detail::count_insertion(sch, step.full);
     }
   }
@@ -327,6 +401,27 @@ inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64
 inline BatchPlan plan_batch_timed(EpochState& st, uint32_t segments, const uint64_t* now, uint64_t remaining,
                                   uint32_t max_epochs) noexcept {
   return plan_batch_walk(st, segments, now, nullptr, 0, remaining, max_epochs);
+}
+
+// The next batch of a guarded epoch shape, whichever way it is planned:
+// count windows under insert-always at once (plan_batch), the rest packet by
+// packet (plan_batch_walk); at most the shape's live epochs, and the swept
+// layout's ring marked for spare_for. What the device owner and the
+// emulation test call.
+inline BatchPlan plan_for(const EpochShape& shape, EpochState& st, const uint64_t* now, const uint32_t* skip,
+                          uint64_t skip_base, uint64_t remaining, uint32_t max_epochs) noexcept {
+  if (shape.live != 0 && max_epochs > shape.live) max_epochs = shape.live;
+  BatchPlan p = now == nullptr && skip == nullptr
+                    ? plan_batch(st, shape.segments, remaining, max_epochs)
+                    : plan_batch_walk(st, shape.segments, now, skip, skip_base, remaining, max_epochs, shape.live);
+  if (shape.swept) p.ring = shape.segments;
+  return p;
+}
+
+// Keeps when the current epoch began (in insertions: SweptRingHeader's
+// epoch_insertions) across batch p, which began after `before` insertions.
+inline void note_epoch_start(const BatchPlan& p, uint64_t before, uint64_t& epoch_insertions) noexcept {
+  if (p.last_rotation != BatchPlan::kNoRotation) epoch_insertions = before + p.last_rotation;
 }
 
 }  // namespace agebloom::gpu

@@ -43,8 +43,11 @@ struct GuardedEpochRef {
   placement::Blocked blocked{};  // blocked: blocks per segment, log2(B)
   placement::Lanes lanes{};      // lanes: lines, and k parts per lane word
   uint32_t k = 0;
-  uint32_t segments = 0;        // r + 1
+  uint32_t segments = 0;        // r + 1 (the swept layout: r + 2 lanes)
   SegmentLayout layout = SegmentLayout::flat;
+  // Lanes: a lane queries do not read (the swept layout's spare, which the
+  // owner sets for a bulk query from the current segment), or 0xff.
+  uint32_t spare = 0xff;
 
   AGEBLOOM_HD uint64_t* word(uint32_t j, uint64_t w) const noexcept {
     return words + w * word_stride + j * segment_stride;
@@ -66,6 +69,10 @@ struct GuardedEpochRef {
   // every segment, which is what makes the layout one line per key).
   AGEBLOOM_HD uint64_t line_of(KeyHash h) const noexcept { return lanes.line(h); }
   AGEBLOOM_HD uint64_t lane_mask(KeyHash h) const noexcept { return lanes.word(h); }
+  // Lanes: zeroes lane `slot` of lines [from, to) (the swept layout's sweep).
+  AGEBLOOM_HD void clear_lane_lines(uint32_t slot, uint64_t from, uint64_t to) const noexcept {
+    for (uint64_t line = from; line < to; ++line) *word(slot, line) = 0;
+  }
   // Lanes: zeroes lanes `slots` (bit s: segment s) of one line.
   AGEBLOOM_HD void clear_lanes(uint64_t line, uint64_t slots) const noexcept {
     for (uint64_t m = slots; m != 0; m &= m - 1) *word(placement::lowest_bit(m), line) = 0;
@@ -108,7 +115,7 @@ struct GuardedEpochRef {
       load_line(word(0, line_of(h)), line);
       bool hit = false;
       AGEBLOOM_UNROLL
-      for (uint32_t j = 0; j < 8; ++j) hit |= j < segments && (line[j] & m) == m;
+      for (uint32_t j = 0; j < 8; ++j) hit |= j < segments && j != spare && (line[j] & m) == m;
       return hit;
     } else if constexpr (L == SegmentLayout::blocked) {
       uint64_t m[8];

@@ -87,14 +87,15 @@ AGEBLOOM_HD inline uint32_t insert_slot(const BatchPlan& p, const uint32_t* skip
 
 // Packet i's verdict: its mask m covered in a segment, by the line's old
 // lanes not yet cleared for it and what the run's packets before it set
-// (`before`, per slot).
+// (`before`, per slot); never in the swept layout's spare.
 AGEBLOOM_HD inline bool line_hit(const GuardedEpochRef& f, const BatchPlan& p, const uint64_t (&old)[8],
                                  const uint64_t (&before)[8], uint32_t i, uint64_t m) noexcept {
+  const uint32_t spare = p.spare_for(i);
   bool hit = false;
   AGEBLOOM_UNROLL
   for (uint32_t s = 0; s < 8; ++s) {
     const uint64_t visible = (i < p.keep_end[s] ? old[s] : 0) | before[s];
-    hit |= s < f.segments && (visible & m) == m;
+    hit |= s < f.segments && s != spare && (visible & m) == m;
   }
   return hit;
 }

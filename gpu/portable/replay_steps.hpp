@@ -48,7 +48,9 @@ AGEBLOOM_HD inline bool replay_verdict(const GuardedEpochRef& f, const BatchPlan
                                        const uint32_t* first, uint64_t segment_bits, uint64_t i) noexcept {
   const KeyHash h = keys[i];
   const uint32_t me = static_cast<uint32_t>(i);
+  const uint32_t spare = p.spare_for(i);  // the swept layout's, which no verdict reads
   for (uint32_t s = 0; s < f.segments; ++s) {
+    if (s == spare) continue;
     const bool old_visible = me < p.keep_end[s];
     const uint32_t* F = p.slot_epoch[s] == BatchPlan::kNoEpoch ? nullptr : first + p.slot_epoch[s] * segment_bits;
     bool all = true;

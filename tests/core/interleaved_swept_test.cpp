@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,15 @@ uint64_t run_both(Plain& plain, Swept& swept, bool timed, uint64_t space, std::m
         return hits;
       }
       hits += a[i];
+    }
+    // The lines swept so far are what SweptPace reads off the header (the
+    // GPU replay restores the header from it, gpu/portable/epoch_plan.hpp).
+    ab::SweptRingHeader head;
+    std::memcpy(&head, swept.memory.data() + swept.offset, sizeof head);
+    if (ab::SweptPace::of(swept->config()).swept(head) != head.swept) {
+      ADD_FAILURE() << "round " << round << ": swept " << head.swept << ", the pace says "
+                    << ab::SweptPace::of(swept->config()).swept(head);
+      return hits;
     }
     // Queries alone too: contains() reads every lane but the spare.
     for (int q = 0; q < 4; ++q) {

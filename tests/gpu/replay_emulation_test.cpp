@@ -71,6 +71,7 @@ struct Emulated {
   std::vector<unsigned char> memory;
   unsigned char* image = nullptr;
   EpochState state;
+  uint64_t epoch_insertions = 0;  // the swept layout's: when the current epoch began
   std::vector<uint32_t> first;
   uint64_t batches = 0;
   bool by_line = false;
@@ -81,6 +82,18 @@ struct Emulated {
     image = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
     state = shape.initial_state();
     first.assign(size_t{shape.segments} * shape.segment_bits(), gpu::kUnset);
+  }
+
+  // What the device's download() leaves in the image: the header, and for
+  // the swept layout the spare's lines its sweep has cleared by now.
+  void download() {
+    if (!shape.swept) {
+      std::memcpy(image, &state, sizeof state);
+      return;
+    }
+    const SweptRingHeader h = gpu::swept_header(shape, state, epoch_insertions);
+    shape.at(image).clear_lane_lines(gpu::spare_slot(shape, state), 0, h.swept);
+    std::memcpy(image, &h, sizeof h);
   }
 
   // The device's line pass: packets keyed by line and sorted stably (the
@@ -126,10 +139,12 @@ struct Emulated {
     const gpu::GuardedEpochRef f = shape.at(image);
     const uint64_t fbits = shape.segment_bits();
     for (uint64_t done = 0; done < n; ++batches) {
-      const BatchPlan p = now != nullptr ? gpu::plan_batch_timed(state, shape.segments, now + done, n - done, max_epochs)
-                                         : gpu::plan_batch(state, shape.segments, n - done, max_epochs);
+      const uint64_t before = state.insertions;
+      const BatchPlan p = gpu::plan_for(shape, state, now != nullptr ? now + done : nullptr, nullptr, 0, n - done,
+                                        max_epochs);
+      gpu::note_epoch_start(p, before, epoch_insertions);
       ASSERT_GT(p.count, 0u);
-      ASSERT_LE(p.epochs, max_epochs);
+      ASSERT_LE(p.epochs, std::min(max_epochs, shape.live));
       const KeyHash* k = keys + done;
       std::vector<uint64_t> order(p.count);
       std::iota(order.begin(), order.end(), 0);
@@ -186,8 +201,8 @@ struct Emulated {
         EXPECT_LT(rounds, 1000u) << "no fixed point";
         if (rounds >= 1000) return rounds;
         st = state;
-        p = gpu::plan_batch_walk(st, shape.segments, now != nullptr ? now + done : nullptr, seen.data(), done,
-                                 n - done, max_epochs);
+        p = gpu::plan_for(shape, st, now != nullptr ? now + done : nullptr, seen.data(), done, n - done,
+                          max_epochs);
         const KeyHash* k = keys + done;
         std::vector<uint64_t> order(p.count);
         std::iota(order.begin(), order.end(), 0);
@@ -221,6 +236,7 @@ struct Emulated {
           for (uint64_t w = 0; w < f.segment_words; ++w) *f.word(s, w) = 0;
       for (uint64_t i = 0; i < p.count; ++i)
         gpu::insert_and_unstamp(f, p, keys + done, nullptr, fbits, i, seen.data(), done);
+      gpu::note_epoch_start(p, state.insertions, epoch_insertions);
       state = st;
       done += p.count;
     }
@@ -228,6 +244,17 @@ struct Emulated {
     return most;
   }
 };
+
+// The swept layout's header fields in two images (the GPU's, the CPU's).
+void expect_same_sweep(const unsigned char* gpu_image, const unsigned char* cpu_image) {
+  SweptRingHeader g, c;
+  std::memcpy(&g, gpu_image, sizeof g);
+  std::memcpy(&c, cpu_image, sizeof c);
+  EXPECT_EQ(g.swept, c.swept) << "spare lines swept";
+  EXPECT_EQ(g.epoch_insertions, c.epoch_insertions) << "insertions when the epoch began";
+  EXPECT_EQ(g.schedule.fill, c.schedule.fill);
+  EXPECT_EQ(g.schedule.epoch_start, c.schedule.epoch_start);
+}
 
 // The emulated replay against the CPU filter: verdicts, the final state, and
 // contains() on the final bits; over whole-stream calls and chunked calls, with
@@ -246,7 +273,8 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   OwnedFilter<Filter> cpu(cfg);
   // What a 64-aligned arena carves: the header, then the words (the arena
   // rounds each carve to a line; bytes_needed adds room to align any base).
-  const size_t used = gpu::kWordsOffset + shape->words_bytes();
+  const size_t at = shape->words_offset;  // where the words begin
+  const size_t used = at + shape->words_bytes();
   ASSERT_EQ(cpu.used, (used + 63) / 64 * 64) << "the shape's layout is the filter's";
   ASSERT_LE(used, shape->bytes);
   const std::vector<char> want = cpu_verdicts(cpu.filter, keys, now, on_miss);
@@ -277,17 +305,16 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
         EXPECT_GT(gpu.batches, n / shape->epoch_length / max_epochs / 2);
       }
       // The state a download() hands back: header, then the words.
-      std::memcpy(gpu.image, &gpu.state, sizeof gpu.state);
+      gpu.download();
       const std::vector<unsigned char> cpu_state = cpu.state();
       EXPECT_EQ(gpu.state.insertions, cpu->insertions());
       EXPECT_EQ(gpu.state.current, cpu->current_segment());
-      ASSERT_EQ(std::memcmp(gpu.image + gpu::kWordsOffset, cpu_state.data() + gpu::kWordsOffset,
-                            used - gpu::kWordsOffset),
-                0)
-          << "filter words differ";
+      if (shape->swept) expect_same_sweep(gpu.image, cpu_state.data());
+      ASSERT_EQ(std::memcmp(gpu.image + at, cpu_state.data() + at, used - at), 0) << "filter words differ";
       EXPECT_TRUE(std::all_of(gpu.first.begin(), gpu.first.end(), [](uint32_t v) { return v == gpu::kUnset; }))
           << "first-setter stamps must all be returned";
-      const gpu::GuardedEpochRef f = shape->at(gpu.image);
+      gpu::GuardedEpochRef f = shape->at(gpu.image);
+      if (shape->swept) f.spare = gpu::spare_slot(*shape, gpu.state);  // as the device's bulk query sets it
       for (uint64_t id = 0; id < 2000; ++id) {
         const KeyHash h = id % 2 ? keys[(id * 7919) % n] : Hasher(3)(&id, sizeof id);
         ASSERT_EQ(f.contains(h), cpu->contains(h)) << "key " << id;
@@ -307,8 +334,10 @@ void check_replay(const Config& cfg, size_t n, uint64_t window, const std::strin
   }
   Emulated ins(*shape, false);
   ins.run(keys.data(), now, n, nullptr, shape->segments, rng);
+  ins.download();
   const std::vector<unsigned char> s = cpu_ins.state();
-  EXPECT_EQ(std::memcmp(ins.image + gpu::kWordsOffset, s.data() + gpu::kWordsOffset, used - gpu::kWordsOffset), 0);
+  if (shape->swept) expect_same_sweep(ins.image, s.data());
+  EXPECT_EQ(std::memcmp(ins.image + at, s.data() + at, used - at), 0);
 }
 
 TEST(GpuReplayEmulation, GuardedEpochFlat) {
@@ -344,6 +373,31 @@ TEST(GpuReplayEmulation, InterleavedEpoch) {
   InterleavedEpochConfig r3 = *base;
   r3.r = 3;  // fewer segments than lanes: lanes 4..7 stay empty
   check_replay<InterleavedEpochFilter<uint64_t>>(r3, 60000, 3000, "interleaved64 r=3");
+}
+
+// The swept layout (r + 2 lanes, the spare masked off, swept a few lines at
+// a time on the CPU): verdicts, words and the sweep's header as the CPU's,
+// count and time windows (idle gaps, and the capacity trigger), both
+// policies, r = 6 (auto's) and a smaller r whose ring leaves lanes unused.
+TEST(GpuReplayEmulation, InterleavedSwept) {
+  for (uint32_t r : {6u, 3u}) {
+    const std::string tag = " r=" + std::to_string(r);
+    auto c = InterleavedSweptConfig::for_fpr(Window::count(3000), 0.01, r);
+    ASSERT_TRUE(c) << c.what();
+    using Swept = InterleavedEpochFilter<uint64_t, true>;
+    check_replay<Swept>(*c, 60000, 3000, "swept" + tag);
+    check_replay<Swept>(*c, 60000, 3000, "swept on-miss" + tag, {}, true);
+    check_replay<Swept>(*c, 60000, 3000, "swept flood" + tag, {}, false, true);
+    const uint64_t span = 4000;
+    const std::vector<uint64_t> t = gpu_test::clocks(60000, span, 19, 20000, 4);
+    auto tc = InterleavedSweptConfig::for_fpr(Window::time(span), 0.01, r, 3000);
+    ASSERT_TRUE(tc) << tc.what();
+    check_replay<Swept>(*tc, t.size(), 2700, "swept time" + tag, t);
+    check_replay<Swept>(*tc, t.size(), 2700, "swept on-miss time" + tag, t, true);
+    InterleavedSweptConfig capped = *tc;  // --on-flood keep-fpr: epochs also end at their design load
+    capped.epoch_capacity = (3000 + r - 1) / r;
+    check_replay<Swept>(capped, t.size(), 2700, "swept time, capacity trigger" + tag, t);
+  }
 }
 
 // One key a quarter of the stream: its line's runs are long, and the line

@@ -203,6 +203,50 @@ struct SweptRingHeader : EpochRingHeader {
   uint64_t epoch_insertions;  // `insertions` when this epoch began
 };
 
+// The sweep's pace: the spare lane's lines due after a share of the epoch.
+// The filter sweeps to `after_insertions` after each insertion (a bulk
+// call: after each chunk) and, in time windows, to `after_ticks` at each
+// advance(), never back; both grow within an epoch, so the lines swept at
+// any point are the larger of the two at the last insertion and the last
+// advance. The GPU replay restores the header from that (gpu/portable/epoch_plan.hpp).
+struct SweptPace {
+  uint64_t lines = 0;          // of the filter: a lane's lines
+  double per_insertion = 0.0;  // spare lines due per insertion into the epoch
+  double per_tick = 0.0;       // time windows: spare lines due per tick of the epoch
+
+  // All of the lane over the insertions an epoch expects (a count window's ℓ;
+  // a time window's epoch load), and over a time window's epoch length.
+  static constexpr SweptPace of(const InterleavedSweptConfig& c) noexcept {
+    const double per_epoch = c.window.is_time() ? c.epoch_load() : static_cast<double>(c.epoch_length());
+    SweptPace p;
+    p.lines = c.lines;
+    p.per_insertion = static_cast<double>(c.lines) / (per_epoch >= 1.0 ? per_epoch : 1.0);
+    p.per_tick = c.window.is_time() ? static_cast<double>(c.lines) / static_cast<double>(c.epoch_length()) : 0.0;
+    return p;
+  }
+  // The lines due after `share` lines' worth of the epoch: rounded up, at most all.
+  constexpr uint64_t due(double share) const noexcept {
+    return share >= static_cast<double>(lines) ? lines : static_cast<uint64_t>(share) + 1;
+  }
+  // The lines due after `in_epoch` insertions into the epoch.
+  constexpr uint64_t after_insertions(uint64_t in_epoch) const noexcept {
+    return due(static_cast<double>(in_epoch) * per_insertion);
+  }
+  // The lines due `in_epoch` ticks into a time window's epoch.
+  constexpr uint64_t after_ticks(uint64_t in_epoch) const noexcept {
+    return due(static_cast<double>(in_epoch) * per_tick);
+  }
+  // What the filter has swept by now in the epoch of h: the larger of the two
+  // (a part the epoch has not seen yet counts 0: nothing inserted since it
+  // began, or a time window never advanced).
+  constexpr uint64_t swept(const SweptRingHeader& h) const noexcept {
+    const uint64_t by_count = h.insertions > h.epoch_insertions ? after_insertions(h.insertions - h.epoch_insertions) : 0;
+    const EpochSchedule& e = h.schedule;
+    const uint64_t by_time = e.kind == WindowKind::time && e.started ? after_ticks(e.last_now - e.epoch_start) : 0;
+    return by_count > by_time ? by_count : by_time;
+  }
+};
+
 // The one-line guarded epoch filter over an arena, with Lane-wide lanes
 // (the registry's "interleaved" is Lane = uint64_t, "interleaved-128" Lane =
 // bits::Word128, "interleaved-swept" Lane = uint64_t with kSwept): a handle;
@@ -245,11 +289,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
     if constexpr (kSwept) {
       f.state_->swept = 0;
       f.state_->epoch_insertions = 0;
-      // The spare lane's lines per insertion: all of them over the insertions an
-      // epoch expects (a count window's ℓ; a time window's epoch load).
-      const double per_epoch = c.window.is_time() ? c.epoch_load() : static_cast<double>(c.epoch_length());
-      f.sweep_per_insertion_ = static_cast<double>(c.lines) / (per_epoch >= 1.0 ? per_epoch : 1.0);
-      f.sweep_per_tick_ = c.window.is_time() ? static_cast<double>(c.lines) / static_cast<double>(c.epoch_length()) : 0.0;
+      f.pace_ = SweptPace::of(c);
     }
     return f;
   }
@@ -263,7 +303,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
     if constexpr (kSwept)
       if (s && cfg_.window.is_time()) {
         const EpochSchedule& e = state_->schedule;
-        sweep_to(due(static_cast<double>(e.last_now - e.epoch_start) * sweep_per_tick_));
+        sweep_to(pace_.after_ticks(e.last_now - e.epoch_start));
       }
     return s;
   }
@@ -383,12 +423,6 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
     else return Lines::any_lane_covers(line, mask);
   }
 
-  // The spare lane's lines due after `share` lines' worth of the epoch:
-  // rounded up, at most all of them.
-  uint64_t due(double share) const noexcept {
-    const double lines = static_cast<double>(cfg_.lines);
-    return share >= lines ? cfg_.lines : static_cast<uint64_t>(share) + 1;
-  }
   // Clears the spare lane's lines up to `target` (the sweep never goes back).
   void sweep_to(uint64_t target) noexcept {
     if (target <= state_->swept) return;
@@ -398,7 +432,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
   // The sweep in step with the epoch's insertions.
   void sweep_for_insertions() noexcept {
     if constexpr (kSwept)
-      sweep_to(due(static_cast<double>(state_->insertions - state_->epoch_insertions) * sweep_per_insertion_));
+      sweep_to(pace_.after_insertions(state_->insertions - state_->epoch_insertions));
   }
 
   // k bits of one lane, drawn from h2 (independent of the line from h1).
@@ -499,8 +533,7 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
   }
 
   Config cfg_{};
-  double sweep_per_insertion_ = 0.0;  // kSwept: spare lines due per insertion into the epoch
-  double sweep_per_tick_ = 0.0;       // kSwept, time windows: spare lines due per tick of the epoch
+  SweptPace pace_{};  // kSwept: how fast the spare lane is swept
   State* state_ = nullptr;
   Lines lines_{};
   uint32_t log2_part_ = 0;

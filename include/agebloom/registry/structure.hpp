@@ -151,7 +151,7 @@ inline constexpr StructureInfo kStructures[] = {
      "Guarded Epoch Bloom Filters + APBF Sec. 6 (one-line layout, a spare lane swept ahead)", kBothWindows,
      "one cache line",
      "interleaved with r = 6 and a spare lane cleared a few lines per burst: no stall when an epoch ends",
-     false, false, true, false, false, true,
+     true, false, true, false, false, true,
      // From about 4 MiB on, the plain layout's whole-lane clear at a rotation
      // outlasts what a 1024-entry Rx ring holds at 14.88 Mpps, 69 us
      // (docs/PERFORMANCE.md, "Rotation stalls": 30-63 us measured at 3.4 MiB,
