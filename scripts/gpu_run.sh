@@ -16,7 +16,7 @@
 #      issue [fastpath]: CPU_ROUNDS rounds (default 3) of agebloom-bench over
 #      CPU_FILTER (default: bulk test_and_insert of the one- and two-line
 #      layouts, their memory floors and rte_member's HT cache at W = 1M and
-#      64M, and the in-memory pipeline beside 5tswap), one process a round,
+#      64M, and the in-memory pipeline beside 5tswap, stage by stage too), one process a round,
 #      with lscpu and the load beside them; the JSON of each round comes back.
 # Knobs: BENCH_ARGS (the benchmark's options), REPLAY_KEYS (step 3's keys,
 # default "src-ip flow"), NCU_LAUNCHES (kernels profiled, default 40).
@@ -118,7 +118,7 @@ if want cpu; then
 step "cpu benchmarks"
 lscpu >"$out/lscpu.txt" 2>&1 || true
 grep -m1 'model name' /proc/cpuinfo | tee -a "$out/summary.txt"
-filter=${CPU_FILTER:-'^test_and_insert/(two-line|interleaved|interleaved-swept|floor-one-line|floor-two-lines|rte_member_ht_cache)/bulk(_hashed)?/W:(1048576|67108864)/hit:0/real_time$|^pipeline/(5tswap|dedup_fwd_src_ip/(auto|interleaved|two-line)/|dedup_fwd_flow/auto/)'}
+filter=${CPU_FILTER:-'^test_and_insert/(two-line|interleaved|interleaved-swept|floor-one-line|floor-two-lines|rte_member_ht_cache)/bulk(_hashed)?/W:(1048576|67108864)/hit:0/real_time$|^pipeline/(5tswap|dedup_fwd_src_ip/(auto|interleaved|two-line)/|dedup_fwd_flow/auto/|stage/)'}
 for round in $(seq 1 "${CPU_ROUNDS:-3}"); do
   echo "round $round: load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/summary.txt"
   # The ring mempool driver preloaded: EAL would look for it in Debian's driver folder.
