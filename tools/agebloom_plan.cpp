@@ -7,6 +7,8 @@
 // dedup_fwd and agebloom-replay take (filter_options.hpp), planned by the
 // same call (dedup::plan_spec): the plan printed is the filter those tools
 // build from the same options, bit for bit, and it says so on its last line.
+// Their other options (--policy, --seed, --packet-bytes, ...) are checked
+// and ignored with a note, so that a tool's command line can be pasted.
 //
 // Exit codes: 0 success, 1 no plan satisfies the limits (or the plot could
 // not be drawn), 2 usage error (an FPR out of reach of every structure
@@ -336,20 +338,27 @@ int main(int argc, char** argv) {
         {"compare", no_argument, nullptr, kCompare},
         {"plot", required_argument, nullptr, kPlot},
         {"help", no_argument, nullptr, kHelp}};
-    dd::FilterOptions::append_to(long_opts, /*sizing_only=*/true);
+    dd::FilterOptions::append_to(long_opts);
     long_opts.push_back({nullptr, 0, nullptr, 0});
 
     dd::FilterOptions shared;
     bool json = false, want_compare = false;
     std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
-    int c;
-    while ((c = getopt_long(argc, argv, "h", long_opts.data(), nullptr)) != -1) {
+    int c, at = -1;
+    std::vector<std::string> ignored;  // the tools' options that do not change a plan, as given
+    while ((c = getopt_long(argc, argv, "h", long_opts.data(), &at)) != -1) {
         std::string error;
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
+            if (const std::string name = at >= 0 ? std::string("--") + long_opts[at].name : "";
+                !dd::FilterOptions::changes_plan(c) && !name.empty() &&
+                std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+                ignored.push_back(name);
+            at = -1;
             continue;
         }
+        at = -1;
         switch (c) {
         case kTable: table = optarg; break;
         case kJson: json = true; break;
@@ -387,6 +396,12 @@ int main(int argc, char** argv) {
     }
     if (std::string e = shared.finish(); !e.empty()) usage_error(e);
     const dd::FilterSpec& spec = shared.spec;
+    if (!ignored.empty()) {
+        std::string names;
+        for (const std::string& n : ignored) names += (names.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "agebloom-plan: note: %s %s not change the plan (they shape the key or the run): ignored\n",
+                     names.c_str(), ignored.size() == 1 ? "does" : "do");
+    }
 
     int status = 0;
     if (want_compare) status = compare(spec, json, shared.default_fpr());

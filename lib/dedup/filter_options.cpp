@@ -111,7 +111,13 @@ void print_filter_list(std::FILE* out) {
   }
 }
 
-void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
+bool FilterOptions::changes_plan(int opt) noexcept {
+  return opt == kFilter || opt == kWindow || opt == kTtl || opt == kCapacity || opt == kFpr || opt == kListFilters ||
+         opt == kMem || opt == kMaxNpws || opt == kMaxBitsPerItem || opt == kMaxAccesses || opt == kBlockBits ||
+         opt == kKey || opt == kOnFlood;
+}
+
+void FilterOptions::append_to(std::vector<option>& table) {
   static const option shared[] = {
       {"key", required_argument, nullptr, kKey},
       {"filter", required_argument, nullptr, kFilter},
@@ -142,15 +148,7 @@ void FilterOptions::append_to(std::vector<option>& table, bool sizing_only) {
       {"max-accesses", required_argument, nullptr, kMaxAccesses},
       {"block-bits", required_argument, nullptr, kBlockBits},
   };
-  for (const option& opt : shared) {
-    // What changes the plan: --key (packet's default FPR) and --on-flood
-    // (keep-fpr's capacity trigger) too, so the planner shows what the tools build.
-    const bool sizing = opt.val == kFilter || opt.val == kWindow || opt.val == kTtl || opt.val == kCapacity ||
-                        opt.val == kFpr || opt.val == kListFilters || opt.val == kMem || opt.val == kMaxNpws ||
-                        opt.val == kMaxBitsPerItem || opt.val == kMaxAccesses || opt.val == kBlockBits ||
-                        opt.val == kKey || opt.val == kOnFlood;
-    if (sizing || !sizing_only) table.push_back(opt);
-  }
+  table.insert(table.end(), std::begin(shared), std::end(shared));
 }
 
 std::string FilterOptions::help(bool sizing_only) {
@@ -179,7 +177,9 @@ std::string FilterOptions::help(bool sizing_only) {
            "                                  the tools' key mode: packet plans at --fpr 1e-6 unless\n"
            "                                  --fpr is given or --mem alone sizes by memory\n"
            "  --on-flood keep-window|keep-fpr a --ttl window's flood policy: keep-fpr plans the epochs'\n"
-           "                                  capacity trigger (epoch_capacity) the tools build\n";
+           "                                  capacity trigger (epoch_capacity) the tools build\n"
+           "  The tools' other options (--policy, --seed, --packet-bytes, --bpf, --click-*, --decide, ...)\n"
+           "  are checked and ignored, with a note: they do not change the plan.\n";
   return std::string(
          "  --key src-ip|dst-ip|flow|click|packet\n"
          "                                  what identifies a duplicate (default src-ip);\n"

@@ -19,13 +19,14 @@ struct Run {
     std::string out;
 };
 
-Run run(const std::string& args) {
+// stderr_only: the run's standard error in `out`, its standard output dropped.
+Run run(const std::string& args, bool stderr_only = false) {
     const char* exe = std::getenv("AGEBLOOM_PLAN");
     if (!exe) {
         ADD_FAILURE() << "AGEBLOOM_PLAN is not set";
         return {-1, {}};
     }
-    const std::string cmd = std::string("'") + exe + "' " + args + " 2>/dev/null";
+    const std::string cmd = std::string("'") + exe + "' " + args + (stderr_only ? " 2>&1 >/dev/null" : " 2>/dev/null");
     FILE* pipe = popen(cmd.c_str(), "r");
     if (!pipe) return {-1, {}};
     std::string out;
@@ -205,6 +206,23 @@ TEST(Cli, EveryPrintedPlanIsWhatTheToolsBuild) {
                   .get<std::string>()
                   .find("epoch_capacity="),
               std::string::npos);
+}
+
+// A tool's command line pasted: the options that shape the key or the run
+// are checked (a bad value is exit 2) and ignored with a note, once each;
+// the plan is the one without them.
+TEST(Cli, TakesTheToolsOtherOptionsAndSaysItIgnoresThem) {
+    const auto plain = run("--window 1000 --key packet --json");
+    const auto pasted = run("--window 1000 --key packet --packet-bytes 200 --seed 7 --policy insert-on-miss --json");
+    ASSERT_EQ(plain.status, 0) << plain.out;
+    ASSERT_EQ(pasted.status, 0) << pasted.out;
+    EXPECT_EQ(nlohmann::json::parse(plain.out), nlohmann::json::parse(pasted.out));
+    const auto note = run("--window 1000 --key packet --packet-bytes 200 --seed 7 --seed 8", true);
+    EXPECT_NE(note.out.find("note: --packet-bytes, --seed do not change the plan"), std::string::npos) << note.out;
+    EXPECT_NE(run("--window 1000 --bpf udp", true).out.find("note: --bpf does not change"), std::string::npos);
+    EXPECT_EQ(run("--window 1000 --key packet", true).out.find("note:"), std::string::npos);
+    EXPECT_EQ(run("--window 1000 --key packet --packet-bytes 0").status, 2);
+    EXPECT_EQ(run("--window 1000 --policy sometimes").status, 2);
 }
 
 // --mem alone: the lowest FPR that fits; more memory, a lower FPR.

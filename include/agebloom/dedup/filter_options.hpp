@@ -89,13 +89,17 @@ class FilterOptions {
   double prior = 0.0;              // --prior; finish() sets the neutral prior of the window when not given
   std::string penalty_param;       // click: the query parameter whose value is a click's $FN
 
-  // Appends the shared options (not the terminating zero entry); with
-  // sizing_only, just those that size a filter (--filter, --window, --ttl,
-  // --capacity, --fpr, --mem, the planner's limits, --list-filters), for
-  // agebloom-plan.
-  static void append_to(std::vector<option>& table, bool sizing_only = false);
+  // Appends the shared options (not the terminating zero entry).
+  static void append_to(std::vector<option>& table);
+  // Whether option `opt` (its getopt value) changes the plan: --filter,
+  // --window, --ttl, --capacity, --fpr, --mem, the planner's limits, --key
+  // (packet's default FPR), --on-flood (keep-fpr's trigger) and
+  // --list-filters. The others shape the key or the run; agebloom-plan takes
+  // them, so that a tool's command line can be pasted, and says it ignores them.
+  static bool changes_plan(int opt) noexcept;
   // The --help lines of the shared options (the filter names from the
-  // registry); with sizing_only, those append_to(sizing_only) adds.
+  // registry); with sizing_only, those that change a plan (changes_plan) and
+  // a line on the others, for agebloom-plan.
   static std::string help(bool sizing_only = false);
 
   // True when `code` is a shared option; a bad value sets `error`.
