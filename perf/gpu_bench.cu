@@ -231,38 +231,26 @@ GpuStatus bench_size(uint64_t bytes, const std::string& layout, uint64_t n, uint
     }
     return bench_config(*cfg, layout.c_str(), cfg->window.span, n, seed, peak, replay_distinct);
   }
-  if (layout == "line64") {
+  if (layout == "line64" || layout == "swept64") {
+    // line64: r = 7, ~28 bits per item at 1%. swept64, the swept layout
+    // (--filter auto's past 4 MiB): r = 6, so r + 1 = 7 live lanes and the
+    // spare, ~31 bits per item.
+    const bool swept = layout == "swept64";
     InterleavedEpochConfig c;
-    c.window = Window::count(bytes * 8 / 28);
-    c.r = 7;
+    c.window = Window::count(bytes * 8 / (swept ? 31 : 28));
+    c.r = swept ? 6 : 7;
     c.k = 8;
     c.lane_bits = 64;
     c.lines = bytes / 64;
     c.capacity = c.window.span;
-    if (Status st = c.validate(); !st) {
+    const Status st = swept ? InterleavedSweptConfig(c).validate() : c.validate();
+    if (!st) {
       GpuStatus s = gpu_error(GpuErrc::invalid_config);
       s.config_error = st.code();
       return s;
     }
+    if (swept) return bench_config(InterleavedSweptConfig(c), "swept64", c.window.span, n, seed, peak, replay_distinct);
     return bench_config(c, "line64", c.window.span, n, seed, peak, replay_distinct);
-  }
-  if (layout == "swept64") {
-    // The swept layout (--filter auto's past 4 MiB): r = 6, so r + 1 = 7 live
-    // lanes and the spare, ~31 bits per item at 1%.
-    InterleavedEpochConfig plain;
-    plain.window = Window::count(bytes * 8 / 31);
-    plain.r = 6;
-    plain.k = 8;
-    plain.lane_bits = 64;
-    plain.lines = bytes / 64;
-    plain.capacity = plain.window.span;
-    const InterleavedSweptConfig c(plain);
-    if (Status st = c.validate(); !st) {
-      GpuStatus s = gpu_error(GpuErrc::invalid_config);
-      s.config_error = st.code();
-      return s;
-    }
-    return bench_config(c, "swept64", c.window.span, n, seed, peak, replay_distinct);
   }
   const uint32_t block_bits = layout == "blk512" ? 512 : 0;
   const uint64_t window = bytes * 8 / 14;
