@@ -62,15 +62,19 @@ int table2_002(const LabOptions& o) {
   Report r(o.out, "002-table2");
   if (!r.ok()) return 1;
   r.csv("phase,fpr_target,k,l,capacity,seconds,bits_per_window_element,slices,bits_in_use\n");
-  r.md("| error rate | (k, l) filters | bits/element min | max | paper min | paper max | worst FPR measured | live FNR |\n"
-       "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+  // The FPR: each filter's measured over min(10^6, 100 / target) fresh keys,
+  // so about 100 false positives at the target (10 at 1e-5); the pooled rate
+  // (all filters' false positives over all their probes) is the estimate to
+  // read, the worst filter's shows the spread, which sampling alone widens.
+  r.md("| error rate | (k, l) filters | bits/element min | max | paper min | paper max | FPR pooled | worst filter's | live FNR |\n"
+       "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
   std::printf("002-table2: T = 1 s, %llu distinct keys per second; per error rate, the reference (k, l) row with "
               "capacities of 1/2, 1 and 2 times the rate\n", static_cast<unsigned long long>(rate));
   bool ok = true;
   for (size_t e = 0; e < std::size(kPaper); ++e) {
     const PaperRow& p = kPaper[e];
     double lo = 1e300, hi = 0, worst_fp = 0;
-    uint64_t misses = 0, live_checked = 0;
+    uint64_t misses = 0, live_checked = 0, fp_all = 0, probes_all = 0;
     std::string shapes;
     for (auto [k, l] : kReferenceRows[e]) {
       if (k == 0) continue;
@@ -114,13 +118,17 @@ int table2_002(const LabOptions& o) {
         uint64_t fp = 0;
         for (uint64_t i = 0; i < probes; ++i) fp += f.f.contains(key((uint64_t{1} << 62) + i));
         worst_fp = std::max(worst_fp, static_cast<double>(fp) / static_cast<double>(probes));
+        fp_all += fp;
+        probes_all += probes;
       }
     }
     const double fnr = static_cast<double>(misses) / static_cast<double>(live_checked);
-    r.md("| %g | %s | %.1f | %.1f | %.0f | %.0f | %.3g | %.4f |\n", p.fpr, shapes.c_str(), lo, hi, p.min_bits,
-         p.max_bits, worst_fp, fnr);
-    std::printf("error rate %-7g bits per window element %.1f..%.1f (paper %.0f..%.0f), worst FPR %.3g, live FNR %.4f\n",
-                p.fpr, lo, hi, p.min_bits, p.max_bits, worst_fp, fnr);
+    const double pooled = static_cast<double>(fp_all) / static_cast<double>(probes_all);
+    r.md("| %g | %s | %.1f | %.1f | %.0f | %.0f | %.3g | %.3g | %.4f |\n", p.fpr, shapes.c_str(), lo, hi, p.min_bits,
+         p.max_bits, pooled, worst_fp, fnr);
+    std::printf("error rate %-7g bits per window element %.1f..%.1f (paper %.0f..%.0f), FPR %.3g pooled (worst "
+                "filter %.3g), live FNR %.4f\n",
+                p.fpr, lo, hi, p.min_bits, p.max_bits, pooled, worst_fp, fnr);
     if (misses) {
       std::fprintf(stderr, "002-table2: FAILED: %llu live keys missed at %g\n", static_cast<unsigned long long>(misses),
                    p.fpr);
