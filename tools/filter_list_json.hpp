@@ -15,8 +15,7 @@ inline nlohmann::json filter_list_json() {
     nlohmann::json rows = nlohmann::json::array();
     for (const StructureInfo& s : kStructures) {
         nlohmann::json row = {{"name", s.name},
-                              {"windows", s.windows == kBothWindows ? "count+time"
-                                          : s.windows == kTimeWindows ? "time" : "count"},
+                              {"windows", windows_label(s)},
                               {"cost", s.cost}, {"summary", s.summary}, {"paper", s.paper}, {"gpu", s.gpu},
                               {"auto_candidate", s.auto_candidate}, {"rate_adaptive", s.rate_adaptive},
                               {"false_negatives", s.false_negatives}};

@@ -99,14 +99,13 @@ std::string parse_filter_option(const std::string& arg, FilterSpec& spec) {
 
 void print_filter_list(std::FILE* out) {
   for (const StructureInfo& s : kStructures) {
-    const char* windows = s.windows == kBothWindows ? "count+time" : s.windows == kTimeWindows ? "time" : "count";
     // auto's size rule (the registry's auto_over_bytes): its choice past a size.
     char over[96] = "";
     if (s.auto_over_bytes)
       std::snprintf(over, sizeof over, "; --filter auto's choice over %llu MiB",
                     static_cast<unsigned long long>(s.auto_over_bytes >> 20));
     const char* chosen = s.auto_candidate ? "; --filter auto's choice" : over;
-    std::fprintf(out, "%-22s %-10s %-36s %s%s%s%s [%s]\n", s.name, windows, s.cost, s.summary,
+    std::fprintf(out, "%-22s %-10s %-36s %s%s%s%s [%s]\n", s.name, windows_label(s), s.cost, s.summary,
                  s.gpu ? "; GPU replay" : "", chosen, s.false_negatives ? "; false negatives by design" : "", s.paper);
   }
 }

@@ -176,6 +176,10 @@ static_assert(registry_in_order(), "kStructures lists the structures in enumerat
 constexpr const StructureInfo& info(Structure s) noexcept { return kStructures[static_cast<size_t>(s)]; }
 // The name --filter takes for s, e.g. "guarded-epoch".
 constexpr const char* name(Structure s) noexcept { return info(s).name; }
+// The windows a row keeps, as --list-filters and its JSON name them.
+constexpr const char* windows_label(const StructureInfo& s) noexcept {
+  return s.windows == kBothWindows ? "count+time" : s.windows == kTimeWindows ? "time" : "count";
+}
 
 // The row --filter auto takes in place of a plan of `planned` that needs
 // `bytes` (StructureInfo::auto_over_bytes), or nullptr: the first row whose
