@@ -345,20 +345,21 @@ int main(int argc, char** argv) {
     bool json = false, want_compare = false;
     std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
-    int c, at = -1;
+    int c;
     std::vector<std::string> ignored;  // the tools' options that do not change a plan, as given
-    while ((c = getopt_long(argc, argv, "h", long_opts.data(), &at)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", long_opts.data(), nullptr)) != -1) {
         std::string error;
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
-            if (const std::string name = at >= 0 ? std::string("--") + long_opts[at].name : "";
-                !dd::FilterOptions::changes_plan(c) && !name.empty() &&
-                std::find(ignored.begin(), ignored.end(), name) == ignored.end())
-                ignored.push_back(name);
-            at = -1;
+            if (!dd::FilterOptions::changes_plan(c)) {
+                // Its name from the table (each shared option has its own value).
+                const auto opt = std::find_if(long_opts.begin(), long_opts.end(), [c](const option& o) { return o.val == c; });
+                if (const std::string name = std::string("--") + opt->name;
+                    std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+                    ignored.push_back(name);
+            }
             continue;
         }
-        at = -1;
         switch (c) {
         case kTable: table = optarg; break;
         case kJson: json = true; break;

@@ -193,8 +193,6 @@ uint32_t live_of(const EpochShape& s) { return s.live; }  // the most epochs a b
 uint32_t live_of(const ApbfShape& s) { return s.segments(); }
 size_t words_offset_of(const EpochShape& s) { return s.words_offset; }
 size_t words_offset_of(const ApbfShape&) { return kWordsOffset; }
-bool swept_of(const EpochShape& s) { return s.swept; }
-bool swept_of(const ApbfShape&) { return false; }
 
 }  // namespace
 
@@ -342,10 +340,12 @@ GpuStatus EpochDevice<Family>::upload(const void* image, size_t bytes) {
   if (s.current >= slots() || s.schedule.kind != shape_.kind) return gpu_error(GpuErrc::bad_argument);
   AGEBLOOM_CUDA_TRY(cudaMemcpy(base_, image, bytes, cudaMemcpyHostToDevice));
   state_ = s;
-  if (swept_of(shape_)) {
-    SweptRingHeader h;
-    std::memcpy(&h, image, sizeof h);
-    epoch_insertions_ = h.epoch_insertions;
+  if constexpr (std::is_same_v<Shape, EpochShape>) {
+    if (shape_.swept) {
+      SweptRingHeader h;
+      std::memcpy(&h, image, sizeof h);
+      epoch_insertions_ = h.epoch_insertions;
+    }
   }
   return {};
 }

@@ -58,7 +58,8 @@ struct EpochShape {
   // lines at a time. The replay treats the r + 2 lanes as a ring whose slot is
   // cleared when an epoch takes it (the spare is clear by then on the CPU
   // too), masks the spare off every verdict (BatchPlan::spare_for), and gives
-  // the CPU's partly swept spare back at download (swept_header, sweep_spare).
+  // the CPU's partly swept spare back at download (swept_header: the owner
+  // clears the spare's first lines up to its `swept`).
   bool swept = false;
   SweptPace pace{};
 
@@ -352,11 +353,9 @@ inline void count_insertion(EpochSchedule& sch, bool full) noexcept {
 // (detail::packet_step). The batch ends before the packet whose rotations
 // would exceed max_epochs or clear a segment the batch has already cleared
 // or inserted into. live: the most rotations a time gap makes (the filter's
-// r + 1; 0: `segments`, which is r + 1 but for the swept layout's ring).
+// r + 1: `segments` but for the swept layout's ring of r + 2).
 inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64_t* now, const uint32_t* skip,
-                                 uint64_t skip_base, uint64_t remaining, uint32_t max_epochs,
-                                 uint32_t live = 0) noexcept {
-  if (live == 0) live = segments;
+                                 uint64_t skip_base, uint64_t remaining, uint32_t max_epochs, uint32_t live) noexcept {
   BatchPlan p = detail::open_batch(st, segments);
   EpochSchedule& sch = st.schedule;
   uint64_t inserted = 0;
@@ -395,12 +394,6 @@ inline BatchPlan plan_batch_walk(EpochState& st, uint32_t segments, const uint64
   }
   st.insertions += inserted;
   return p;
-}
-
-// Insert-always over a time window.
-inline BatchPlan plan_batch_timed(EpochState& st, uint32_t segments, const uint64_t* now, uint64_t remaining,
-                                  uint32_t max_epochs) noexcept {
-  return plan_batch_walk(st, segments, now, nullptr, 0, remaining, max_epochs);
 }
 
 // The next batch of a guarded epoch shape, whichever way it is planned:
