@@ -570,6 +570,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
 
   std::ofstream out(path);
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names are bytes, not UTF-8
+  out.close();  // what is still buffered fails here, not in a destructor nobody checks
   if (!out) {
     std::fprintf(stderr, "dedup_fwd: cannot write %s\n", path.c_str());
     return false;

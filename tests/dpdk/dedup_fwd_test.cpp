@@ -518,6 +518,18 @@ TEST(DedupFwd, RandomSeedIsNeverPrintedAGivenOneIs) {
   EXPECT_EQ(j["seed"], "5eed");
 }
 
+// A stats file that takes the open but not the bytes (/dev/full: a full
+// disk) is a failure at exit, not a silent success with no JSON: the write is
+// checked after the file is closed, where a buffered stream finds it.
+TEST(DedupFwd, AStatsJsonThatCannotBeWrittenFailsTheRun) {
+  const auto frames = keyed_trace(50, 3, nullptr);
+  const fs::path in = temp_dir() / "full.pcap", out = temp_dir() / "full.out.pcap";
+  write_pcap(in, frames);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 200 --stats-interval 0 --stats-json /dev/full");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("cannot write /dev/full"), std::string::npos) << r.out;
+}
+
 // At start, the promise in the user's units (the filter's own guarantee()),
 // and with --mem alone the filter that fits it, with no target in the JSON.
 TEST(DedupFwd, PrintsItsGuaranteeAndSizesByMemory) {
