@@ -29,9 +29,11 @@ struct Header {
 };
 constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
 // Raise kFormat when this header or any structure's arena layout changes (a
-// Header/State struct in filters/, or how create() carves): an older image
-// is then refused as foreign rather than misread.
-constexpr uint32_t kFormat = 2;
+// Header/State struct in filters/, or how create() carves), or where a key's
+// bits go (core/hash.hpp's probe, core/placement.hpp): an older image is then
+// refused as foreign rather than misread (its keys would read as absent).
+// 3: probe() mixes its positions.
+constexpr uint32_t kFormat = 3;
 constexpr uint32_t kByteOrder = 0x01020304;
 
 Header header_of(const SnapshotId& id, size_t state_bytes) {

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -101,6 +102,40 @@ TEST(Hash, EnhancedDoubleHashingGivesDistinctProbes) {
   EXPECT_EQ(enhanced.size(), 7u);  // i = 0 and i = 1 coincide: (i^3 - i)/6 = 0 for both
   EXPECT_EQ(ab::double_hash({10, 3}, 4), 22u);
   EXPECT_EQ(ab::enhanced_double_hash({10, 3}, 4), 22u + 10u);
+}
+
+// Two keys' probes are independent draws, so a filter's false positives are
+// what its fill predicts (the product over its ranges of the fraction of bits
+// set) even where ranges are small: k = 16 ranges of m = 256 bits, half full.
+// Unmixed double hashing measured 5.3x the prediction here: keys whose (h1,
+// h2) lie close to a stored key's hit that key's bits in every range at once.
+TEST(Hash, ProbesOfDifferentKeysAreIndependentDraws) {
+  const ab::Hasher hash(31);
+  constexpr uint32_t k = 16;
+  constexpr uint64_t m = 256, stored = 177;  // m ln 2: half full
+  constexpr uint64_t filters = 10, probes = 200'000;
+  double predicted = 0;
+  uint64_t found = 0, id = 0;
+  for (uint64_t f = 0; f < filters; ++f) {
+    std::vector<std::vector<bool>> range(k, std::vector<bool>(m));
+    for (uint64_t j = 0; j < stored; ++j, ++id) {
+      const ab::KeyHash h = hash(&id, sizeof id);
+      for (uint32_t i = 0; i < k; ++i) range[i][ab::probe(h, i, m)] = true;
+    }
+    double fill = 1;
+    for (const auto& r : range) fill *= static_cast<double>(std::count(r.begin(), r.end(), true)) / m;
+    predicted += fill * probes;
+    for (uint64_t j = 0; j < probes; ++j, ++id) {
+      const ab::KeyHash h = hash(&id, sizeof id);
+      bool all = true;
+      for (uint32_t i = 0; i < k && all; ++i) all = range[i][ab::probe(h, i, m)];
+      found += all;
+    }
+  }
+  // ~30 predicted: the bounds are ~3 standard deviations of a Poisson count.
+  ASSERT_GT(predicted, 20);
+  EXPECT_LT(static_cast<double>(found), predicted + 3 * std::sqrt(predicted) + 3) << "predicted " << predicted;
+  EXPECT_GT(static_cast<double>(found), predicted - 3 * std::sqrt(predicted) - 3) << "predicted " << predicted;
 }
 
 // Block index (h1) and in-block bits (h2) come from independent halves: over

@@ -240,9 +240,19 @@ struct BlockSalts {
 inline constexpr BlockSalts kBlockSalts{};
 
 
-// Position of probe i in a range of n: the two helpers above then reduce().
+// Position of probe i in a range of n: the i-th enhanced double hash, mixed,
+// then reduce(). Unmixed, the k values h1 + i*h2 + c_i of two keys differ by
+// an arithmetic progression in i, and a key whose (h1, h2) lies close to a
+// stored key's lands on that key's bits in every probe at once: a floor of
+// about 0.01 * N / m^2 false positives for N keys in ranges of m bits, which
+// small ranges at low targets show (measured on k slices of m bits, half
+// full: m = 768, k = 22: 40x the rate the fill predicts; m = 4096, k = 20:
+// 3.5x; the time-limited filter at 1e-5 with 768-bit slices: 2-5x its
+// target). mix64 is a bijection that is not additive, so the k positions of
+// two different keys are independent draws (the same measurements: within
+// sampling of the fill's prediction).
 constexpr uint64_t probe(KeyHash h, uint64_t i, uint64_t n) noexcept {
-  return reduce(enhanced_double_hash(h, i), n);
+  return reduce(mix64(enhanced_double_hash(h, i)), n);
 }
 
 }  // namespace agebloom
