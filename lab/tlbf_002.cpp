@@ -136,7 +136,7 @@ int table2_002(const LabOptions& o) {
     }
     // The rows are designed to hold the target; the pooled rate counts >= 180
     // false positives at the target, so 25% over it is > 3 standard errors
-    // (unmixed probes measured 1.86x at 1e-5 in --quick's 768-bit slices).
+    // (unscattered probes measured 1.86x at 1e-5 in --quick's 768-bit slices).
     if (pooled > 1.25 * p.fpr) {
       std::fprintf(stderr, "002-table2: FAILED: at %g the pooled FPR is %.3g, over 1.25x the target\n", p.fpr, pooled);
       ok = false;

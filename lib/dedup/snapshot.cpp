@@ -32,7 +32,7 @@ constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
 // Header/State struct in filters/, or how create() carves), or where a key's
 // bits go (core/hash.hpp's probe, core/placement.hpp): an older image is then
 // refused as foreign rather than misread (its keys would read as absent).
-// 3: probe() mixes its positions.
+// 3: probe() scatters its positions.
 constexpr uint32_t kFormat = 3;
 constexpr uint32_t kByteOrder = 0x01020304;
 
