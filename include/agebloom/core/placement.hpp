@@ -3,7 +3,8 @@
 // and test the same bits by construction, not by a copy kept in step.
 //
 //   Flat       a plain Bloom segment: bit i at probe(h, i, s) (enhanced
-//              double hashing, Kirsch & Mitzenmacher; Dillinger & Manolios);
+//              double hashing, Kirsch & Mitzenmacher; Dillinger & Manolios;
+//              scattered so that two keys' positions are independent);
 //              the guarded epoch filter tests the same k positions in every
 //              segment (Guarded Epoch Bloom Filters, Sec. 2).
 //   Blocked    one block per segment probe: the block from h1, bit i inside

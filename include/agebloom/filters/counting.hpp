@@ -4,7 +4,7 @@
 // figures).
 //
 // m 4-bit counters, sixteen to a uint64_t word; a key increments its k
-// counters (probe(h, i, m), enhanced double hashing) and is present while all
+// counters (probe(h, i, m), scattered double hashing) and is present while all
 // k are non-zero. Expiry is exact: a ring in the arena keeps the KeyHash of
 // every live insertion, oldest first, and when one leaves the window its k
 // counters are decremented again.
