@@ -54,12 +54,10 @@ double probe_fp(const ApbfFilter& f, const Keys& key, uint64_t probes, uint64_t&
 
 int table2_001(const LabOptions& o) {
   const Keys key(o);
-  // Table 2 holds for any w; 20,000 keeps every slice large (at w = 1000 and
-  // l = 54 a generation is 19 keys, a slice 575 bits, and double hashing's
-  // pair collisions lift a 1e-5 FP several-fold: docs/RESULTS.md).
-  // --quick at the paper's Figure 6 size: slices of 576 to 2,064 bits, where
-  // unscattered probes put (21, 54) at 5.6x its model (ALGORITHMS.md, "Why
-  // the scatter"), so the regression check covers small ranges too.
+  // Table 2 holds for any w: the full run at 20,000, --quick at the paper's
+  // Figure 6 size, slices of 576 to 2,064 bits, where unscattered probes put
+  // (21, 54) at 5.6x its model (ALGORITHMS.md, "Why the scatter"), so the
+  // regression check covers small ranges too.
   const uint64_t w = o.quick ? 1000 : 20'000;
   Report r(o.out, "001-table2");
   if (!r.ok()) return 1;
@@ -77,8 +75,8 @@ int table2_001(const LabOptions& o) {
     Apbf f(*c);
     if (!f.ok) return 1;
     const double model_fp = model::apbf_table2_row(k, l).actual_fp;
-    // Enough probes for ~400 (quick: ~100) false positives at the model's rate.
-    const uint64_t probes = static_cast<uint64_t>((o.quick ? 100 : 400) / model_fp);
+      // Enough probes for ~400 (quick: ~200) false positives at the model's rate.
+    const uint64_t probes = static_cast<uint64_t>((o.quick ? 200 : 400) / model_fp);
     uint64_t id = 0, fresh = 0;
     for (; id < 3 * (w + c->generation * k); ++id) f.f.insert(key(id));  // steady state
     // Average over one generation cycle: probe at 10 phases of it.
@@ -151,10 +149,11 @@ int figure6_001(const LabOptions& o) {
     r.md("| %u | %u | %g | %.3g | %.3g | %.3g |\n", k, l, target, mean, *mx, *mn);
     std::printf("(k=%u, l=%u) target %g: settled FP mean %.3g (min %.3g, max %.3g)\n", k, l, target, mean, *mn, *mx);
     // The figure's claim: once full, the FP stabilises around the configured
-    // rate. At w = 10^3 the tightest filters sit up to ~1.7x above it: small
-    // slices (1.9 kbit for k = 17) let double hashing's whole-probe-sequence
-    // collisions show (docs/RESULTS.md); 2x is the bound checked.
-    if (!(mean < 2.0 * target && mean > 0.4 * target)) {
+    // rate. The lowest (k, l) of a precision sits above it by design ((10, 7)'s
+    // model is 1.21x its target; measured up to 1.38x with --quick's samples);
+    // 1.5x is the bound checked, which the unscattered probes' 1.65x at 1e-5
+    // (1.9 kbit slices for k = 17) failed.
+    if (!(mean < 1.5 * target && mean > 0.4 * target)) {
       std::fprintf(stderr, "001-figure6: FAILED: (k=%u, l=%u) settles at %.3g, not around %g\n", k, l, mean, target);
       ok = false;
     }

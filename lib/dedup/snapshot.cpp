@@ -32,8 +32,9 @@ constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
 // Header/State struct in filters/, or how create() carves), or where a key's
 // bits go (core/hash.hpp's probe, core/placement.hpp): an older image is then
 // refused as foreign rather than misread (its keys would read as absent).
-// 3: probe() scatters its positions.
-constexpr uint32_t kFormat = 3;
+// 3: probe() mixed its positions with mix64 (one commit, never released);
+// 4: probe() scatters them.
+constexpr uint32_t kFormat = 4;
 constexpr uint32_t kByteOrder = 0x01020304;
 
 Header header_of(const SnapshotId& id, size_t state_bytes) {
