@@ -4,8 +4,8 @@
 //
 //   001-table2   the 25 (k, l) rows: the paper's FP, our model's (the recurrence F of §5.3,
 //                lib/model) and the FP measured on fresh keys, averaged over a whole
-//                generation cycle at steady state (w = 20,000; --quick 1,000; slices sized as the paper's
-//                parameterisation: g = ⌈w/l⌉, m = ⌈k·g/ln 2⌉);
+//                generation cycle at steady state (w = 20,000; --quick 1,000; slices
+//                sized as the paper's parameterisation: g = ⌈w/l⌉, m = ⌈k·g/ln 2⌉);
 //   001-figure6  FP as 10^4 distinct keys are inserted into an empty filter of w = 10^3, for
 //                the lowest (k, l) of each precision 10^-1..10^-5 (the figure's five lines);
 //   001-figure4  the chance that a key is still reported against its age in insertions: 1 up
@@ -75,7 +75,7 @@ int table2_001(const LabOptions& o) {
     Apbf f(*c);
     if (!f.ok) return 1;
     const double model_fp = model::apbf_table2_row(k, l).actual_fp;
-      // Enough probes for ~400 (quick: ~200) false positives at the model's rate.
+    // Enough probes for ~400 (quick: ~200) false positives at the model's rate.
     const uint64_t probes = static_cast<uint64_t>((o.quick ? 200 : 400) / model_fp);
     uint64_t id = 0, fresh = 0;
     for (; id < 3 * (w + c->generation * k); ++id) f.f.insert(key(id));  // steady state

@@ -247,17 +247,13 @@ constexpr uint64_t scatter(uint64_t v) noexcept { return (v ^ (v >> 32)) * 0x9e3
 
 // Position of probe i in a range of n: the i-th enhanced double hash,
 // scattered, then reduce(). Unscattered, the k values h1 + i*h2 + c_i of two
-// keys differ by an arithmetic progression in i, and a key whose (h1, h2)
-// lies close to a stored key's lands on that key's bits in every probe at
-// once: a floor of 0.01-0.025 * N / m^2 false positives for N keys in ranges
-// of m bits (falling as k grows), which small ranges at low targets show (k
-// ranges of m bits, half full: m = 256, k = 16, 5.3-5.7x the rate the fill
-// predicts; m = 768, k = 22, 40x; the time-limited filter at 1e-5 with
-// 768-bit slices, 1.86x its target). A multiply alone would only map the
-// progression to another; the xor-shift breaks it. Scattered, the positions
-// measure as independent draws: 0.98-1.00 of the fill's prediction in four
-// cases of ~1500 false positives (standard error ~2.6%), as with mix64, at
-// half its cost (docs/ALGORITHMS.md, "Why the scatter").
+// keys differ by an arithmetic progression in i, so a key whose (h1, h2) lies
+// close to a stored key's lands on that key's bits in every probe at once: a
+// floor of ~0.01-0.025 * N / m^2 false positives for N keys in ranges of m
+// bits, up to 40x the fill's prediction in small ranges. A multiply alone
+// would only map the progression to another; the xor-shift breaks it, and the
+// positions then measure as independent draws (docs/ALGORITHMS.md, "Why the
+// scatter", has the measurements and the cost).
 constexpr uint64_t probe(KeyHash h, uint64_t i, uint64_t n) noexcept {
   return reduce(scatter(enhanced_double_hash(h, i)), n);
 }
