@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import math
+import multiprocessing.resource_tracker
 import os
 import secrets
 import signal
@@ -234,6 +235,9 @@ def connect(args, run_dir):
     """A client of the --scheduler's cluster, or of a local one (also returned, to close)."""
     from distributed import Client, LocalCluster
     if args.scheduler:
+        # No local worker to keep a Ctrl-C from: this thread's handler takes
+        # it wherever the kernel delivers it (a held one is raised now).
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         try:
             client = Client(args.scheduler, timeout=args.timeout)
         except Exception as e:  # OSError, TimeoutError, a protocol Dask cannot use here (tls://, ucx://): say why
@@ -263,6 +267,7 @@ def connect(args, run_dir):
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     # Processes, not threads: a task whose worker dies takes only its own
     # process down, and the scheduler reruns it on another.
+    cluster = None
     try:
         # No worker extensions: the tasks use none, and Debian's Dask 2022.12
         # closes the shuffle extension twice in a worker that replaced a dead
@@ -275,9 +280,15 @@ def connect(args, run_dir):
         # Ignored, not blocked: an ignored signal is the one disposition a
         # process keeps across exec, so the nannies (and the workers they
         # start, restarts included) keep it; a blocked mask did not reach
-        # them (measured: every worker printed its traceback again). The
-        # price: a Ctrl-C in the second or two this start takes is lost; the
-        # next one stops the run.
+        # them (measured: every worker printed its traceback again).
+        # Ignored here too, but still blocked in every thread (replay()), so
+        # a Ctrl-C in the second or two of the start is held, not lost: the
+        # kernel discards a signal as ignored only where no thread blocks
+        # it. Setting SIG_IGN discards one already held, so that one is
+        # taken first.
+        if signal.SIGINT in signal.sigpending():
+            signal.sigwait({signal.SIGINT})
+            raise KeyboardInterrupt
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -285,9 +296,19 @@ def connect(args, run_dir):
                                    extensions={})
         finally:
             signal.signal(signal.SIGINT, previous)
-    except Exception as e:  # whatever Dask raises, the run cannot go on; say why
-        raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
-    return Client(cluster), cluster
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held Ctrl-C is raised here
+        return Client(cluster), cluster
+    except BaseException as e:
+        # The cluster, if it started, is not returned, so it is closed here
+        # (with both signals held until it is done, as in the run's cleanup).
+        if cluster is not None:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            with contextlib.suppress(Exception):
+                cluster.close()
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        if isinstance(e, Exception):  # whatever Dask raises, the run cannot go on; say why
+            raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
+        raise  # Ctrl-C, SIGTERM: the run stops as it would later
 
 
 def gather(futures, names, stage):
@@ -390,6 +411,18 @@ def summary(r):
 
 def replay(args):
     check_options(args)
+    # A thread starts with the signal mask of the thread that makes it, and
+    # the kernel hands a process's SIGINT to any thread that does not block
+    # it. SIGINT is blocked in this thread from before Dask's import (which
+    # starts numpy's native BLAS threads) until connect() has started the
+    # cluster, so every thread made meanwhile blocks it for good and this
+    # thread alone takes a Ctrl-C; one pressed meanwhile is held for it.
+    # multiprocessing's resource tracker, though, unblocks it in the thread
+    # that first starts a process (to start the tracker with it blocked), so
+    # it is started here first and later starts find it running.
+    if not args.scheduler:
+        multiprocessing.resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         import distributed  # noqa: F401 (here, so that --help and the checks work without it)
     except ImportError:

@@ -166,6 +166,15 @@ static void dedup_burst(agebloom_filter* f, uint16_t port, struct rte_mbuf** pkt
   }
 }
 
+/* Where the application's arguments start: after the first "--" (argc
+ * without one). */
+static int app_start(int argc, char** argv) {
+  int i;
+  for (i = 1; i < argc; ++i)
+    if (strcmp(argv[i], "--") == 0) return i + 1;
+  return argc;
+}
+
 int main(int argc, char** argv) {
   struct options o = {"auto", 1000000, 0.01, 0, 500}; /* dedup_fwd's and agebloom-replay's defaults */
   struct rte_mempool* pool;
@@ -173,20 +182,40 @@ int main(int argc, char** argv) {
   agebloom_spec spec;
   agebloom_plan plan;
   agebloom_filter* f;
-  size_t bytes;
   void* mem;
   struct counts c = {0, 0, 0, 0};
   uint64_t hz, last_rx;
-  int rc, ret = rte_eal_init(argc, argv);
+  char* saved;
+  int at, rc, ret;
 
-  if (ret < 0) rte_exit(EXIT_FAILURE, "cannot initialise the EAL\n");
-  argc -= ret;
-  argv += ret;
-  if (parse_options(argc, argv, &o) != 0) {
+  /* The options and the filter's plan first, as dedup_fwd does: the EAL
+   * opens the devices, and net_pcap truncates a tx_pcap file as it opens
+   * it, so a bad option must be refused before rte_eal_init. getopt takes
+   * the word before the options as the program's name: argv[0] stands in
+   * for it, and optind is reset for the EAL's own getopt. */
+  at = app_start(argc, argv);
+  saved = argv[at - 1];
+  argv[at - 1] = argv[0];
+  rc = parse_options(argc - at + 1, argv + at - 1, &o);
+  argv[at - 1] = saved;
+  optind = 1;
+  if (rc != 0) {
     usage(argv[0]);
-    rte_eal_cleanup();
     return 2;
   }
+  agebloom_spec_init(&spec);
+  spec.structure = o.filter;
+  spec.window = o.window;
+  spec.fpr = o.fpr;
+  spec.seed = o.seed;
+  agebloom_plan_init(&plan);
+  if ((rc = agebloom_plan_spec(&spec, &plan)) != AGEBLOOM_OK) {
+    fprintf(stderr, "dedup_src_ip: filter: %s: %s\n", agebloom_strerror(rc), agebloom_plan_error());
+    return 2;
+  }
+
+  ret = rte_eal_init(argc, argv);
+  if (ret < 0) rte_exit(EXIT_FAILURE, "cannot initialise the EAL\n");
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
 
@@ -199,22 +228,14 @@ int main(int argc, char** argv) {
     if (port_init(port, pool) != 0) rte_exit(EXIT_FAILURE, "cannot init port %" PRIu16 "\n", port);
   }
 
-  /* The filter, in memory of this lcore's socket: agebloom allocates nothing. */
-  agebloom_spec_init(&spec);
-  spec.structure = o.filter;
-  spec.window = o.window;
-  spec.fpr = o.fpr;
-  spec.seed = o.seed;
-  if ((rc = agebloom_filter_bytes(&spec, &bytes)) != AGEBLOOM_OK)
+  /* The filter the plan describes, in memory of this lcore's socket:
+   * agebloom allocates nothing (and, from a plan, does not plan again). */
+  mem = rte_zmalloc_socket("agebloom", plan.filter_bytes, AGEBLOOM_ALIGN, (int)rte_socket_id());
+  if (mem == NULL) rte_exit(EXIT_FAILURE, "cannot allocate %" PRIu64 " bytes for the filter\n", plan.filter_bytes);
+  if ((rc = agebloom_filter_init_plan(&plan, mem, plan.filter_bytes, &f)) != AGEBLOOM_OK)
     rte_exit(EXIT_FAILURE, "filter: %s\n", agebloom_strerror(rc));
-  mem = rte_zmalloc_socket("agebloom", bytes, AGEBLOOM_ALIGN, (int)rte_socket_id());
-  if (mem == NULL) rte_exit(EXIT_FAILURE, "cannot allocate %zu bytes for the filter\n", bytes);
-  if ((rc = agebloom_filter_init(&spec, mem, bytes, &f)) != AGEBLOOM_OK)
-    rte_exit(EXIT_FAILURE, "filter: %s\n", agebloom_strerror(rc));
-  agebloom_plan_init(&plan);
-  agebloom_filter_plan(f, &plan);
-  printf("dedup_src_ip: filter %s (%s), %zu bytes, model FPR %.3g, window %" PRIu64 "\n", plan.structure,
-         plan.parameters, bytes, plan.model_fpr, plan.window);
+  printf("dedup_src_ip: filter %s (%s), %" PRIu64 " bytes, model FPR %.3g, window %" PRIu64 "\n", plan.structure,
+         plan.parameters, plan.filter_bytes, plan.model_fpr, plan.window);
 
   hz = rte_get_timer_hz();
   last_rx = rte_get_timer_cycles();

@@ -127,14 +127,24 @@ dpdk_example() {
   [[ "$counts" == "$replay" ]] || { echo "dedup_src_ip and agebloom-replay disagree"; exit 1; }
   [[ "$counts" == *" passed $passed_out" ]] || { echo "out.pcap does not hold what was passed"; exit 1; }
   echo "dedup_src_ip = agebloom-replay: ok"
-  # Bad numbers are its usage and exit 2, never wrapped around ("-1" as 2^64 - 1).
-  for bad in "--window -1" "--window 0" "--seed -5" "--idle-ms 99999999999" "--fpr x"; do
+  # Bad numbers are its usage and exit 2, never wrapped around ("-1" as 2^64 - 1);
+  # a filter the planner refuses is exit 2 with the planner's reason. Both
+  # before the EAL opens the devices: the tx_pcap file given (here the run's
+  # own output) is left as it was, not truncated.
+  cp "$tmp/out.pcap" "$tmp/kept.pcap"
+  for bad in "--window -1" "--window 0" "--seed -5" "--idle-ms 99999999999" "--fpr x" "--fpr 0" "--filter nosuch"; do
     rc=0
-    out=$("$tmp/dedup_src_ip" $eal --vdev "net_pcap0,rx_pcap=$trace,tx_pcap=$tmp/bad.pcap" -- $bad 2>&1) || rc=$?
+    out=$("$tmp/dedup_src_ip" $eal --vdev "net_pcap0,rx_pcap=$trace,tx_pcap=$tmp/kept.pcap" -- $bad 2>&1) || rc=$?
     rm -rf "/var/run/dpdk/agebloom-capi$$"
-    [[ $rc == 2 && "$out" == *"usage: "* ]] || { echo "dedup_src_ip $bad: exit $rc, not 2 with its usage:"; echo "$out"; exit 1; }
+    case "$bad" in
+      "--fpr 0") says="spec.fpr" ;;
+      "--filter nosuch") says="nosuch" ;;
+      *) says="usage: " ;;
+    esac
+    [[ $rc == 2 && "$out" == *"$says"* ]] || { echo "dedup_src_ip $bad: exit $rc, not 2 saying '$says':"; echo "$out"; exit 1; }
+    cmp -s "$tmp/out.pcap" "$tmp/kept.pcap" || { echo "dedup_src_ip $bad: its tx_pcap file was changed"; exit 1; }
   done
-  echo "dedup_src_ip refuses bad numbers: ok"
+  echo "dedup_src_ip refuses bad options before the EAL: ok"
 }
 
 case "$mode" in
