@@ -231,6 +231,25 @@ def replay_shard(replay, shard, shards, pieces, options):
     return run_replay(replay, pieces + ["--shard", f"{shard}/{shards}"] + options)
 
 
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM held while a cleanup runs to its end, then acted on
+    as they would have been. By handler, not by signal mask: the kernel hands
+    a process's signal to any thread that does not block it (Dask's threads
+    do not), and CPython then runs the handler in this thread all the same
+    (measured: SIGTERM raised in cluster.close() with this thread masked)."""
+    held = []
+    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum))
+                for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if held:
+            signal.raise_signal(held[0])  # its own handler now: KeyboardInterrupt, Stopped
+
+
 def connect(args, run_dir):
     """A client of the --scheduler's cluster, or of a local one (also returned, to close)."""
     from distributed import Client, LocalCluster
@@ -302,10 +321,8 @@ def connect(args, run_dir):
         # The cluster, if it started, is not returned, so it is closed here
         # (with both signals held until it is done, as in the run's cleanup).
         if cluster is not None:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-            with contextlib.suppress(Exception):
+            with signals_held(), contextlib.suppress(Exception):
                 cluster.close()
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         if isinstance(e, Exception):  # whatever Dask raises, the run cannot go on; say why
             raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
         raise  # Ctrl-C, SIGTERM: the run stops as it would later
@@ -409,6 +426,52 @@ def summary(r):
     return line
 
 
+run_folder_left = None  # why the run folder is still there after cleanup(), if it is
+
+
+def cleanup(client, cluster, submitted, run_dir, made):
+    """The end of every run, whatever its outcome: its tasks cancelled, the
+    client and a local cluster closed, the run folder and the --workdir
+    folders it made removed."""
+    if client is not None:
+        # Stopped early (a failure, Ctrl-C, SIGTERM): no task of this run
+        # goes on in the scheduler's cluster.
+        with contextlib.suppress(Exception):
+            client.cancel(submitted)
+        with contextlib.suppress(Exception):  # the run's outcome is decided: the cleanup goes on
+            client.close()
+    if cluster is not None:
+        # The run's outcome is decided and reported by now. Closing a
+        # cluster whose nanny is still restarting a worker that died
+        # races in Debian's Dask 2022.12 (the nanny asserts on a process
+        # not yet started, and logs that AssertionError's traceback), so
+        # Dask's handlers keep only criticals while it shuts down.
+        for handler in logging.getLogger("distributed").handlers:
+            handler.setLevel(logging.CRITICAL)
+        with contextlib.suppress(Exception):
+            cluster.close()
+    # A task's agebloom-replay ends on its worker's death (parent_death_signal)
+    # a moment after the cluster closes, and may write a piece meanwhile.
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            shutil.rmtree(run_dir)
+            break
+        except FileNotFoundError:
+            break
+        except OSError as e:
+            if time.monotonic() > deadline:
+                global run_folder_left
+                run_folder_left = f"{run_dir} could not be removed: {e.strerror}"
+                break
+            time.sleep(0.1)
+    for folder in made:  # deepest first; one that now holds something else stays
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
+
+
 def replay(args):
     check_options(args)
     # A thread starts with the signal mask of the thread that makes it, and
@@ -478,29 +541,8 @@ def replay(args):
     finally:
         # The cleanup runs to its end: a second Ctrl-C or SIGTERM now is held
         # until it is done (and then ends the run as the first did).
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        if client is not None:
-            # Stopped early (a failure, Ctrl-C, SIGTERM): no task of this run
-            # goes on in the scheduler's cluster.
-            with contextlib.suppress(Exception):
-                client.cancel(submitted)
-            client.close()
-        if cluster is not None:
-            # The run's outcome is decided and reported by now. Closing a
-            # cluster whose nanny is still restarting a worker that died
-            # races in Debian's Dask 2022.12 (the nanny asserts on a process
-            # not yet started, and logs that AssertionError's traceback), so
-            # Dask's handlers keep only criticals while it shuts down.
-            for handler in logging.getLogger("distributed").handlers:
-                handler.setLevel(logging.CRITICAL)
-            cluster.close()
-        shutil.rmtree(run_dir, ignore_errors=True)
-        for folder in made:  # deepest first; one that now holds something else stays
-            try:
-                os.rmdir(folder)
-            except OSError:
-                break
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        with signals_held():
+            cleanup(client, cluster, submitted, run_dir, made)
 
     # A piece holds only its shard's keys, so a replay that drops packets was
     # split under other keying options: a bug, not a result.
@@ -538,17 +580,34 @@ def main(argv):
     args = parse(argv)
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        replay(args)
+        try:
+            replay(args)
+        finally:
+            # The run's outcome is decided (and its cleanup done): a Ctrl-C or
+            # SIGTERM from now on (a user's second, a supervisor's repeat)
+            # would only cut its last words short, or kill the interpreter
+            # as it exits (CPython restores default handlers then, but not
+            # an ignored signal's).
+            for s in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(s, signal.SIG_IGN)
     except Failure as e:
         print(f"agebloom-cluster: {e}", file=sys.stderr)
+        if run_folder_left:
+            print(f"agebloom-cluster: the run folder {run_folder_left}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
-        print("agebloom-cluster: interrupted (SIGINT): the run is stopped and its folder removed", file=sys.stderr)
+        print(f"agebloom-cluster: interrupted (SIGINT): the run is stopped{folder_fate()}", file=sys.stderr)
         return 130
     except Stopped:
-        print("agebloom-cluster: terminated (SIGTERM): the run is stopped and its folder removed", file=sys.stderr)
+        print(f"agebloom-cluster: terminated (SIGTERM): the run is stopped{folder_fate()}", file=sys.stderr)
         return 143
+    if run_folder_left:
+        print(f"agebloom-cluster: warning: the run folder {run_folder_left}", file=sys.stderr)
     return 0
+
+
+def folder_fate():
+    return f"; its folder {run_folder_left}" if run_folder_left else " and its folder removed"
 
 
 if __name__ == "__main__":

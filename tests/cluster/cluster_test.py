@@ -246,7 +246,11 @@ class Cluster(unittest.TestCase):
         # A split task that runs until stopped (a --replay wrapper that marks
         # its start, then sleeps as the replay would work), stopped by SIGTERM
         # and by SIGINT to the command alone: exit 143 / 130 saying so, no
-        # task process left, the run folder removed.
+        # task process left, the run folder removed. The signal is sent again
+        # every 50 ms until the command exits, as an impatient user or a
+        # supervisor would: those that land in the cleanup (closing the
+        # cluster takes a second) are held until it is done, not raised in
+        # the middle of it (which left the run folder behind).
         mark = os.path.join(self.tmp, "split-started")
         sleeper = wrapper(self.tmp, 'for a in "$@"; do [ "$a" = --check ] && exec ' + REPLAY + ' "$@"; done\n'
                                     f'touch {mark}; exec sleep 47.25')
@@ -262,7 +266,10 @@ class Cluster(unittest.TestCase):
             while not os.path.exists(mark) and time.monotonic() < deadline and p.poll() is None:
                 time.sleep(0.1)
             self.assertTrue(os.path.exists(mark), "the split task did not start")
-            p.send_signal(sig)
+            deadline = time.monotonic() + 60
+            while p.poll() is None and time.monotonic() < deadline:
+                p.send_signal(sig)
+                time.sleep(0.05)
             out, err = p.communicate(timeout=60)
             self.assertEqual(p.returncode, code, err)
             self.assertIn(says, err)
