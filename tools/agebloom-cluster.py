@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 # agebloom-replay's options that this command passes through to it, with
 # whether each takes a value. Its outputs (--verdicts, --write, --plot) are
@@ -310,9 +311,14 @@ def connect(args, run_dir):
             raise KeyboardInterrupt
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   local_directory=os.path.join(run_dir, "dask"), silence_logs=logging.CRITICAL,
-                                   extensions={})
+            # The scheduler's HTTP server (health and metrics, no dashboard)
+            # falls back to another port when 8787 is taken, as by another
+            # Dask cluster, and warns of that on stderr: nothing this run uses.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, local_directory=os.path.join(run_dir, "dask"),
+                                       silence_logs=logging.CRITICAL, extensions={})
         finally:
             signal.signal(signal.SIGINT, previous)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held Ctrl-C is raised here

@@ -17,6 +17,8 @@
 #include "agebloom/dedup/filter_options.hpp"
 #include "agebloom/model/models.hpp"
 #include "agebloom/model/planner.hpp"
+#include "agebloom/packet/bpf.hpp"
+#include "agebloom/packet/key_extract.hpp"
 #include "agebloom/registry/structure.hpp"
 #include "filter_list_json.hpp"
 #include "json_text.hpp"
@@ -396,6 +398,14 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (std::string e = shared.finish(); !e.empty()) usage_error(e);
+    // Checked as dedup_fwd compiles it (Ethernet: no trace here to take a
+    // link type from), so that a pasted command line with a bad expression
+    // is refused here as there.
+    if (!shared.bpf.empty()) {
+        agebloom::packet::BpfFilter bpf;
+        if (std::string e = bpf.compile(shared.bpf, agebloom::packet::linktype::en10mb); !e.empty())
+            usage_error(e + " (compiled for Ethernet, as dedup_fwd does)");
+    }
     const dd::FilterSpec& spec = shared.spec;
     if (!ignored.empty()) {
         std::string names;

@@ -120,7 +120,8 @@ typedef struct agebloom_spec {
   uint64_t window;       /**< insertions (count window) or nanoseconds (time window); > 0 */
   double fpr;            /**< target false-positive rate, in (0, 1) */
   uint64_t capacity;     /**< time windows: insertions expected per window; 0 = unknown (auto plans a
-                              rate-adaptive structure; a named one assumes 1,000,000) */
+                              rate-adaptive structure; a named one assumes 1,000,000). Count
+                              windows: must be 0 (EINVAL otherwise, as --capacity with --window) */
   uint64_t mem_bytes;    /**< the filter's memory at most (tlbf: its budget); 0 = no limit */
   uint64_t seed;         /**< hash seed of the key-byte functions; draw it at random per process so
                               that nobody can grind colliding keys */
@@ -370,6 +371,8 @@ AGEBLOOM_API int agebloom_filter_save(const agebloom_filter* f, void* buf, size_
 
 /** Replaces the filter's state by a saved image's. The filter must have been
  *  built from the same spec (same structure and shape, window and seed).
+ *  `len` is the image's exact size (agebloom_filter_save's *written): a
+ *  buffer with bytes after the image is refused as damaged, as is a short one.
  *  Errors: EINVAL, EIMAGE (not an image, another format version, or a
  *  damaged one: truncated, or its checksum does not match), EIMAGE_MISMATCH
  *  (an image of another filter); on any error the filter is unchanged. */
@@ -382,8 +385,10 @@ AGEBLOOM_API int agebloom_filter_load(agebloom_filter* f, const void* buf, size_
 typedef enum agebloom_key_mode {
   AGEBLOOM_KEY_SRC_IP = 0, /**< source address (every IP packet, fragments included) */
   AGEBLOOM_KEY_DST_IP = 1, /**< destination address */
-  AGEBLOOM_KEY_FLOW = 2,   /**< 5-tuple (ports 0 for protocols without them) */
-  AGEBLOOM_KEY_CLICK = 3,  /**< client address + HTTP/1.x method and request target */
+  AGEBLOOM_KEY_FLOW = 2,   /**< 5-tuple (ports 0 for protocols without them); a later fragment
+                                (offset != 0) has no ports: ENOKEY, reason "non_first_fragment" */
+  AGEBLOOM_KEY_CLICK = 3,  /**< client address + HTTP/1.x method and request target (later
+                                fragments: ENOKEY, as for FLOW) */
   AGEBLOOM_KEY_PACKET = 4  /**< the whole frame (SPAN/TAP copies): the IP packet with TTL/hop limit and
                                 the IPv4 checksum masked, plus MACs and VLAN IDs, as --key packet */
 } agebloom_key_mode;

@@ -52,6 +52,11 @@ int to_filter_spec(const agebloom_spec* in, dedup::FilterSpec& out, uint64_t& se
   if (!(s.fpr > 0 && s.fpr < 1)) return invalid("spec.fpr must be above 0 and below 1");
   if (s.window_kind != AGEBLOOM_WINDOW_COUNT && s.window_kind != AGEBLOOM_WINDOW_TIME)
     return invalid("spec.window_kind must be AGEBLOOM_WINDOW_COUNT or AGEBLOOM_WINDOW_TIME");
+  // The tools' rule (--capacity with --window is refused): a count window
+  // holds spec.window insertions by definition, and a capacity set there is
+  // a caller who meant a time window.
+  if (s.capacity != 0 && s.window_kind == AGEBLOOM_WINDOW_COUNT)
+    return invalid("spec.capacity applies to time windows only (a count window holds spec.window insertions)");
   if (s.structure && std::strcmp(s.structure, "auto") != 0) {
     const StructureInfo* row = find_structure(s.structure, std::strlen(s.structure));
     if (!row) {

@@ -124,6 +124,11 @@ static void test_plan(void) {
   bad.window = 1000000000;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
   CHECK(strstr(agebloom_plan_error(), "count windows only") != NULL);
+  /* A capacity is a time window's (as --capacity is refused with --window). */
+  bad = s;
+  bad.capacity = 5;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "spec.capacity applies to time windows only") != NULL);
   CHECK(agebloom_plan_spec(&s, &p) == AGEBLOOM_OK);
   CHECK(strcmp(agebloom_plan_error(), "") == 0);  /* cleared by a plan that succeeded */
   CHECK(agebloom_plan_spec(NULL, &p) == AGEBLOOM_EINVAL);

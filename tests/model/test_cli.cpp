@@ -223,6 +223,10 @@ TEST(Cli, TakesTheToolsOtherOptionsAndSaysItIgnoresThem) {
     EXPECT_EQ(run("--window 1000 --key packet", true).out.find("note:"), std::string::npos);
     EXPECT_EQ(run("--window 1000 --key packet --packet-bytes 0").status, 2);
     EXPECT_EQ(run("--window 1000 --policy sometimes").status, 2);
+    // A bad --bpf expression is refused as dedup_fwd refuses it (compiled for Ethernet).
+    const auto bad_bpf = run("--window 1000 --bpf 'tcp port'", true);
+    EXPECT_EQ(bad_bpf.status, 2);
+    EXPECT_NE(bad_bpf.out.find("--bpf 'tcp port'"), std::string::npos) << bad_bpf.out;
 }
 
 // --mem alone: the lowest FPR that fits; more memory, a lower FPR.
