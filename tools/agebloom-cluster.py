@@ -439,6 +439,7 @@ def cleanup(client, cluster, submitted, run_dir, made):
     """The end of every run, whatever its outcome: its tasks cancelled, the
     client and a local cluster closed, the run folder and the --workdir
     folders it made removed."""
+    global run_folder_left
     if client is not None:
         # Stopped early (a failure, Ctrl-C, SIGTERM): no task of this run
         # goes on in the scheduler's cluster.
@@ -467,7 +468,6 @@ def cleanup(client, cluster, submitted, run_dir, made):
             break
         except OSError as e:
             if time.monotonic() > deadline:
-                global run_folder_left
                 run_folder_left = f"{run_dir} could not be removed: {e.strerror}"
                 break
             time.sleep(0.1)

@@ -21,11 +21,20 @@ namespace detail {
 // Σ_j Pois(j; λ) · term(j), summed out to λ + 12σ + 16 (the tail beyond is
 // < 1e-30). The pmf is carried from term to term (p_j = p_{j-1} λ / j),
 // starting in the log domain when e^{-λ} would underflow.
-template <class Term>
-constexpr double poisson_mixture(double lambda, Term&& term) noexcept {
+// The integer ceiling of the standard deviation √λ, found by counting up.
+constexpr double poisson_sigma(double lambda) noexcept {
   double sigma = 1.0;
   while (sigma * sigma < lambda) sigma += 1.0;
-  const uint64_t jmax = static_cast<uint64_t>(lambda + 12.0 * sigma + 16.0);
+  return sigma;
+}
+// The last j poisson_mixture sums.
+constexpr uint64_t poisson_last(double lambda) noexcept {
+  return static_cast<uint64_t>(lambda + 12.0 * poisson_sigma(lambda) + 16.0);
+}
+template <class Term>
+constexpr double poisson_mixture(double lambda, Term&& term) noexcept {
+  const double sigma = poisson_sigma(lambda);
+  const uint64_t jmax = poisson_last(lambda);
   const uint64_t jmin = lambda > 600 ? static_cast<uint64_t>(lambda - 12.0 * sigma) : 0;
   // log Pois(jmin; λ) = -λ + jmin ln λ - ln jmin!, with Stirling's series for
   // ln jmin! (jmin > 400 here: its error is below 1e-12).
@@ -57,12 +66,23 @@ constexpr double blocked_fpr(double m_bits, double n_items, unsigned k, unsigned
 // Blocked Bloom filter whose B-bit block is partitioned into b parts of B/b
 // bits, one bit set per part (Age-Partitioned Bloom Filters, §6: the APBBF's segments):
 // FP = Σ_j Pois(j; λ) (1 - (1 - b/B)^j)^b, λ = nB/m.
-constexpr double partitioned_block_fpr(double m_bits, double n_items, unsigned block_bits,
-                                       unsigned b) noexcept {
-  if (n_items <= 0) return 0.0;
+// Its term for a block holding j keys: (1 - (1 - b/B)^j)^b.
+constexpr double partitioned_block_term(uint64_t j, unsigned block_bits, unsigned b) noexcept {
   const double keep = 1.0 - static_cast<double>(b) / block_bits;
-  return detail::poisson_mixture(n_items * block_bits / m_bits, [&](uint64_t j) {
-    return math::ipow(1.0 - math::ipow(keep, j), b);
+  return math::ipow(1.0 - math::ipow(keep, j), b);
+}
+// λ = nB/m, the mean keys per block, and the last j the sum takes there: a
+// caller that sums many loads over one (B, b) tabulates the terms up to it.
+constexpr double partitioned_block_lambda(double m_bits, double n_items, unsigned block_bits) noexcept {
+  return n_items * block_bits / m_bits;
+}
+// `terms`, if given, holds partitioned_block_term(j) for j < `count` (the
+// same values, computed once for many calls: APBBF's slices).
+constexpr double partitioned_block_fpr(double m_bits, double n_items, unsigned block_bits, unsigned b,
+                                       const double* terms = nullptr, uint64_t count = 0) noexcept {
+  if (n_items <= 0) return 0.0;
+  return detail::poisson_mixture(partitioned_block_lambda(m_bits, n_items, block_bits), [&](uint64_t j) {
+    return j < count ? terms[j] : partitioned_block_term(j, block_bits, b);
   });
 }
 

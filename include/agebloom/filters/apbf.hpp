@@ -161,13 +161,26 @@ struct ApbfConfig {
   constexpr void match_probabilities(double* fill) const noexcept {
     const double g = generation_load();
     const double m = static_cast<double>(usable_slice_bits());
+    // APBBF: every slice's Poisson mixture over block loads j sums the same
+    // terms (1 - (1 - b/B)^j)^b, so they are computed once, up to the
+    // fullest slice's last j (or kTerms), not once per slice: the planner
+    // evaluates this model ~10^5 times sizing every (k, l, b).
+    constexpr uint64_t kTerms = 1024;
+    double terms[kTerms];
+    uint64_t count = 0;
+    if (block_bits) {
+      const double fullest = bloom_math::partitioned_block_lambda(m, g * k, block_bits);
+      const uint64_t last = bloom_math::detail::poisson_last(fullest);
+      count = last < kTerms ? last + 1 : kTerms;
+      for (uint64_t j = 0; j < count; ++j) terms[j] = bloom_math::partitioned_block_term(j, block_bits, bits_per_block);
+    }
     for (uint32_t i = 0; i < slices(); ++i) {
       if (i > k) {  // every slice past the insertion window holds k·g keys
         fill[i] = fill[k];
         continue;
       }
       const double keys = g * (i < k ? i + 1 : k);
-      fill[i] = block_bits ? bloom_math::partitioned_block_fpr(m, keys, block_bits, bits_per_block)
+      fill[i] = block_bits ? bloom_math::partitioned_block_fpr(m, keys, block_bits, bits_per_block, terms, count)
                            : 1.0 - math::exp(-keys / m);
     }
   }
@@ -175,18 +188,22 @@ struct ApbfConfig {
   // F(a, i) of §5.3: the probability that a scan from slice i, holding a
   // consecutive hits, reaches k. F(a, i) = 1 if a = k; 0 if i > l + a;
   // else r_i F(a+1, i+1) + (1 - r_i) F(0, i+1). FP = F(0, 0).
-  // Evaluated from i = k + l down to 0 keeping one row over a.
+  // Evaluated from i = k + l down to 0 keeping one row over a, in place:
+  // row i's F(a) reads row i+1's F(a+1), not yet overwritten going up in a,
+  // and F(0), kept aside. (The planner evaluates this ~10^5 times per full
+  // plan: sizing every (k, l) of APBF and the structures built on it.)
   static constexpr double scan_fpr(uint32_t k, uint32_t l, const double* fill) noexcept {
-    double next[kMaxK + 1] = {}, cur[kMaxK + 1] = {};
+    double f[kMaxK + 1] = {};
     for (int64_t i = static_cast<int64_t>(k + l); i >= 0; --i) {
-      for (uint32_t a = 0; a <= k; ++a) {
-        if (a == k) cur[a] = 1.0;
-        else if (i > static_cast<int64_t>(l + a)) cur[a] = 0.0;
-        else cur[a] = fill[i] * next[a + 1] + (1.0 - fill[i]) * next[0];
-      }
-      for (uint32_t a = 0; a <= k; ++a) next[a] = cur[a];
+      const double r = fill[i], f0 = f[0];
+      // F(a, i) = 0 while i > l + a: for a < i - l.
+      const int64_t reachable = i - static_cast<int64_t>(l);
+      uint32_t a = 0;
+      for (; a < k && static_cast<int64_t>(a) < reachable; ++a) f[a] = 0.0;
+      for (; a < k; ++a) f[a] = r * f[a + 1] + (1.0 - r) * f0;
+      f[k] = 1.0;
     }
-    return next[0];
+    return f[0];
   }
 
   // The paper's design-point FP for (k, l): fill ratios (i+1)/(2k) for
