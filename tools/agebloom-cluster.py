@@ -237,8 +237,9 @@ def signals_held():
     """Ctrl-C and SIGTERM held while a cleanup runs to its end, then acted on
     as they would have been. By handler, not by signal mask: the kernel hands
     a process's signal to any thread that does not block it (Dask's threads
-    do not), and CPython then runs the handler in this thread all the same
-    (measured: SIGTERM raised in cluster.close() with this thread masked)."""
+    block SIGINT, not SIGTERM), and CPython then runs the handler in this
+    thread all the same (measured: SIGTERM raised in cluster.close() with
+    this thread masked)."""
     held = []
     previous = {s: signal.signal(s, lambda signum, frame: held.append(signum))
                 for s in (signal.SIGINT, signal.SIGTERM)}
@@ -433,6 +434,17 @@ def summary(r):
 
 
 run_folder_left = None  # why the run folder is still there after cleanup(), if it is
+pending_cleanup = None  # the run's cleanup, until it has run (finish_cleanup)
+
+
+def finish_cleanup():
+    """Runs the run's cleanup if it has not run: replay()'s own, or main()'s
+    for a signal that landed in replay()'s finally before its handlers held
+    signals."""
+    global pending_cleanup
+    task, pending_cleanup = pending_cleanup, None
+    if task is not None:
+        task()
 
 
 def cleanup(client, cluster, submitted, run_dir, made):
@@ -459,18 +471,22 @@ def cleanup(client, cluster, submitted, run_dir, made):
             cluster.close()
     # A task's agebloom-replay ends on its worker's death (parent_death_signal)
     # a moment after the cluster closes, and may write a piece meanwhile.
+    # (rmtree also raises FileNotFoundError for an entry that vanished under
+    # it, Dask's worker folders say: whether the folder is gone decides.)
     deadline = time.monotonic() + 5
     while True:
+        error = None
         try:
             shutil.rmtree(run_dir)
-            break
-        except FileNotFoundError:
-            break
         except OSError as e:
-            if time.monotonic() > deadline:
-                run_folder_left = f"{run_dir} could not be removed: {e.strerror}"
-                break
-            time.sleep(0.1)
+            error = e
+        if not os.path.lexists(run_dir):
+            break
+        if time.monotonic() > deadline:
+            why = error.strerror if error is not None else "it came back"
+            run_folder_left = f"{run_dir} could not be removed: {why}"
+            break
+        time.sleep(0.1)
     for folder in made:  # deepest first; one that now holds something else stays
         try:
             os.rmdir(folder)
@@ -518,6 +534,8 @@ def replay(args):
         raise Failure(f"cannot make the run folder in {args.workdir or tempfile.gettempdir()}: {e.strerror}", 2)
     client = cluster = None
     submitted = []  # every task of the run, cancelled if it stops early
+    global pending_cleanup
+    pending_cleanup = lambda: cleanup(client, cluster, submitted, run_dir, made)  # noqa: E731 (reads them when run)
     try:
         started = time.monotonic()
         client, cluster = connect(args, run_dir)
@@ -548,7 +566,7 @@ def replay(args):
         # The cleanup runs to its end: a second Ctrl-C or SIGTERM now is held
         # until it is done (and then ends the run as the first did).
         with signals_held():
-            cleanup(client, cluster, submitted, run_dir, made)
+            finish_cleanup()
 
     # A piece holds only its shard's keys, so a replay that drops packets was
     # split under other keying options: a bug, not a result.
@@ -596,6 +614,7 @@ def main(argv):
             # an ignored signal's).
             for s in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(s, signal.SIG_IGN)
+            finish_cleanup()
     except Failure as e:
         print(f"agebloom-cluster: {e}", file=sys.stderr)
         if run_folder_left:

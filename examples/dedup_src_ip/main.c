@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
    * it, so a bad option must be refused before rte_eal_init. getopt takes
    * the word before the options as the program's name: argv[0] stands in
    * for it, and optind is reset for the EAL's own getopt. */
+  if (argc < 1) return 2; /* no program name: nothing to stand in for it */
   at = app_start(argc, argv);
   saved = argv[at - 1];
   argv[at - 1] = argv[0];

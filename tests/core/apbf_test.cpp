@@ -14,6 +14,15 @@
 namespace ab = agebloom;
 using ab::ApbfConfig;
 using ab::ApbfFilter;
+
+// The models are constexpr (the core sizes at compile time where it can):
+// evaluated in a constant expression, a read of an uninitialised or
+// out-of-range element is a compile error, not a silent value. Plain and
+// blocked slices, the scan over k + l slices, and a blocked load whose
+// Poisson sum runs past the tabulated terms.
+static_assert(ApbfConfig::with_shape(ab::Window::count(1000), 4, 3)->model_fpr() > 0);
+static_assert(ApbfConfig::blocked(ab::Window::count(100000), 4, 6, 512, 2)->model_fpr() > 0);
+static_assert(ApbfConfig::design_fpr(11, 9) > 0.000917 && ApbfConfig::design_fpr(11, 9) < 0.000919);  // ALGORITHMS.md's vector
 using ab::KeyHash;
 using ab::Window;
 

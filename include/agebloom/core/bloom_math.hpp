@@ -18,10 +18,7 @@ constexpr double fpr(double m_bits, double n_items, unsigned k) noexcept {
 }
 
 namespace detail {
-// Σ_j Pois(j; λ) · term(j), summed out to λ + 12σ + 16 (the tail beyond is
-// < 1e-30). The pmf is carried from term to term (p_j = p_{j-1} λ / j),
-// starting in the log domain when e^{-λ} would underflow.
-// The integer ceiling of the standard deviation √λ, found by counting up.
+// σ for poisson_mixture's bounds: ⌈√λ⌉, at least 1, found by counting up.
 constexpr double poisson_sigma(double lambda) noexcept {
   double sigma = 1.0;
   while (sigma * sigma < lambda) sigma += 1.0;
@@ -31,6 +28,9 @@ constexpr double poisson_sigma(double lambda) noexcept {
 constexpr uint64_t poisson_last(double lambda) noexcept {
   return static_cast<uint64_t>(lambda + 12.0 * poisson_sigma(lambda) + 16.0);
 }
+// Σ_j Pois(j; λ) · term(j), summed out to λ + 12σ + 16 (the tail beyond is
+// < 1e-30). The pmf is carried from term to term (p_j = p_{j-1} λ / j),
+// starting in the log domain when e^{-λ} would underflow.
 template <class Term>
 constexpr double poisson_mixture(double lambda, Term&& term) noexcept {
   const double sigma = poisson_sigma(lambda);

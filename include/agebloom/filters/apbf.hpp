@@ -192,9 +192,12 @@ struct ApbfConfig {
   // row i's F(a) reads row i+1's F(a+1), not yet overwritten going up in a,
   // and F(0), kept aside. (The planner evaluates this ~10^5 times per full
   // plan: sizing every (k, l) of APBF and the structures built on it.)
+  // Row k + l (a scan past the last slice) is F = 1 at a = k, 0 below: the
+  // start; fill[] is read for the slices 0 .. k + l - 1 only.
   static constexpr double scan_fpr(uint32_t k, uint32_t l, const double* fill) noexcept {
     double f[kMaxK + 1] = {};
-    for (int64_t i = static_cast<int64_t>(k + l); i >= 0; --i) {
+    f[k] = 1.0;
+    for (int64_t i = static_cast<int64_t>(k + l) - 1; i >= 0; --i) {
       const double r = fill[i], f0 = f[0];
       // F(a, i) = 0 while i > l + a: for a < i - l.
       const int64_t reachable = i - static_cast<int64_t>(l);
