@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <pcap/pcap.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 
@@ -142,6 +143,27 @@ void count_bad_timestamps(const CaptureArg& a) {
   }
 }
 
+// An rx_pcap whose link type is not Ethernet: net_pcap hands its records on
+// as Ethernet frames all the same, so their keys are read from the wrong
+// bytes (a Linux SLL capture, tcpdump -i any's, keys nearly every packet,
+// wrongly: verdicts unlike agebloom-replay's, which reads the link type, and
+// a tx_pcap labelled Ethernet). A regular file only (a FIFO would be
+// consumed); one libpcap cannot open is net_pcap's to refuse, and say why.
+void refuse_other_link_types(const CaptureArg& a) {
+  struct stat st;
+  if (stat(a.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  pcap_t* p = pcap_open_offline(a.path.c_str(), errbuf);
+  if (p == nullptr) return;
+  const int dlt = pcap_datalink(p);
+  pcap_close(p);
+  if (dlt == DLT_EN10MB) return;
+  const char* name = dlt >= 0 ? pcap_datalink_val_to_name(dlt) : nullptr;
+  refuse(where(a) + " is a capture of link type " + std::to_string(dlt) + " (" + (name ? name : "unknown") +
+         "), not Ethernet: net_pcap would hand its records on as Ethernet frames, keyed from the wrong bytes. "
+         "Replay it with agebloom-replay, which reads its link type");
+}
+
 }  // namespace
 
 void guard_capture_files(int eal_argc, char** argv, const Options& o) {
@@ -154,6 +176,7 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
       auto it = std::find_if(g_rx_files.begin(), g_rx_files.end(), [&](const auto& d) { return d.first == a.device; });
       if (it == g_rx_files.end()) g_rx_files.emplace_back(a.device, 1);
       else ++it->second;
+      refuse_other_link_types(a);
       if (o.spec.window.is_time() && o.time_source == TimeSource::rx_timestamp) count_bad_timestamps(a);
     }
     for (size_t k = 0; k < i; ++k)

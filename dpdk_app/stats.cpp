@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <atomic>
@@ -568,11 +569,14 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     j["dispatcher"] = nullptr;
   }
 
+  errno = 0;
   std::ofstream out(path);
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names are bytes, not UTF-8
   out.close();  // what is still buffered fails here, not in a destructor nobody checks
   if (!out) {
-    std::fprintf(stderr, "dedup_fwd: cannot write %s\n", path.c_str());
+    // The stream keeps no error of its own: errno is the failed call's (a
+    // full disk's ENOSPC), or EIO when nothing set it.
+    std::fprintf(stderr, "dedup_fwd: cannot write %s: %s\n", path.c_str(), std::strerror(errno ? errno : EIO));
     return false;
   }
   return true;

@@ -259,6 +259,25 @@ TEST(HostileCommandLine, ExistingTxCaptureSurvivesPortErrors) {
     EXPECT_EQ(e.path().filename().string().find(".dedup_fwd-"), std::string::npos) << e.path() << " left behind";
 }
 
+// An rx_pcap of another link type (here Linux SLL, what tcpdump -i any
+// writes) would be handed on as Ethernet frames and keyed from the wrong
+// bytes: exit 2 before the EAL, naming the link type, the tx_pcap whole.
+TEST(HostileInput, RxCaptureOfAnotherLinkTypeIsRefused) {
+  const fs::path in = temp_dir() / "sll-labelled.pcap", out = temp_dir() / "sll-labelled.out.pcap";
+  Bytes sll = good_pcap(3);
+  sll[20] = 113;  // the file header's link type (little-endian): LINKTYPE_LINUX_SLL
+  write_bytes(in, sll);
+  const Bytes precious = good_pcap(7);
+  write_bytes(out, precious);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("link type 113 (LINUX_SLL), not Ethernet"), std::string::npos) << r.out;
+  EXPECT_EQ(read_bytes(out), precious);
+  // The same records labelled Ethernet run.
+  write_bytes(in, good_pcap(3));
+  EXPECT_EQ(dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0").code, 0);
+}
+
 // A tx_pcap that is an rx_pcap, another tx_pcap, --stats-json's or
 // --snapshot's file under any spelling would destroy it: exit 2 before the
 // EAL, the input whole.
