@@ -328,8 +328,8 @@ def connect(args, run_dir):
         # The cluster, if it started, is not returned, so it is closed here
         # (with both signals held until it is done, as in the run's cleanup).
         if cluster is not None:
-            with signals_held(), contextlib.suppress(Exception):
-                cluster.close()
+            with signals_held():
+                close_cluster(cluster)
         if isinstance(e, Exception):  # whatever Dask raises, the run cannot go on; say why
             raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
         raise  # Ctrl-C, SIGTERM: the run stops as it would later
@@ -447,6 +447,19 @@ def finish_cleanup():
         task()
 
 
+def close_cluster(cluster):
+    """Closes a local cluster whatever state it is in. The run's outcome is
+    decided by now: closing a cluster whose nanny is still restarting a
+    worker that died races in Debian's Dask 2022.12 (the nanny asserts on a
+    process not yet started, and logs that AssertionError's traceback), so
+    Dask's handlers keep only criticals while it shuts down, and what the
+    close raises does not stop the cleanup."""
+    for handler in logging.getLogger("distributed").handlers:
+        handler.setLevel(logging.CRITICAL)
+    with contextlib.suppress(Exception):
+        cluster.close()
+
+
 def cleanup(client, cluster, submitted, run_dir, made):
     """The end of every run, whatever its outcome: its tasks cancelled, the
     client and a local cluster closed, the run folder and the --workdir
@@ -460,15 +473,7 @@ def cleanup(client, cluster, submitted, run_dir, made):
         with contextlib.suppress(Exception):  # the run's outcome is decided: the cleanup goes on
             client.close()
     if cluster is not None:
-        # The run's outcome is decided and reported by now. Closing a
-        # cluster whose nanny is still restarting a worker that died
-        # races in Debian's Dask 2022.12 (the nanny asserts on a process
-        # not yet started, and logs that AssertionError's traceback), so
-        # Dask's handlers keep only criticals while it shuts down.
-        for handler in logging.getLogger("distributed").handlers:
-            handler.setLevel(logging.CRITICAL)
-        with contextlib.suppress(Exception):
-            cluster.close()
+        close_cluster(cluster)
     # A task's agebloom-replay ends on its worker's death (parent_death_signal)
     # a moment after the cluster closes, and may write a piece meanwhile.
     # (rmtree also raises FileNotFoundError for an entry that vanished under
