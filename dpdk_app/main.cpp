@@ -194,12 +194,16 @@ int main(int argc, char** argv) {
         dashes = i;
         break;
       }
-    // --help (or -h) among the EAL options: ours, printed without starting
-    // DPDK (no hugepages, no runtime folder needed); --help-eal asks the EAL
-    // for its own list.
+    // --help (or -h) and --version among the EAL options: ours, printed
+    // without starting DPDK (no hugepages, no runtime folder needed);
+    // --help-eal asks the EAL for its own list.
     for (int i = 1; i < dashes; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         print_usage(stdout);
+        return 0;
+      }
+      if (std::strcmp(argv[i], "--version") == 0) {  // the EAL has none (its -v logs it at start)
+        print_version();
         return 0;
       }
       if (std::strcmp(argv[i], "--help-eal") == 0) argv[i] = const_cast<char*>("--help");

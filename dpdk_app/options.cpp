@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <getopt.h>
+#include <rte_version.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,8 @@ std::vector<option> app_options() {
 
 void print_usage(FILE* out) { usage(out); }
 
+void print_version() { ab::dedup::print_version(stdout, "dedup_fwd", std::string("(") + rte_version() + ")"); }
+
 bool is_app_option(const char* arg) {
   if (std::strncmp(arg, "--", 2) != 0) return false;
   const char* name = arg + 2;
@@ -136,10 +139,13 @@ Options parse_options(int argc, char** argv) {
   // rte_eal_init already ran getopt over the EAL part: start afresh.
   optind = 1;
   opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "", longopts.data(), nullptr)) != -1) {
+  int c, longindex = -1;
+  ab::dedup::RepeatCheck repeats(longopts.data());
+  while ((c = getopt_long(argc, argv, "", longopts.data(), &longindex)) != -1) {
     const std::string arg = optarg ? optarg : "";
-    std::string error;
+    std::string error = repeats.check(c, longindex, optarg);
+    longindex = -1;
+    if (!error.empty()) bad(error);
     if (shared.take(c, optarg, error)) {
       if (!error.empty()) bad(error);
       continue;
@@ -218,6 +224,10 @@ Options parse_options(int argc, char** argv) {
     }
   }
   if (optind != argc) bad(std::string("unexpected argument '") + argv[optind] + "'");
+  if (shared.version) {
+    print_version();
+    std::exit(0);
+  }
   if (shared.list_filters) {
     ab::dedup::print_filter_list(stdout);
     std::exit(0);

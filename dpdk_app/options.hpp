@@ -83,6 +83,9 @@ Options parse_options(int argc, char** argv);
 // The --help text (what parse_options prints for --help), without exiting.
 void print_usage(FILE* out);
 
+// --version: "dedup_fwd 0.1.0 (DPDK 22.11.x)" on stdout.
+void print_version();
+
 // Whether `arg` ("--key", "--window=5") is one of dedup_fwd's own options:
 // given before the "--", the EAL would refuse it with its whole usage.
 bool is_app_option(const char* arg);

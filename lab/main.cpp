@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "agebloom/dedup/filter_options.hpp"
 #include "experiment.hpp"
 #include "plot.hpp"
 
@@ -56,10 +57,12 @@ void usage(std::FILE* out) {
   std::fprintf(out,
                "usage: agebloom-lab EXPERIMENT [--out DIR] [--quick] [--seed S] [--filter NAME,...]\n"
                "       agebloom-lab --list\n"
-               "  --out DIR   where the CSV, PNG and markdown go (default lab-out; created)\n"
+               "  --out DIR   where the CSV, PNG and markdown go (default lab-out, with --quick\n"
+               "              lab-out/quick; created)\n"
                "  --quick     the small variant (seconds), checked against the headline bounds\n"
                "  --seed S    workload seed (default 1; 1 is the published runs' of docs/RESULTS.md)\n"
                "  --filter NAME[,NAME...]  structures: only these registered structures (names as --list-filters)\n"
+               "  --version   the version, and exit\n"
                "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
 }
 
@@ -116,19 +119,26 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up in a log file as they come
   LabOptions o;
   bool list = false;
-  enum { kOut = 1, kQuick, kSeed, kList, kHelp, kFilter };
+  bool out_given = false;
+  enum { kOut = 1, kQuick, kSeed, kList, kHelp, kFilter, kVersion };
   const option table[] = {{"out", required_argument, nullptr, kOut},   {"quick", no_argument, nullptr, kQuick},
                           {"seed", required_argument, nullptr, kSeed}, {"list", no_argument, nullptr, kList},
                           {"help", no_argument, nullptr, kHelp},       {"filter", required_argument, nullptr, kFilter},
-                          {nullptr, 0, nullptr, 0}};
+                          {"version", no_argument, nullptr, kVersion}, {nullptr, 0, nullptr, 0}};
   opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", table, nullptr)) != -1) {
+  int c, longindex = -1;
+  agebloom::dedup::RepeatCheck repeats(table);
+  while ((c = getopt_long(argc, argv, "h", table, &longindex)) != -1) {
     const std::string arg = optarg ? optarg : "";
+    // --filter adds to the structures given so far: it may repeat.
+    if (c != kFilter)
+      if (const std::string e = repeats.check(c, longindex, optarg); !e.empty()) bad(e);
+    longindex = -1;
     switch (c) {
       case kOut:
         if (arg.empty()) bad("--out needs a folder");
         o.out = arg;
+        out_given = true;
         break;
       case kQuick: o.quick = true; break;
       case kSeed: {
@@ -157,9 +167,13 @@ int main(int argc, char** argv) {
       }
       case kHelp:
       case 'h': usage(stdout); return 0;
+      case kVersion: agebloom::dedup::print_version(stdout, "agebloom-lab"); return 0;
       default: bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
     }
   }
+  // A --quick run's files have the full run's names: by default they go to a
+  // folder of their own, not over the published run's (minutes to hours).
+  if (o.quick && !out_given) o.out += "/quick";
   if (list) {
     if (optind != argc) bad(std::string("--list takes no EXPERIMENT ('") + argv[optind] + "')");
     for (const Experiment& e : kExperiments) std::printf("%-16s %s\n", e.name, e.reproduces);

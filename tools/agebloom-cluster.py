@@ -86,9 +86,24 @@ def default_replay():
     return beside if os.access(beside, os.X_OK) else "agebloom-replay"
 
 
+class Once(argparse.Action):
+    """An option with a value, refused when given twice with two values (--window 10 ... --window 20: which
+    was meant?), as the C++ tools refuse it; argparse's own store lets the last win without a word."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        first = getattr(self, "given", None)
+        if first is not None and first[1] != values:
+            fix = (f"give one expression, e.g. '({first[1]}) and ({values})'" if option_string == "--bpf"
+                   else "give it once")
+            parser.error(f"{option_string} given twice ('{first[1]}', then '{values}'): {fix}")
+        self.given = (option_string, values)
+        setattr(namespace, self.dest, values)
+
+
 def parse(argv):
     top = argparse.ArgumentParser(prog="agebloom-cluster",
                                   description="agebloom-replay sharded by key over a Dask cluster.")
+    top.add_argument("--version", action="version", version="agebloom-cluster @VERSION@")
     commands = top.add_subparsers(dest="command", required=True, metavar="replay")
     p = commands.add_parser(
         "replay", help="replay traces sharded by key",
@@ -98,30 +113,30 @@ def parse(argv):
                     "keeps its own window of N insertions (per-shard count window).",
         epilog="Exit codes: 0 done, 1 a task failed or the cluster could not be used, 2 bad options.")
     p.add_argument("traces", nargs="+", metavar="TRACE", help="pcap or pcapng files, one link type")
-    p.add_argument("--shards", type=int, required=True, metavar="N",
+    p.add_argument("--shards", type=int, action=Once, required=True, metavar="N",
                    help="key shards, one replay task each (1 to 512)")
-    p.add_argument("--key", required=True, metavar="MODE", help="as agebloom-replay --key")
+    p.add_argument("--key", required=True, action=Once, metavar="MODE", help="as agebloom-replay --key")
     window = p.add_mutually_exclusive_group(required=True)
-    window.add_argument("--ttl", metavar="D", help="time window, as agebloom-replay --ttl")
-    window.add_argument("--window", metavar="N", help="count window of N insertions, per shard")
+    window.add_argument("--ttl", action=Once, metavar="D", help="time window, as agebloom-replay --ttl")
+    window.add_argument("--window", action=Once, metavar="N", help="count window of N insertions, per shard")
     p.add_argument("--truth", action="store_true", help="exact ground truth over all shards")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--scheduler", action=Once, metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://HOST:8786); default: a local cluster")
-    p.add_argument("--workdir", metavar="DIR",
+    p.add_argument("--workdir", action=Once, metavar="DIR",
                    help="where the pieces go, in a folder removed at the end (made if missing, and then removed too; "
                         "default: the temporary folder; "
                         "with --scheduler required, a folder every worker sees at the same path)")
-    p.add_argument("--workers", type=int, metavar="K",
+    p.add_argument("--workers", type=int, action=Once, metavar="K",
                    help="local cluster only: worker processes (default: one per core)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=float, default=10.0, action=Once, metavar="SECONDS",
                    help="how long to wait for the scheduler and a first worker (default 10)")
-    p.add_argument("--replay", default=default_replay(), metavar="PATH",
+    p.add_argument("--replay", default=default_replay(), action=Once, metavar="PATH",
                    help="agebloom-replay on the workers (default: the one beside this command, else "
                         "PATH's: %(default)s)")
     passed = p.add_argument_group("agebloom-replay options, passed to every task (agebloom-replay --help)")
     for name in PASSED_WITH_VALUE:
-        passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), metavar="X")
+        passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), action=Once, metavar="X")
     for name in PASSED_FLAGS:
         passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), action="store_true")
     args = top.parse_args(argv)

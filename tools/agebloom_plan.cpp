@@ -347,10 +347,13 @@ int main(int argc, char** argv) {
     bool json = false, want_compare = false;
     std::optional<std::string> table, png;
     opterr = 0; // we print our own messages
-    int c;
+    int c, longindex = -1;
     std::vector<std::string> ignored;  // the tools' options that do not change a plan, as given
-    while ((c = getopt_long(argc, argv, "h", long_opts.data(), nullptr)) != -1) {
-        std::string error;
+    dd::RepeatCheck repeats(long_opts.data());
+    while ((c = getopt_long(argc, argv, "h", long_opts.data(), &longindex)) != -1) {
+        std::string error = repeats.check(c, longindex, optarg);
+        longindex = -1;
+        if (!error.empty()) usage_error(error);
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
             if (!dd::FilterOptions::changes_plan(c)) {
@@ -383,6 +386,10 @@ int main(int argc, char** argv) {
         }
     }
     if (optind < argc) usage_error(std::string("unexpected argument: ") + argv[optind]);
+    if (shared.version) {
+        dd::print_version(stdout, "agebloom-plan");
+        return 0;
+    }
     if (shared.list_filters) {
         if (!json) {
             dd::print_filter_list(stdout);

@@ -191,9 +191,12 @@ Options parse(int argc, char** argv) {
   dedup::FilterOptions::append_to(table);
   table.push_back({nullptr, 0, nullptr, 0});
   opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", table.data(), nullptr)) != -1) {
-    std::string error;
+  int c, longindex = -1;
+  dedup::RepeatCheck repeats(table.data());
+  while ((c = getopt_long(argc, argv, "h", table.data(), &longindex)) != -1) {
+    std::string error = repeats.check(c, longindex, optarg);
+    longindex = -1;
+    if (!error.empty()) bad(error);
     if (o.dedup.take(c, optarg, error)) {
       if (!error.empty()) bad(error);
     } else {
@@ -247,6 +250,10 @@ Options parse(int argc, char** argv) {
           bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
       }
     }
+  }
+  if (o.dedup.version) {
+    dedup::print_version(stdout, "agebloom-replay");
+    std::exit(0);
   }
   if (o.dedup.list_filters) {
     if (o.json) std::printf("%s\n", tools::json_text(tools::filter_list_json(), 2).c_str());

@@ -3,6 +3,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+
+#include "agebloom/agebloom.h"
 
 #include "agebloom/dedup/dedup_filter.hpp"
 #include "agebloom/dedup/key_mode.hpp"
@@ -110,8 +113,31 @@ void print_filter_list(std::FILE* out) {
   }
 }
 
+void print_version(std::FILE* out, const char* tool, const std::string& extra) {
+  std::fprintf(out, "%s %s%s%s\n", tool, agebloom_version(), extra.empty() ? "" : " ", extra.c_str());
+}
+
+std::string RepeatCheck::check(int code, int longindex, const char* optarg) {
+  if (longindex < 0 || table_[longindex].has_arg != required_argument || optarg == nullptr) return {};
+  const char* name = table_[longindex].name;
+  for (const Given& g : given_) {
+    if (g.code != code || g.value == optarg) continue;
+    // Two filter expressions may have meant both: say how to write that.
+    const std::string fix = std::strcmp(name, "bpf") == 0
+                                ? "give one expression, e.g. '(" + g.value + ") and (" + optarg + ")'"
+                                : "give it once";
+    if (std::strcmp(g.name, name) == 0)
+      return std::string("--") + name + " given twice ('" + g.value + "', then '" + optarg + "'): " + fix;
+    return std::string("--") + g.name + " '" + g.value + "' and --" + name + " '" + optarg +
+           "' set the same thing: give one";
+  }
+  given_.push_back({code, name, optarg});
+  return {};
+}
+
 bool FilterOptions::changes_plan(int opt) noexcept {
   return opt == kFilter || opt == kWindow || opt == kTtl || opt == kCapacity || opt == kFpr || opt == kListFilters ||
+         opt == kVersion ||
          opt == kMem || opt == kMaxNpws || opt == kMaxBitsPerItem || opt == kMaxAccesses || opt == kBlockBits ||
          opt == kKey || opt == kOnFlood;
 }
@@ -130,6 +156,7 @@ void FilterOptions::append_to(std::vector<option>& table) {
       {"click-host", no_argument, nullptr, kClickHost},
       {"click-ports", required_argument, nullptr, kClickPorts},
       {"list-filters", no_argument, nullptr, kListFilters},
+      {"version", no_argument, nullptr, kVersion},
       {"mem", required_argument, nullptr, kMem},
       {"on-flood", required_argument, nullptr, kOnFlood},
       {"decide", required_argument, nullptr, kDecide},
@@ -157,6 +184,7 @@ std::string FilterOptions::help(bool sizing_only) {
          "                                  of them can) or a structure:\n"
          "                                  ") + filter_names().substr(6) + "\n"
          "  --list-filters                  the structures, with paper, windows and cost, and exit\n"
+         "  --version                       the version, and exit\n"
          "  --window N                      count window: the last N insertions (default 1000000)\n"
          "  --ttl DURATION                  time window, e.g. 500ms, 60s, 10m\n"
          "  --capacity N                    expected insertions per --ttl; without it auto plans tlbf\n"
@@ -290,6 +318,7 @@ bool FilterOptions::take(int code, const char* optarg, std::string& error) {
       have_click_opt_ = true;
       return true;
     case kListFilters: list_filters = true; return true;
+    case kVersion: version = true; return true;
     case kMem: {
       double mb;
       if (!parse_number(arg, mb) || !(mb * 1048576.0 >= 64.0) || !(mb <= double(uint64_t{1} << 30)))

@@ -182,12 +182,23 @@ class Cluster(unittest.TestCase):
                            (["--shards", "2", "--verdicts", "x"], "unrecognized arguments"),
                            (["--shards", "2", "--bpf", "bogus(("], "can't parse filter expression"),
                            (["--shards", "2", "--timeout", "nan"], "--timeout must be a positive number"),
-                           (["--shards", "2", "--workers", "100000"], "more than 4 per core")):
+                           (["--shards", "2", "--workers", "100000"], "more than 4 per core"),
+                           # Given twice with two values (argparse let the last win without a word).
+                           (["--shards", "2", "--shards", "3"], "--shards given twice ('2', then '3')"),
+                           (["--shards", "2", "--ttl", "2s"], "--ttl given twice ('1s', then '2s')"),
+                           (["--shards", "2", "--bpf", "tcp", "--bpf", "udp"], "'(tcp) and (udp)'")):
             start = time.monotonic()
             r = cluster(TRACES[0], "--key", "flow", "--ttl", "1s", *args)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertIn(says, r.stderr)
             self.assertLess(time.monotonic() - start, 5, args)  # refused before a cluster starts
+        # The same value twice agrees with itself: past the options (no trace of that name).
+        r = cluster("/no/such.pcap", "--key", "flow", "--ttl", "1s", "--ttl", "1s", "--shards", "2")
+        self.assertNotIn("given twice", r.stderr)
+        self.assertIn("/no/such.pcap", r.stderr)
+        r = subprocess.run([CLUSTER, "--version"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"^agebloom-cluster \d+\.\d+\.\d+\n$")
         # --window and --ttl exclude each other; one is needed.
         self.assertEqual(cluster(TRACES[0], "--key", "flow", "--shards", "2").returncode, 2)
         # A --workdir that is a file.

@@ -4,6 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "agebloom/agebloom.h"
+
 namespace ab = agebloom;
 namespace dd = agebloom::dedup;
 
@@ -160,4 +167,48 @@ TEST(SpecOptions, OneBpfExpression) {
             "--bpf given twice ('tcp', then 'udp'): give one expression, e.g. '(tcp) and (udp)'");
   dd::FilterOptions empty;
   EXPECT_NE(take_all(empty, {{O::kBpf, ""}}).find("--bpf needs a filter expression"), std::string::npos);
+}
+
+// An option given twice with two values is refused, naming both, where the
+// last one won without a word; a value or a flag given twice alike passes,
+// and two names of one option (agebloom-plan's --structure) count as one.
+TEST(SpecOptions, RepeatedOptionsNamedWithBothValues) {
+  using O = dd::FilterOptions;
+  std::vector<option> table = {{"structure", required_argument, nullptr, O::kFilter}};
+  O::append_to(table);
+  table.push_back({nullptr, 0, nullptr, 0});
+  const auto index = [&](const char* name) {
+    for (size_t i = 0; table[i].name != nullptr; ++i)
+      if (std::strcmp(table[i].name, name) == 0) return static_cast<int>(i);
+    ADD_FAILURE() << name;
+    return -1;
+  };
+  dd::RepeatCheck r(table.data());
+  EXPECT_EQ(r.check(O::kWindow, index("window"), "10"), "");
+  EXPECT_EQ(r.check(O::kWindow, index("window"), "10"), "");  // the same value again
+  EXPECT_EQ(r.check(O::kWindow, index("window"), "20"), "--window given twice ('10', then '20'): give it once");
+  EXPECT_EQ(r.check(O::kClickHost, index("click-host"), nullptr), "");
+  EXPECT_EQ(r.check(O::kClickHost, index("click-host"), nullptr), "");  // a flag: no value to disagree
+  EXPECT_EQ(r.check(O::kFilter, index("structure"), "apbf"), "");
+  EXPECT_EQ(r.check(O::kFilter, index("filter"), "tlbf"), "--structure 'apbf' and --filter 'tlbf' set the same thing: give one");
+  EXPECT_EQ(r.check(O::kBpf, index("bpf"), "tcp"), "");
+  EXPECT_EQ(r.check(O::kBpf, index("bpf"), "udp"), "--bpf given twice ('tcp', then 'udp'): give one expression, e.g. '(tcp) and (udp)'");
+  EXPECT_EQ(r.check('h', -1, nullptr), "");  // a short option: not in the table
+}
+
+// --version is the library's version, after the tool's name.
+TEST(SpecOptions, VersionLine) {
+  char buf[128] = {};
+  std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
+  ASSERT_NE(f, nullptr);
+  dd::print_version(f, "agebloom-replay");
+  dd::print_version(f, "dedup_fwd", "(DPDK x)");
+  std::fclose(f);
+  EXPECT_EQ(std::string(buf), std::string("agebloom-replay ") + agebloom_version() + "\ndedup_fwd " + agebloom_version() +
+                                  " (DPDK x)\n");
+  dd::FilterOptions o;
+  std::string error;
+  EXPECT_TRUE(o.take(dd::FilterOptions::kVersion, nullptr, error));
+  EXPECT_TRUE(o.version);
+  EXPECT_TRUE(dd::FilterOptions::changes_plan(dd::FilterOptions::kVersion));  // agebloom-plan: no "ignored" note
 }

@@ -1239,7 +1239,8 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
                  js = temp_dir() / "snap.json";
   write_pcap(a, sources(0, 200));
   fs::remove(snap);
-  const std::string common = " --key src-ip --window 1000 --seed 5eed --exit-on-idle 200 --stats-interval 0 --stats-json " +
+  // (--key src-ip is the default: a case's --key flow is the only one given.)
+  const std::string common = " --window 1000 --seed 5eed --exit-on-idle 200 --stats-interval 0 --stats-json " +
                              js.string();
   Outcome r = dedup_fwd(eal(pcap_vdev(0, a, out)), "--snapshot " + snap.string() + common);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -1313,8 +1314,9 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
 
   // Without --seed (a random, secret seed per run) a restart still restores:
   // it takes the seed the snapshot was taken under.
-  const std::string unseeded = " --key src-ip --window 1000 --exit-on-idle 200 --stats-interval 0 --stats-json " +
-                               js.string() + " --snapshot " + snap.string();
+  const std::string unseeded_any_window = " --exit-on-idle 200 --stats-interval 0 --stats-json " + js.string() +
+                                          " --snapshot " + snap.string();
+  const std::string unseeded = unseeded_any_window + " --window 1000";
   fs::remove(snap);
   r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -1326,7 +1328,7 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   EXPECT_FALSE(read_json(js).contains("seed")) << "the adopted seed stays secret";
   // Refused after its seed was read (another window): the run starts empty
   // under its own drawn seed, and does not say it took the snapshot's.
-  r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded + " --window 5000");
+  r = dedup_fwd(eal(pcap_vdev(0, a, out)), unseeded_any_window + " --window 5000");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("refused"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("seed from the snapshot"), std::string::npos) << r.out;
@@ -1512,6 +1514,9 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--decide penalties --filter btbf --prior 0",
       "--penalty-fp 2 --filter btbf",
       "--decide penalties --filter btbf --penalty-param bid",
+      // Given twice with two values: which was meant? (The last won without a word.)
+      "--key flow --key src-ip",
+      "--action count --action drop",
   };
   for (const char* args : cases) {
     const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), args);
@@ -1534,6 +1539,17 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
     EXPECT_NE(r.out.find("--help-eal"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("EAL:"), std::string::npos) << args << "\n" << r.out;
   }
+  // --version the same way, before or after the "--": ours and the DPDK's.
+  for (const char* args : {"--version", "-l 0 --vdev net_nosuch0 --version", "-- --version"}) {
+    const Outcome r = shell(std::string(DEDUP_FWD) + " " + args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    // "dedup_fwd 0.1.0 (DPDK 22.11.4)": one line, ours and the DPDK's.
+    EXPECT_EQ(r.out.rfind("dedup_fwd ", 0), 0u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(" (DPDK "), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << args << "\n" << r.out;
+  }
+  const Outcome twice = dedup_fwd(eal(pcap_vdev(0, in, out)), "--key flow --key src-ip");
+  EXPECT_NE(twice.out.find("--key given twice ('flow', then 'src-ip'): give it once"), std::string::npos) << twice.out;
 }
 
 int main(int argc, char** argv) {

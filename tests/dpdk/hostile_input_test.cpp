@@ -168,7 +168,9 @@ CaptureRun run_capture(const std::string& name, const Bytes& capture, const std:
   std::string e = eal(pcap_vdev(0, in, out));
   if (!lcores.empty()) e.replace(e.find(" -l 0 "), 6, " " + lcores + " ");
   CaptureRun r;
-  r.outcome = dedup_fwd(e, "--key src-ip --window 1000 --seed 1 --exit-on-idle 200 --stats-interval 1 "
+  // --key src-ip unless `extra` gives its own (a repeated option is refused).
+  const std::string key = extra.find("--key ") == std::string::npos ? "--key src-ip " : "";
+  r.outcome = dedup_fwd(e, key + "--window 1000 --seed 1 --exit-on-idle 200 --stats-interval 1 "
                            "--stats-json " + js.string() + " " + extra);
   r.stats = read_json(js);
   r.out = out;

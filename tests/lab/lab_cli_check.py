@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 
-lab = sys.argv[1]
+lab = os.path.abspath(sys.argv[1])
 failures = []
 
 
@@ -38,11 +38,34 @@ with tempfile.TemporaryDirectory() as tmp:
     for args, says in ((["000-table1", "--quick", "--filter", "interleaved"], "--filter chooses the rows of structures only"),
                        (["--list", "extra"], "--list takes no EXPERIMENT"),
                        (["001-figure4", "--seed", "+5"], "--seed needs a whole number"),
-                       (["001-figure4", "--seed", "99999999999999999999999"], "past 2^64 - 1")):
+                       (["001-figure4", "--seed", "99999999999999999999999"], "past 2^64 - 1"),
+                       # Given twice with two values (the last won without a word).
+                       (["001-figure4", "--seed", "1", "--seed", "2"], "--seed given twice ('1', then '2')"),
+                       (["001-figure4", "--out", "a", "--out", "b"], "--out given twice ('a', then 'b')")):
         r = run(*args)
         expect(r.returncode == 2 and says in r.stderr, f"{args}: exit {r.returncode}, stderr {r.stderr!r}")
     r = run("-h")
     expect(r.returncode == 0 and r.stdout.startswith("usage:"), f"-h: exit {r.returncode}")
+    r = run("--version")
+    expect(r.returncode == 0 and r.stdout.startswith("agebloom-lab ") and r.stdout.count("\n") == 1,
+           f"--version: exit {r.returncode}, stdout {r.stdout!r}")
+    # --filter adds structures: it may be given again.
+    r = run("structures", "--quick", "--filter", "apbf", "--filter", "interleaved", "--out", os.path.join(tmp, "two"))
+    expect(r.returncode == 0, f"--filter twice: exit {r.returncode}\n{r.stderr}")
+
+    # --quick without --out writes beside the full run's reports, not over them:
+    # lab-out/quick/, lab-out's own 001-figure4.* left as they were.
+    cwd = os.path.join(tmp, "cwd")
+    os.makedirs(os.path.join(cwd, "lab-out"))
+    full_csv = os.path.join(cwd, "lab-out", "001-figure4.csv")
+    with open(full_csv, "w") as f:
+        f.write("the full run's\n")
+    r = subprocess.run([lab, "001-figure4", "--quick"], capture_output=True, text=True, cwd=cwd)
+    expect(r.returncode == 0, f"--quick, no --out: exit {r.returncode}\n{r.stderr}")
+    expect(os.path.getsize(os.path.join(cwd, "lab-out", "quick", "001-figure4.csv")) > 0,
+           "--quick, no --out: no lab-out/quick/001-figure4.csv")
+    with open(full_csv) as f:
+        expect(f.read() == "the full run's\n", "--quick, no --out: the full run's CSV was overwritten")
 
     # An output that is a folder: exit 1 before running, saying which, and no CSV left behind.
     out = os.path.join(tmp, "blocked")

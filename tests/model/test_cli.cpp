@@ -109,6 +109,20 @@ TEST(Cli, HelpAndExitCodes) {
     EXPECT_EQ(run("--window 1000 --capacity 5 --fpr 0.01").status, 2);  // --capacity needs --ttl
     EXPECT_EQ(run("--window 1000 --ttl 1s --fpr 0.01").status, 2);
     EXPECT_EQ(run("--ttl 60s --capacity 100000 --fpr 0.01").status, 0);
+    // Given twice with two values: refused (the last won without a word),
+    // --structure and --filter being one option; the same value twice agrees.
+    const auto twice = run("--window 1000 --window 2000", true);
+    EXPECT_EQ(twice.status, 2);
+    EXPECT_NE(twice.out.find("--window given twice ('1000', then '2000')"), std::string::npos) << twice.out;
+    const auto alias = run("--structure apbf --filter tlbf", true);
+    EXPECT_EQ(alias.status, 2);
+    EXPECT_NE(alias.out.find("--structure 'apbf' and --filter 'tlbf' set the same thing"), std::string::npos) << alias.out;
+    EXPECT_EQ(run("--window 1000 --window 1000 --json").out, run("--window 1000 --json").out);
+    // --version: the library's, and no "ignored" note.
+    const auto version = run("--version");
+    EXPECT_EQ(version.status, 0);
+    EXPECT_EQ(version.out.rfind("agebloom-plan ", 0), 0u) << version.out;
+    EXPECT_EQ(run("--version", true).out, "");
 }
 
 // An FPR no structure can build is a usage error naming --fpr, answered at
@@ -217,7 +231,7 @@ TEST(Cli, TakesTheToolsOtherOptionsAndSaysItIgnoresThem) {
     ASSERT_EQ(plain.status, 0) << plain.out;
     ASSERT_EQ(pasted.status, 0) << pasted.out;
     EXPECT_EQ(nlohmann::json::parse(plain.out), nlohmann::json::parse(pasted.out));
-    const auto note = run("--window 1000 --key packet --packet-bytes 200 --seed 7 --seed 8", true);
+    const auto note = run("--window 1000 --key packet --packet-bytes 200 --seed 7 --seed 7", true);
     EXPECT_NE(note.out.find("note: --packet-bytes, --seed do not change the plan"), std::string::npos) << note.out;
     EXPECT_NE(run("--window 1000 --bpf udp", true).out.find("note: --bpf does not change"), std::string::npos);
     EXPECT_EQ(run("--window 1000 --key packet", true).out.find("note:"), std::string::npos);

@@ -217,7 +217,11 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         Case{t + " --decide penalties --filter btbf --prior 1.5", "--prior must"},
                         Case{t + " --filter btbf --penalty-fn 3", "need --decide penalties"},
                         Case{t + " --decide penalties --filter btbf --penalty-param bid", "--penalty-param needs --key click"},
-                        Case{t + " --decide penalties --filter btbf --backend gpu", "CPU only"}}) {
+                        Case{t + " --decide penalties --filter btbf --backend gpu", "CPU only"},
+                        // Given twice with two values: refused, where the last won without a word.
+                        Case{t + " --window 10 --window 20", "--window given twice ('10', then '20')"},
+                        Case{t + " --json --verdicts a.bin --verdicts b.bin", "--verdicts given twice"},
+                        Case{t + " --bpf tcp --bpf udp", "'(tcp) and (udp)'"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -225,7 +229,16 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
   const Outcome help = run("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--verdicts"), std::string::npos);
+  EXPECT_NE(help.out.find("--version"), std::string::npos);
   EXPECT_EQ(run("-h").out, help.out);  // as dedup_fwd takes it
+  // The same value twice (a script adding what was there) agrees with itself.
+  const Outcome twice = run(t + " --window 10 --window=10 --json");
+  EXPECT_EQ(twice.code, 0) << twice.out;
+  EXPECT_EQ(nlohmann::json::parse(twice.out.substr(twice.out.find('{')))["filter"]["window"], 10) << twice.out;
+  const Outcome version = run("--version");
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.out.rfind("agebloom-replay ", 0), 0u) << version.out;  // the library's (SpecOptions.VersionLine)
+  EXPECT_EQ(std::count(version.out.begin(), version.out.end(), '\n'), 1) << version.out;
 }
 
 // --filter auto says what it chose and what the most compact structure

@@ -4,14 +4,15 @@
 //
 //   --key MODE  --filter NAME  --window N | --ttl D [--capacity N]  --fpr P  --mem MB
 //   --max-npws X  --max-bits-per-item X  --max-accesses N  --block-bits B
-//   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters
+//   --policy P  --seed HEX  --click-param NAME  --click-host  --list-filters  --version
 //   --vlan-in-key  --ignore-vlan  --ignore-l2  --packet-bytes N  --bpf EXPR
 //   --decide filter|penalties  --penalty-fp X  --penalty-fn Y  --prior P  --penalty-param NAME
 //
 // A tool appends these to its own getopt_long table (append_to), offers each
 // option code to take(), and calls finish() once after the loop for the
 // checks across options and the defaults. Every refusal is a message naming
-// the option and echoing the value; the tools exit 2 with it.
+// the option and echoing the value; the tools exit 2 with it. RepeatCheck
+// refuses an option given twice with two values, the tools' own included.
 #pragma once
 
 #include <getopt.h>
@@ -51,6 +52,32 @@ std::string filter_names();
 // one-line summary.
 void print_filter_list(std::FILE* out);
 
+// --version: "TOOL VERSION" (the library's, agebloom_version()) and `extra`
+// after it when given (dedup_fwd: the DPDK it was built with).
+void print_version(std::FILE* out, const char* tool, const std::string& extra = "");
+
+// "--window 10 ... --window 20": a script that appends options, or a typo,
+// and the last would win without a word. Refused instead, naming both values;
+// a flag given twice, or a value given twice alike, passes (they agree).
+// Aliases (agebloom-plan's --structure for --filter) share a code and count
+// as one option.
+class RepeatCheck {
+ public:
+  explicit RepeatCheck(const option* table) noexcept : table_(table) {}
+  // After getopt_long returned `code`, with the `longindex` it set (-1 for a
+  // short option, which is not checked) and `optarg`: "" or the refusal.
+  std::string check(int code, int longindex, const char* optarg);
+
+ private:
+  struct Given {
+    int code;
+    const char* name;
+    std::string value;
+  };
+  const option* table_;
+  std::vector<Given> given_;
+};
+
 // The shared options of one command line, as parsed so far (see above).
 class FilterOptions {
  public:
@@ -58,7 +85,8 @@ class FilterOptions {
   enum Code : int {
     kKey = 0x1000, kFilter, kWindow, kTtl, kCapacity, kFpr, kPolicy, kSeed, kClickParam, kClickHost, kListFilters,
     kMem, kClickPorts, kOnFlood, kDecide, kPenaltyFp, kPenaltyFn, kPrior, kPenaltyParam,
-    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf, kMaxNpws, kMaxBitsPerItem, kMaxAccesses, kBlockBits
+    kVlanInKey, kIgnoreVlan, kIgnoreL2, kPacketBytes, kBpf, kMaxNpws, kMaxBitsPerItem, kMaxAccesses, kBlockBits,
+    kVersion
   };
   // --fpr's default for --key packet: a unique packet wrongly dropped is data
   // lost, so the filter is sized for one in a million rather than 1%.
@@ -83,6 +111,7 @@ class FilterOptions {
   // type (packet::BpfFilter). Empty: every packet is deduplicated.
   std::string bpf;
   bool list_filters = false;              // --list-filters
+  bool version = false;                   // --version (the tool prints it and exits 0)
   // --decide penalties: the inferential filter's per-query decision (dedup_filter.hpp).
   Decide decide = Decide::filter;
   inference::Penalties penalties;  // --penalty-fp, --penalty-fn (default 1 and 1)
@@ -93,9 +122,10 @@ class FilterOptions {
   static void append_to(std::vector<option>& table);
   // Whether option `opt` (its getopt value) changes the plan: --filter,
   // --window, --ttl, --capacity, --fpr, --mem, the planner's limits, --key
-  // (packet's default FPR), --on-flood (keep-fpr's trigger) and
-  // --list-filters. The others shape the key or the run; agebloom-plan takes
-  // them, so that a tool's command line can be pasted, and says it ignores them.
+  // (packet's default FPR), --on-flood (keep-fpr's trigger), and
+  // --list-filters and --version (no note that they are ignored). The others
+  // shape the key or the run; agebloom-plan takes them, so that a tool's
+  // command line can be pasted, and says it ignores them.
   static bool changes_plan(int opt) noexcept;
   // The --help lines of the shared options (the filter names from the
   // registry); with sizing_only, those that change a plan (changes_plan) and
