@@ -63,6 +63,8 @@ void print_version(std::FILE* out, const char* tool, const std::string& extra = 
 // as one option.
 class RepeatCheck {
  public:
+  // `table`: the getopt_long table the loop parses with (its names for the
+  // messages); it must outlive this object.
   explicit RepeatCheck(const option* table) noexcept : table_(table) {}
   // After getopt_long returned `code`, with the `longindex` it set (-1 for a
   // short option, which is not checked) and `optarg`: "" or the refusal.
