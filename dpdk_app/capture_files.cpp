@@ -71,6 +71,36 @@ bool is_pcap_vdev(const std::string& name) {
   return name.rfind("net_pcap", 0) == 0 || name.rfind("eth_pcap", 0) == 0;
 }
 
+[[noreturn]] void refuse(const std::string& msg) {
+  std::fprintf(stderr, "dedup_fwd: %s\ntry 'dedup_fwd [EAL options] -- --help'\n", msg.c_str());
+  std::exit(2);
+}
+
+// net_pcap's arguments (DPDK 22.11, drivers/net/pcap), checked before the
+// EAL: the driver refuses an unknown key without a word ("failed to
+// initialize"), reads a key given without "=value" as a null string (a
+// segfault for infinite_rx, a "(null)" file name for rx_pcap), and takes any
+// infinite_rx but 0 as 1 (an endless run).
+void check_pcap_arg(const std::string& device, const std::string& pair) {
+  static const char* const kKeys[] = {"rx_pcap", "tx_pcap", "rx_iface", "rx_iface_in",
+                                      "tx_iface", "iface", "phy_mac", "infinite_rx"};
+  const size_t eq = pair.find('=');
+  const std::string key = pair.substr(0, eq);
+  if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+    std::string keys;
+    for (const char* k : kKeys) keys += (keys.empty() ? "" : ", ") + std::string(k);
+    refuse("--vdev " + device + ": net_pcap has no argument '" + key + "' (it takes " + keys + ")");
+  }
+  const bool flag = key == "infinite_rx" || key == "phy_mac";
+  if (eq == std::string::npos || eq + 1 == pair.size()) {
+    const char* what = flag ? "0|1" : key.ends_with("_pcap") ? "FILE" : "IFACE";
+    refuse("--vdev " + device + ": " + key + " needs a value (" + key + "=" + what + ")");
+  }
+  const std::string value = pair.substr(eq + 1);
+  if (flag && value != "0" && value != "1")
+    refuse("--vdev " + device + ": " + key + " takes 0 or 1, not '" + value + "'");
+}
+
 // Every rx_pcap and tx_pcap of the net_pcap devices in argv[1, eal_argc),
 // given as "--vdev ARGS" or "--vdev=ARGS".
 std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
@@ -88,27 +118,27 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
     const std::string spec = argv[at] + offset;
     const size_t comma = spec.find(',');
     const std::string device = spec.substr(0, comma);
-    if (!is_pcap_vdev(device) || comma == std::string::npos) continue;
-    // DPDK's kvargs: key=value pairs separated by commas.
-    for (size_t start = comma + 1; start <= spec.size();) {
+    if (!is_pcap_vdev(device)) continue;
+    // DPDK's kvargs: key=value pairs separated by commas (empty ones skipped).
+    bool has_port = false;
+    for (size_t start = comma == std::string::npos ? spec.size() + 1 : comma + 1; start <= spec.size();) {
       size_t end = spec.find(',', start);
       if (end == std::string::npos) end = spec.size();
       const std::string pair = spec.substr(start, end - start);
-      const size_t eq = pair.find('=');
-      if (eq != std::string::npos) {
-        const std::string key = pair.substr(0, eq);
-        if (key == "rx_pcap" || key == "tx_pcap")
-          found.push_back({device, key, pair.substr(eq + 1), at, offset + start + eq + 1});
-      }
       start = end + 1;
+      if (pair.empty()) continue;
+      check_pcap_arg(device, pair);
+      const size_t eq = pair.find('=');
+      const std::string key = pair.substr(0, eq);
+      has_port |= key != "phy_mac" && key != "infinite_rx";
+      if (key == "rx_pcap" || key == "tx_pcap")
+        found.push_back({device, key, pair.substr(eq + 1), at, offset + start - 1 - pair.size() + eq + 1});
     }
+    if (!has_port)
+      refuse("--vdev " + device + " names no capture or interface: give rx_pcap=FILE (and tx_pcap=FILE), or "
+             "iface=IFACE, e.g. --vdev " + device + ",rx_pcap=in.pcap,tx_pcap=out.pcap");
   }
   return found;
-}
-
-[[noreturn]] void refuse(const std::string& msg) {
-  std::fprintf(stderr, "dedup_fwd: %s\ntry 'dedup_fwd [EAL options] -- --help'\n", msg.c_str());
-  std::exit(2);
 }
 
 std::string where(const CaptureArg& a) { return "--vdev " + a.device + " " + a.key + "=" + a.path; }

@@ -367,6 +367,41 @@ TEST(HostileCommandLine, OwnOptionBeforeTheDashesIsNamed) {
   }
 }
 
+// net_pcap arguments the driver mishandles, refused before the EAL with what
+// to write: `infinite_rx` without a value was a segfault in the probe, an
+// unknown key failed with no reason, infinite_rx=2 ran without end, a device
+// without files failed as "could not be created". The tx_pcap is untouched.
+TEST(HostileCommandLine, NetPcapArgumentsAreCheckedBeforeTheEal) {
+  const fs::path in = temp_dir() / "vdevargs.in.pcap", out = temp_dir() / "vdevargs.out.pcap";
+  write_bytes(in, good_pcap(3));
+  const Bytes precious = good_pcap(7);
+  const std::string files = "net_pcap0,rx_pcap=" + in.string() + ",tx_pcap=" + out.string();
+  struct Case {
+    std::string vdev, says;
+  };
+  for (const Case& c : {Case{files + ",infinite_rx", "infinite_rx needs a value (infinite_rx=0|1)"},
+                        Case{files + ",infinite_rx=2", "infinite_rx takes 0 or 1, not '2'"},
+                        Case{files + ",phy_mac", "phy_mac needs a value"},
+                        Case{files + ",bogus=1", "net_pcap has no argument 'bogus' (it takes rx_pcap, tx_pcap"},
+                        Case{files + ",rx_pcap", "rx_pcap needs a value (rx_pcap=FILE)"},
+                        Case{"net_pcap0,tx_pcap=" + out.string() + ",iface=", "iface needs a value (iface=IFACE)"},
+                        Case{"net_pcap0", "net_pcap0 names no capture or interface"},
+                        Case{"net_pcap0,infinite_rx=1", "net_pcap0 names no capture or interface"}}) {
+    SCOPED_TRACE(c.vdev);
+    write_bytes(out, precious);
+    const Outcome r = dedup_fwd(eal("--vdev '" + c.vdev + "'"), "--exit-on-idle 100 --stats-interval 0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: --vdev net_pcap0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_EQ(read_bytes(out), precious) << "the EAL started (net_pcap truncates a tx_pcap as it opens it)";
+  }
+  // What the driver takes passes: empty pairs (kvargs skips them), infinite_rx=0.
+  write_bytes(out, precious);
+  const Outcome ok = dedup_fwd(eal("--vdev '" + files + ",,infinite_rx=0,'"), "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("packets in 3"), std::string::npos) << ok.out;
+}
+
 // A --vdev whose driver refuses it must stop the run with its name, not leave
 // dedup_fwd running on the other ports with "0 packets" and exit 0.
 TEST(HostileInput, RxCaptureThatCannotBeOpenedIsAnError) {
