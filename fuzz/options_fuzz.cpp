@@ -40,9 +40,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dd::FilterOptions o;
   optind = 0;  // GNU getopt: 0 reinitialises it between inputs
   opterr = 0;
-  int c;
+  int c, longindex = -1;
   std::string error;
-  while ((c = getopt_long(static_cast<int>(argv.size()) - 1, argv.data(), "", table.data(), nullptr)) != -1) {
+  dd::RepeatCheck repeats(table.data());  // as the tools run it, before take()
+  while ((c = getopt_long(static_cast<int>(argv.size()) - 1, argv.data(), "", table.data(), &longindex)) != -1) {
+    error = repeats.check(c, longindex, optarg);
+    longindex = -1;
+    if (!error.empty()) return 0;             // given twice: refused with a message
     if (!o.take(c, optarg, error)) return 0;  // not a shared option: the tool's own, or unknown
     if (!error.empty()) return 0;             // refused with a message
   }
