@@ -322,9 +322,15 @@ def connect(args, run_dir):
         # kernel discards a signal as ignored only where no thread blocks
         # it. Setting SIG_IGN discards one already held, so that one is
         # taken first.
+        # SIGTERM, sent to this process alone, is recorded meanwhile and
+        # raised once the start is done: raised inside it, it left a cluster
+        # half made, never closed, whose workers wrote their folder again
+        # after the cleanup had removed it.
         if signal.SIGINT in signal.sigpending():
             signal.sigwait({signal.SIGINT})
             raise KeyboardInterrupt
+        terms = []
+        previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: terms.append(signum))
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             # The scheduler's HTTP server (health and metrics, no dashboard)
@@ -337,7 +343,10 @@ def connect(args, run_dir):
                                        silence_logs=logging.CRITICAL, extensions={})
         finally:
             signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGTERM, previous_term)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held Ctrl-C is raised here
+        if terms:
+            signal.raise_signal(signal.SIGTERM)  # Stopped, with the cluster there to close
         return Client(cluster), cluster
     except BaseException as e:
         # The cluster, if it started, is not returned, so it is closed here
