@@ -50,7 +50,7 @@ PASSED_FLAGS = ["--click-host", "--vlan-in-key", "--ignore-vlan", "--ignore-l2"]
 
 # Counts that add up over shards (the keys of different shards are disjoint,
 # so distinct keys add up too).
-COUNTS = ["packets", "keyed", "unparsed", "suppressed", "passed", "time_regressions"]
+COUNTS = ["packets", "keyed", "unparsed", "suppressed", "passed", "time_regressions", "snapped"]
 TRUTH_COUNTS = ["truth_duplicates", "live_misses", "first_occurrences", "first_positives",
                 "expired_occurrences", "expired_positives", "uninserted_occurrences", "uninserted_positives",
                 "slack_suppressed", "stale_positives", "false_positives", "distinct_keys"]
@@ -101,12 +101,14 @@ class Once(argparse.Action):
 
 
 def parse(argv):
-    top = argparse.ArgumentParser(prog="agebloom-cluster",
+    # No abbreviations: --shard would stand for --shards, where agebloom-replay's
+    # --shard I/N is another option.
+    top = argparse.ArgumentParser(prog="agebloom-cluster", allow_abbrev=False,
                                   description="agebloom-replay sharded by key over a Dask cluster.")
     top.add_argument("--version", action="version", version="agebloom-cluster @VERSION@")
     commands = top.add_subparsers(dest="command", required=True, metavar="replay")
     p = commands.add_parser(
-        "replay", help="replay traces sharded by key",
+        "replay", help="replay traces sharded by key", allow_abbrev=False,
         description="Replays TRACEs as one stream merged by time, split into N shards by key: stage 1 splits "
                     "each trace (one task per trace), stage 2 replays each shard (one task per shard). With "
                     "--ttl the merged ground truth equals one agebloom-replay's; with --window each shard "
@@ -630,7 +632,12 @@ def on_sigterm(signum, frame):
 
 
 def main(argv):
-    args = parse(argv)
+    try:
+        args = parse(argv)  # --help and --version print, and exit 0, from here
+        sys.stdout.flush()
+    except OSError as e:  # a full or closed standard output: said, exit 1, as for the report
+        print(f"agebloom-cluster: cannot write to standard output: {e.strerror}", file=sys.stderr)
+        return 1
     signal.signal(signal.SIGTERM, on_sigterm)
     try:
         try:

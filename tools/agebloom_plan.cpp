@@ -279,8 +279,9 @@ int plot(const dd::FilterSpec& given, const std::string& png) {
         return kExitUsage;
     }
     std::fprintf(out, "structure,target_fpr,bits_per_item,model_fpr,accesses_per_query\n");
-    size_t rows = 0;
+    size_t rows = 0, structures = 0;
     for (const agebloom::StructureInfo& s : agebloom::kStructures) {
+        const size_t before = rows;
         for (int i = 0; i <= 20; ++i) {
             const double target = std::pow(10.0, -1.0 - 0.25 * i);  // 1e-1 .. 1e-6
             dd::FilterSpec one = spec;
@@ -293,10 +294,19 @@ int plot(const dd::FilterSpec& given, const std::string& png) {
                 ++rows;
             }
         }
+        structures += rows > before;
     }
     if (std::fclose(out) != 0) {
         std::fprintf(stderr, "agebloom-plan: cannot write %s: %s\n", csv.c_str(), std::strerror(errno));
         return kExitUsage;
+    }
+    // An empty chart is not a result (a --mem no structure fits in at any
+    // FPR drawn, a limit none meets): said, exit 1, no picture.
+    if (rows == 0) {
+        std::remove(csv.c_str());
+        std::fprintf(stderr, "agebloom-plan: --plot %s: no structure has a plan for FPR 1e-1 .. 1e-6 within these "
+                     "limits: nothing to draw\n", png.c_str());
+        return kExitNoPlan;
     }
     const std::string window = spec.window.is_time()
                                    ? "--ttl " + dd::format_duration(spec.window.span, true) +
@@ -309,7 +319,7 @@ int plot(const dd::FilterSpec& given, const std::string& png) {
                      csv.c_str());
         return kExitNoPlan;
     }
-    std::printf("plotted %zu plans: %s (data: %s)\n", rows, png.c_str(), csv.c_str());
+    std::printf("plotted %zu plans of %zu structures: %s (data: %s)\n", rows, structures, png.c_str(), csv.c_str());
     return 0;
 }
 
@@ -350,9 +360,14 @@ int main(int argc, char** argv) {
     int c, longindex = -1;
     std::vector<std::string> ignored;  // the tools' options that do not change a plan, as given
     dd::RepeatCheck repeats(long_opts.data());
+    bool filter_given = false;
+    std::string beside_table;  // the first option given that --table does not take
     while ((c = getopt_long(argc, argv, "h", long_opts.data(), &longindex)) != -1) {
         std::string error = repeats.check(c, longindex, optarg);
+        if (longindex >= 0 && c != kTable && c != kJson && beside_table.empty())
+            beside_table = std::string("--") + long_opts[longindex].name;
         longindex = -1;
+        filter_given |= c == dd::FilterOptions::kFilter;
         if (!error.empty()) usage_error(error);
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
@@ -399,6 +414,13 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    // Options the run would not use are refused, not dropped without a word.
+    if (table && !beside_table.empty())
+        usage_error("--table apbf2 prints the paper's table alone (its own windows and rows): not with " +
+                    beside_table);
+    if (png && json && !want_compare)
+        usage_error("--plot writes its data as CSV beside the picture: --json does not apply");
+    if (png && filter_given) usage_error("--plot draws every structure: --filter does not apply");
     if (table) {
         if (*table != "apbf2") usage_error("unknown table '" + *table + "' (known: apbf2)");
         print_table2(json);

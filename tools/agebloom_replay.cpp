@@ -1211,6 +1211,13 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(run.packets - run.bpf_unmatched), dedup::key_mode_name(o.dedup.mode),
                  why.c_str());
   }
+  // Click: not one key in the whole run (no HTTP request on --click-ports,
+  // none with --click-param) is a run that measured nothing: said, as above.
+  if (o.dedup.mode == pk::KeyMode::click && run.keyed == 0 && run.packets > run.bpf_unmatched)
+    std::fprintf(stderr, "agebloom-replay: warning: none of %llu packets has a click key (reasons in the report): "
+                 "a click is an HTTP request on --click-ports%s\n",
+                 static_cast<unsigned long long>(run.packets - run.bpf_unmatched),
+                 o.dedup.click_param.empty() ? "" : " carrying --click-param's parameter");
   if (rc != 0 && run.read_error.empty()) return rc;  // the GPU failed: nothing trustworthy to report
   if (!o.verdicts.empty() && !write_verdicts(o.verdicts, run.verdict_bits)) return 1;
   if ((!o.write_passed.empty() || !o.write_suppressed.empty()) && !write_pcaps(o, in.bpf, in.ids, run)) return 1;

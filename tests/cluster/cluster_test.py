@@ -107,7 +107,7 @@ class Cluster(unittest.TestCase):
         one = replay(*TRACES, "--key", "flow", "--ttl", "10s", "--truth", "--seed", "5")
         merged = self.ttl()
         for k in ("packets", "keyed", "unparsed", "truth_duplicates", "first_occurrences", "expired_occurrences",
-                  "distinct_keys", "time_regressions"):
+                  "distinct_keys", "time_regressions", "snapped"):
             self.assertEqual(merged[k], one[k], k)
         self.assertEqual(merged["live_fnr"], 0.0)
         self.assertEqual(merged["window_scope"], "time window")
@@ -186,7 +186,9 @@ class Cluster(unittest.TestCase):
                            # Given twice with two values (argparse let the last win without a word).
                            (["--shards", "2", "--shards", "3"], "--shards given twice ('2', then '3')"),
                            (["--shards", "2", "--ttl", "2s"], "--ttl given twice ('1s', then '2s')"),
-                           (["--shards", "2", "--bpf", "tcp", "--bpf", "udp"], "'(tcp) and (udp)'")):
+                           (["--shards", "2", "--bpf", "tcp", "--bpf", "udp"], "'(tcp) and (udp)'"),
+                           # No abbreviations: --shard is agebloom-replay's I/N, not --shards.
+                           (["--shards", "2", "--shard", "0/2"], "unrecognized arguments: --shard 0/2")):
             start = time.monotonic()
             r = cluster(TRACES[0], "--key", "flow", "--ttl", "1s", *args)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
@@ -199,6 +201,13 @@ class Cluster(unittest.TestCase):
         r = subprocess.run([CLUSTER, "--version"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"^agebloom-cluster \d+\.\d+\.\d+\n$")
+        # A standard output that cannot take --version or --help: said, exit 1, no traceback.
+        for args in (["--version"], ["replay", "--help"]):
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([CLUSTER, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(r.returncode, 1, (args, r.stderr))
+            self.assertIn("cannot write to standard output", r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
         # --window and --ttl exclude each other; one is needed.
         self.assertEqual(cluster(TRACES[0], "--key", "flow", "--shards", "2").returncode, 2)
         # A --workdir that is a file.

@@ -393,6 +393,22 @@ TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
     std::fclose(csv);
     EXPECT_GT(lines, 13 * 10);  // most structures plan most of the 21 targets
     EXPECT_EQ(run("--window 100000 --plot /nonexistent/dir/bits.png").status, 2);
+    // Nothing to draw (no structure fits 1 MiB at W = 1M for any FPR drawn):
+    // exit 1 saying so, no picture and no CSV, where it drew an empty chart, exit 0.
+    const std::string none = std::string(dir) + "/none.png";
+    const auto empty = run("--mem 1 --plot " + none, true);
+    EXPECT_EQ(empty.status, 1) << empty.out;
+    EXPECT_NE(empty.out.find("nothing to draw"), std::string::npos) << empty.out;
+    EXPECT_FALSE(std::filesystem::exists(none));
+    EXPECT_FALSE(std::filesystem::exists(std::string(dir) + "/none.csv"));
+    // Options the run would not use are refused, not dropped.
+    for (const char* args : {"--plot x.png --json", "--plot x.png --filter ring", "--plot x.png --structure ring",
+                             "--table apbf2 --compare", "--table apbf2 --window 5", "--table apbf2 --plot x.png"}) {
+        const auto r = run(args, true);
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+        EXPECT_NE(r.out.find("not"), std::string::npos) << args << "\n" << r.out;
+        EXPECT_FALSE(std::filesystem::exists("x.png")) << args;
+    }
     // A name matplotlib would change (no .png: it appends one) or hide
     // ("dir/.png"): refused before anything is planned or written.
     for (const std::string bad : {"noext", "a.xyz", ".png", "d2/", "d2/.png"}) {

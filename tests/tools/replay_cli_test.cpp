@@ -412,6 +412,18 @@ TEST(ReplayCli, SnappedTracesKeyFromTheHeaders) {
   // Click: most packets of any capture carry no request, so the cut records get a note of their own.
   const Outcome click40 = run(s40 + " --key click --window 1000 --seed 3");
   EXPECT_NE(click40.out.find("a click key needs its request line captured"), std::string::npos) << click40.out;
+  // And a click run that keys nothing at all says so (it reported zeros, exit 0, without a word).
+  EXPECT_NE(click40.out.find("warning: none of"), std::string::npos) << click40.out;
+  const Outcome no_param = run(trace("pcapplusplus_4KHttpRequests.pcap") +
+                               " --key click --click-param no-such-param --window 100 --no-progress");
+  EXPECT_EQ(no_param.code, 0) << no_param.out;
+  EXPECT_NE(no_param.out.find("has a click key (reasons in the report): a click is an HTTP request on --click-ports "
+                              "carrying --click-param's parameter"),
+            std::string::npos)
+      << no_param.out;
+  EXPECT_EQ(run(trace("pcapplusplus_4KHttpRequests.pcap") + " --key click --window 100 --no-progress")
+                .out.find("warning: none of"),
+            std::string::npos);
   const auto src40 = nlohmann::json::parse(run(s40 + " --key src-ip --window 1000 --seed 3 --json").out, nullptr, false);
   ASSERT_FALSE(src40.is_discarded());
   EXPECT_EQ(src40["keyed"], src40["packets"]);  // 14 + 20 bytes are enough for an address
