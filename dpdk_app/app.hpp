@@ -48,6 +48,10 @@ struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter rx, tx, keyed, duplicates, suppressed, mirrored, dropped_error;
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
   Counter last_rx_tsc;
+  // The first poll that found nothing since the last that found packets
+  // (0: the last poll found some, or none was made yet): --exit-on-idle's
+  // clock, which a poller preempted or still starting cannot run.
+  Counter idle_since_tsc;
   Counter ring_full;  // dispatcher: enqueues that found a worker's ring full and waited
   // --decide penalties: Σ expected penalty of the verdicts in millionths (a
   // counter, so the stats line and telemetry read it without a lock), and

@@ -269,6 +269,12 @@ int main(int argc, char** argv) {
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // A closed terminal or SSH session (SIGHUP) stops the run as SIGTERM does,
+  // its totals, stats JSON, snapshot and captures written, not killed with
+  // them lost. A reader of standard output gone (`| head`) is no reason to
+  // stop at all: SIGPIPE ignored, the lines' writes fail, the run goes on.
+  if (std::signal(SIGHUP, on_signal) == SIG_IGN) std::signal(SIGHUP, SIG_IGN);  // nohup's choice kept
+  std::signal(SIGPIPE, SIG_IGN);
 
   // Queues per port follow from the workers, so count them before planning ports.
   app.nb_workers = static_cast<uint16_t>(rte_lcore_count() == 1 ? 1 : rte_lcore_count() - 1);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -84,6 +85,29 @@ void check_writable(const char* option, const std::string& path) {
 }
 
 using ab::dedup::parse_u64;
+
+// --snapshot's file, as it will be written: a temporary beside it renamed
+// over it. So a symbolic link is followed to the file it names (the rename
+// would replace the link itself, and the file behind it would never be
+// written), and anything but a regular file is refused: a rename over a
+// device (/dev/null, as root) replaced the device, and a FIFO blocked the
+// restore's read.
+std::string snapshot_path(const std::string& given) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path path = given;
+  // A chain of links too (a dangling one names the file to be made), as the kernel's limit.
+  for (int hops = 0; fs::is_symlink(path, ec); ++hops) {
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec || hops == 40) bad("--snapshot " + given + ": cannot follow the link" + (ec ? ": " + ec.message() : ""));
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    bad("--snapshot " + given + ": not a regular file (a snapshot is written beside it and renamed over it): "
+        "give a file's name");
+  return path.string();
+}
 
 // The option codes past getopt's characters (FilterOptions' own come after).
 enum {
@@ -186,8 +210,8 @@ Options parse_options(int argc, char** argv) {
         break;
       case kSnapshot:
         if (arg.empty()) bad("--snapshot needs a file name");
-        check_writable("--snapshot", arg);
-        o.snapshot = arg;
+        o.snapshot = snapshot_path(arg);
+        check_writable("--snapshot", o.snapshot);
         break;
       case kSnapshotInterval: {
         uint64_t s;
@@ -206,9 +230,11 @@ Options parse_options(int argc, char** argv) {
           bad("--exit-on-idle needs milliseconds from 1 to 86400000, not '" + arg + "'");
         break;
       case kMbufs:
-        // rte_mempool counts elements in 32 bits; 2^31 mbufs would be ~4 TiB.
-        if (!parse_u64(optarg, o.mbufs) || o.mbufs < 1024 || o.mbufs > (uint64_t{1} << 31))
-          bad("--mbufs needs a count from 1024 to 2147483648, not '" + arg + "'");
+        // The pool's ring holds a power of two above the count, at most
+        // 2^31 - 1 entries (RTE_RING_SZ_MASK): 2^30 mbufs would need 2^31,
+        // refused after the EAL had started (exit 1), so the limit is here.
+        if (!parse_u64(optarg, o.mbufs) || o.mbufs < 1024 || o.mbufs > (uint64_t{1} << 30) - 1)
+          bad("--mbufs needs a count from 1024 to 1073741823 (2^30 - 1), not '" + arg + "'");
         break;
       case kTimeSource:
         if (arg == "tsc") o.time_source = TimeSource::tsc;

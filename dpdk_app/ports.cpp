@@ -55,7 +55,7 @@ void check_vdevs() {
     if (rte_eth_dev_get_port_by_name(da->name, &port) == 0) continue;
     // The user's paths, not the names their tx_pcap files are written aside as.
     const std::string args =
-        da->args != nullptr && *da->args ? "," + with_user_paths(da->name, da->args) : std::string();
+        da->args != nullptr && *da->args ? std::string(",").append(with_user_paths(da->name, da->args)) : std::string();
     std::fprintf(stderr, "dedup_fwd: --vdev %s%s: the device could not be created (the driver's reason, where it gives one, is above)\n",
                  da->name, args.c_str());
     failed += failed.empty() ? da->name : std::string(", ") + da->name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <fcntl.h>
 #include <rte_cycles.h>
 #include <rte_pause.h>
 #include <rte_telemetry.h>
@@ -16,6 +17,8 @@
 #include <atomic>
 #include <cerrno>
 #include <thread>
+
+#include <unistd.h>
 
 #include "agebloom/dedup/key_mode.hpp"
 
@@ -569,14 +572,26 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
     j["dispatcher"] = nullptr;
   }
 
-  errno = 0;
-  std::ofstream out(path);
-  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names are bytes, not UTF-8
-  out.close();  // what is still buffered fails here, not in a destructor nobody checks
-  if (!out) {
-    // The stream keeps no error of its own: errno is the failed call's (a
-    // full disk's ENOSPC), or EIO when nothing set it.
-    std::fprintf(stderr, "dedup_fwd: cannot write %s: %s\n", path.c_str(), std::strerror(errno ? errno : EIO));
+  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names are bytes
+  // O_NONBLOCK for the open alone: a FIFO nobody reads fails at once (ENXIO)
+  // instead of blocking the exit for good, deaf to SIGINT and SIGTERM (the
+  // open is restarted after each). A FIFO with a reader, or a file, is
+  // written as usual, blocking.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    std::fprintf(stderr, "dedup_fwd: cannot write %s: %s\n", path.c_str(),
+                 errno == ENXIO ? "a FIFO that no process is reading" : std::strerror(errno));
+    return false;
+  }
+  int err = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : errno;
+  for (size_t at = 0; err == 0 && at < text.size();) {
+    const ssize_t n = write(fd, text.data() + at, text.size() - at);
+    if (n > 0) at += static_cast<size_t>(n);
+    else if (n < 0 && errno != EINTR) err = errno;  // a full disk's ENOSPC, a reader gone (EPIPE)
+  }
+  if (close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
+  if (err != 0) {
+    std::fprintf(stderr, "dedup_fwd: cannot write %s: %s\n", path.c_str(), std::strerror(err));
     return false;
   }
   return true;

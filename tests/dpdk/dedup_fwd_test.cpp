@@ -1494,6 +1494,7 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
       "--mbufs 10",
       "--mbufs many",
       "--mbufs 4294967296",
+      "--mbufs 1073741824",  // 2^30: its ring would need 2^31 entries (was exit 1 after the EAL)
       "stray-argument",
       "--stats-json /nonexistent/dir/s.json",  // found before the run, not after it
       "--snapshot /nonexistent/dir/s.bin",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <pcap/pcap.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -400,6 +401,88 @@ TEST(HostileCommandLine, NetPcapArgumentsAreCheckedBeforeTheEal) {
   const Outcome ok = dedup_fwd(eal("--vdev '" + files + ",,infinite_rx=0,'"), "--exit-on-idle 100 --stats-interval 0");
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_NE(ok.out.find("packets in 3"), std::string::npos) << ok.out;
+}
+
+// Output files that are not plain files. --snapshot is written beside its
+// name and renamed over it: a device there was replaced by a regular file
+// (/dev/null, as root) and a FIFO blocked the restore, so anything but a
+// regular file is refused, and a link is followed to the file it names (the
+// link itself was replaced, its target never written). A --stats-json FIFO
+// that nobody reads blocked the exit for good, deaf to SIGTERM: now exit 1
+// saying so, the run's other outputs written.
+TEST(HostileCommandLine, OutputsThatAreNotPlainFiles) {
+  const fs::path dir = temp_dir() / "not-plain";
+  fs::create_directories(dir);
+  const fs::path in = dir / "in.pcap", out = dir / "out.pcap", fifo = dir / "fifo", link = dir / "snap.link",
+                 target = dir / "snap.target";
+  write_bytes(in, good_pcap(5));
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0 --snapshot " +
+                                                              fifo.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--snapshot " + fifo.string() + ": not a regular file"), std::string::npos) << r.out;
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  // A link, dangling until the run writes its target.
+  fs::remove(link);
+  fs::remove(target);
+  fs::create_symlink(target.filename(), link);
+  Outcome linked = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0 --seed 5 --snapshot " +
+                                                           link.string());
+  EXPECT_EQ(linked.code, 0) << linked.out;
+  EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced";
+  EXPECT_TRUE(fs::is_regular_file(target)) << linked.out;
+  linked = dedup_fwd(eal(pcap_vdev(0, in, out)), "--exit-on-idle 100 --stats-interval 0 --seed 5 --require-snapshot "
+                                                 "--snapshot " + link.string());
+  EXPECT_EQ(linked.code, 0) << linked.out;
+  EXPECT_NE(linked.out.find("restored"), std::string::npos) << linked.out;
+  // --stats-json into a FIFO nobody reads: bounded (timeout would say 124), exit 1, said.
+  const Outcome unread = shell("timeout -s KILL 60 " + std::string(DEDUP_FWD) + " " + eal(pcap_vdev(0, in, out)) +
+                               " -- --exit-on-idle 100 --stats-interval 0 --stats-json " + fifo.string());
+  EXPECT_EQ(unread.code, 1) << unread.out;
+  EXPECT_NE(unread.out.find("cannot write " + fifo.string() + ": a FIFO that no process is reading"), std::string::npos)
+      << unread.out;
+  EXPECT_EQ(count_pcap(out), 5u) << "the capture written all the same";
+}
+
+// SIGHUP (a closed terminal or SSH session) stops the run as SIGTERM does,
+// its JSON written, where it killed it with its results; SIGPIPE (a reader of
+// standard output gone) does not stop it.
+TEST(HostileInput, HangupStopsCleanly) {
+  const fs::path in = temp_dir() / "hup.in.pcap", js = temp_dir() / "hup.json";
+  write_bytes(in, good_pcap(4));
+  fs::remove(js);
+  const std::string cmd = std::string(DEDUP_FWD) + " " + eal("--vdev net_pcap0,rx_pcap=" + in.string() +
+                                                             ",infinite_rx=1") +
+                          " -- --stats-interval 1 --stats-json " + js.string();
+  const Outcome r = shell("(" + cmd + " & p=$!; sleep 3; kill -HUP $p; wait $p)");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("signal 1 received, shutting down"), std::string::npos) << r.out;
+  const nlohmann::json j = read_json(js);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_GT(j["rx"].get<uint64_t>(), 0u) << r.out;
+  // Standard output closed after the first line, the run goes on to its end.
+  fs::remove(js);
+  const Outcome piped = shell("((" + std::string(DEDUP_FWD) + " " + eal("--vdev net_pcap0,rx_pcap=" + in.string()) +
+                              " -- --exit-on-idle 300 --stats-interval 0 --stats-json " + js.string() +
+                              "; echo dedup_fwd-exit=$? >&2) | head -c 1 >/dev/null)");
+  EXPECT_NE(piped.out.find("dedup_fwd-exit=0"), std::string::npos) << piped.out;
+  EXPECT_EQ(read_json(js)["rx"], 4) << piped.out;
+}
+
+// --exit-on-idle counts a poller's own empty polls: a worker still starting,
+// or descheduled after a burst, cannot end a finite capture early (1 ms on
+// two lcores forwarded 0 of 4631 packets in 2 runs of 4).
+TEST(HostileInput, ShortIdlePeriodReadsTheWholeCapture) {
+  const fs::path in = temp_dir() / "idle.in.pcap", out = temp_dir() / "idle.out.pcap", js = temp_dir() / "idle.json";
+  write_bytes(in, good_pcap(2000));
+  for (int i = 0; i < 3; ++i) {
+    std::string e = eal(pcap_vdev(0, in, out));
+    e.replace(e.find(" -l 0 "), 6, " -l 0-1 ");
+    const Outcome r = dedup_fwd(e, "--exit-on-idle 1 --stats-interval 0 --stats-json " + js.string());
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(read_json(js)["rx"], 2000) << r.out;
+  }
 }
 
 // A --vdev whose driver refuses it must stop the run with its name, not leave
