@@ -105,6 +105,7 @@ void check_pcap_arg(const std::string& device, const std::string& pair) {
 // given as "--vdev ARGS" or "--vdev=ARGS".
 std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
   std::vector<CaptureArg> found;
+  std::vector<std::string> devices;  // the net_pcap devices named so far
   for (int i = 1; i < eal_argc; ++i) {
     int at = -1;
     size_t offset = 0;
@@ -119,8 +120,15 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
     const size_t comma = spec.find(',');
     const std::string device = spec.substr(0, comma);
     if (!is_pcap_vdev(device)) continue;
+    // Two devices of one name: the EAL makes the first and drops the second
+    // (its files then read as the first's queues).
+    if (std::find(devices.begin(), devices.end(), device) != devices.end())
+      refuse("--vdev " + device + " given twice: each device needs a name of its own (" + device.substr(0, 8) +
+             "0, " + device.substr(0, 8) + "1, ...)");
+    devices.push_back(device);
     // DPDK's kvargs: key=value pairs separated by commas (empty ones skipped).
     bool has_port = false;
+    std::vector<std::string> keys;  // the one-per-device keys seen (a file key is a queue each time)
     for (size_t start = comma == std::string::npos ? spec.size() + 1 : comma + 1; start <= spec.size();) {
       size_t end = spec.find(',', start);
       if (end == std::string::npos) end = spec.size();
@@ -130,6 +138,11 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
       check_pcap_arg(device, pair);
       const size_t eq = pair.find('=');
       const std::string key = pair.substr(0, eq);
+      if (key == "infinite_rx" || key == "phy_mac" || key == "iface") {
+        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+          refuse("--vdev " + device + ": " + key + " given twice: give it once");
+        keys.push_back(key);
+      }
       has_port |= key != "phy_mac" && key != "infinite_rx";
       if (key == "rx_pcap" || key == "tx_pcap")
         found.push_back({device, key, pair.substr(eq + 1), at, offset + start - 1 - pair.size() + eq + 1});
@@ -228,6 +241,7 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     const CaptureArg& a = *it;
     if (a.key != "tx_pcap") continue;
     struct stat st;
+    if (stat(a.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) refuse(where(a) + ": is a folder");
     if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // /dev/null, a FIFO: written as given
     // A symbolic link is written through: the capture replaces its target
     // (link_target follows a link to a file not made yet too).

@@ -165,13 +165,17 @@ Options parse_options(int argc, char** argv) {
   opterr = 0;
   int c, longindex = -1;
   ab::dedup::RepeatCheck repeats(longopts.data());
-  while ((c = getopt_long(argc, argv, "", longopts.data(), &longindex)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", longopts.data(), &longindex)) != -1) {
     const std::string arg = optarg ? optarg : "";
     std::string error = repeats.check(c, longindex, optarg);
     longindex = -1;
     if (!error.empty()) bad(error);
     if (shared.take(c, optarg, error)) {
       if (!error.empty()) bad(error);
+      if (shared.version) {  // at once, as --help: the options after it are not read
+        print_version();
+        std::exit(0);
+      }
       continue;
     }
     switch (c) {
@@ -242,7 +246,8 @@ Options parse_options(int argc, char** argv) {
         else bad("--time-source must be tsc or rx-timestamp, not '" + arg + "'");
         have_time_source = true;
         break;
-      case kHelp: usage(stdout); std::exit(0);
+      case kHelp:
+      case 'h': usage(stdout); std::exit(0);
       case ':':
       case '?':
       default:
@@ -250,10 +255,6 @@ Options parse_options(int argc, char** argv) {
     }
   }
   if (optind != argc) bad(std::string("unexpected argument '") + argv[optind] + "'");
-  if (shared.version) {
-    print_version();
-    std::exit(0);
-  }
   if (shared.list_filters) {
     ab::dedup::print_filter_list(stdout);
     std::exit(0);

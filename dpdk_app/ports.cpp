@@ -105,6 +105,15 @@ void plan_ports(App& app) {
                  ") cannot be paired: pass --same-port or a --portmask with pairs");
   for (size_t i = 0; i < app.ports.size(); ++i)
     app.dst[app.ports[i]] = same ? app.ports[i] : app.ports[i ^ 1];
+  // Mirroring to the port every packet goes out of separates nothing.
+  if (o.action == Action::mirror) {
+    bool apart = false;
+    for (uint16_t p : app.ports) apart |= app.dst[p] != o.mirror_port;
+    if (!apart)
+      std::fprintf(stderr, "dedup_fwd: warning: --action mirror:%u is the port every packet is forwarded out of: "
+                   "duplicates and unique packets leave together (as with --action count); mirror to another "
+                   "port to keep them apart\n", o.mirror_port);
+  }
 
   // With several workers, equal keys must meet the same filter. The NIC can
   // do that when every port gives each worker its own Rx queue with RSS on

@@ -371,6 +371,10 @@ int main(int argc, char** argv) {
         if (!error.empty()) usage_error(error);
         if (shared.take(c, optarg, error)) {
             if (!error.empty()) usage_error(error);
+            if (shared.version) {  // at once, as --help: the options after it are not read
+                dd::print_version(stdout, "agebloom-plan");
+                return 0;
+            }
             if (!dd::FilterOptions::changes_plan(c)) {
                 // Its name from the table (each shared option has its own value).
                 const auto opt = std::find_if(long_opts.begin(), long_opts.end(), [c](const option& o) { return o.val == c; });
@@ -401,10 +405,6 @@ int main(int argc, char** argv) {
         }
     }
     if (optind < argc) usage_error(std::string("unexpected argument: ") + argv[optind]);
-    if (shared.version) {
-        dd::print_version(stdout, "agebloom-plan");
-        return 0;
-    }
     if (shared.list_filters) {
         if (!json) {
             dd::print_filter_list(stdout);

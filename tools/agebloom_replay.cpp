@@ -199,6 +199,10 @@ Options parse(int argc, char** argv) {
     if (!error.empty()) bad(error);
     if (o.dedup.take(c, optarg, error)) {
       if (!error.empty()) bad(error);
+      if (o.dedup.version) {  // at once, as --help: the options after it are not read
+        dedup::print_version(stdout, "agebloom-replay");
+        std::exit(0);
+      }
     } else {
       const std::string arg = optarg ? optarg : "";
       switch (c) {
@@ -250,10 +254,6 @@ Options parse(int argc, char** argv) {
           bad(std::string("unknown or incomplete option '") + argv[optind - 1] + "'");
       }
     }
-  }
-  if (o.dedup.version) {
-    dedup::print_version(stdout, "agebloom-replay");
-    std::exit(0);
   }
   if (o.dedup.list_filters) {
     if (o.json) std::printf("%s\n", tools::json_text(tools::filter_list_json(), 2).c_str());

@@ -961,6 +961,12 @@ TEST(DedupFwd, CountActionForwardsEverythingAndMirrorSendsDuplicatesAway) {
   EXPECT_EQ(read_pcap(mirror).size(), dups);
   EXPECT_EQ(read_pcap(out).size(), frames.size() - dups);
   EXPECT_EQ(j["mempool"]["in_use_at_exit"], 0);
+  EXPECT_EQ(r.out.find("leave together"), std::string::npos) << r.out;
+  // Mirrored to the one port everything leaves by: the same as count, said.
+  r = dedup_fwd(eal(pcap_vdev(0, in, out)), "--action mirror:0 --seed 1 --exit-on-idle 200 --stats-interval 0");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: --action mirror:0 is the port every packet is forwarded out of"), std::string::npos)
+      << r.out;
 }
 
 // The telemetry commands, asked of a running dedup_fwd over DPDK's telemetry
@@ -1533,7 +1539,7 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
   // Help without DPDK: `dedup_fwd --help` and `-h` before any "--", even
   // with EAL options that could not start (no hugepages asked, a device that
   // does not exist), print ours and exit 0 without a line from the EAL.
-  for (const char* args : {"--help", "-h", "-l 0 --vdev net_nosuch0 --help", "--help -- --key flow"}) {
+  for (const char* args : {"--help", "-h", "-l 0 --vdev net_nosuch0 --help", "--help -- --key flow", "-- -h"}) {
     const Outcome r = shell(std::string(DEDUP_FWD) + " " + args);
     EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("--key src-ip|dst-ip"), std::string::npos) << args << "\n" << r.out;
@@ -1541,7 +1547,8 @@ TEST(DedupFwd, BadCommandLinesExit2WithAMessage) {
     EXPECT_EQ(r.out.find("EAL:"), std::string::npos) << args << "\n" << r.out;
   }
   // --version the same way, before or after the "--": ours and the DPDK's.
-  for (const char* args : {"--version", "-l 0 --vdev net_nosuch0 --version", "-- --version"}) {
+  for (const char* args : {"--version", "-l 0 --vdev net_nosuch0 --version", "-- --version",
+                           "-- --version --key bogus"}) {  // at once, as --help: what follows is not read
     const Outcome r = shell(std::string(DEDUP_FWD) + " " + args);
     EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
     // "dedup_fwd 0.1.0 (DPDK 22.11.4)": one line, ours and the DPDK's.

@@ -387,7 +387,11 @@ TEST(HostileCommandLine, NetPcapArgumentsAreCheckedBeforeTheEal) {
                         Case{files + ",rx_pcap", "rx_pcap needs a value (rx_pcap=FILE)"},
                         Case{"net_pcap0,tx_pcap=" + out.string() + ",iface=", "iface needs a value (iface=IFACE)"},
                         Case{"net_pcap0", "net_pcap0 names no capture or interface"},
-                        Case{"net_pcap0,infinite_rx=1", "net_pcap0 names no capture or interface"}}) {
+                        Case{"net_pcap0,infinite_rx=1", "net_pcap0 names no capture or interface"},
+                        Case{files + ",infinite_rx=1,infinite_rx=0", "infinite_rx given twice"},
+                        // A folder for a tx_pcap: named before the EAL (the driver's refusal
+                        // came with a hint about rx_pcap).
+                        Case{"net_pcap0,rx_pcap=" + in.string() + ",tx_pcap=" + temp_dir().string(), "is a folder"}}) {
     SCOPED_TRACE(c.vdev);
     write_bytes(out, precious);
     const Outcome r = dedup_fwd(eal("--vdev '" + c.vdev + "'"), "--exit-on-idle 100 --stats-interval 0");
@@ -396,6 +400,14 @@ TEST(HostileCommandLine, NetPcapArgumentsAreCheckedBeforeTheEal) {
     EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
     EXPECT_EQ(read_bytes(out), precious) << "the EAL started (net_pcap truncates a tx_pcap as it opens it)";
   }
+  // Two devices of one name: the EAL dropped the second, whose file then read as the first's second queue.
+  write_bytes(out, precious);
+  const Outcome twice = dedup_fwd(eal("--vdev net_pcap0,rx_pcap=" + in.string() + " --vdev " + files),
+                                  "--exit-on-idle 100 --stats-interval 0");
+  EXPECT_EQ(twice.code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("--vdev net_pcap0 given twice: each device needs a name of its own"), std::string::npos)
+      << twice.out;
+  EXPECT_EQ(read_bytes(out), precious);
   // What the driver takes passes: empty pairs (kvargs skips them), infinite_rx=0.
   write_bytes(out, precious);
   const Outcome ok = dedup_fwd(eal("--vdev '" + files + ",,infinite_rx=0,'"), "--exit-on-idle 100 --stats-interval 0");
