@@ -446,7 +446,14 @@ struct OwnedFilter {
 
   explicit OwnedFilter(dedup::DedupFilter f) : filter(std::move(f)), bytes(filter.bytes_needed()) {
     memory.reset(static_cast<unsigned char*>(std::aligned_alloc(kCacheLine, align_up(bytes, kCacheLine))));
-    if (!memory) bad("filter: cannot allocate " + std::to_string(bytes) + " bytes");
+    // This machine's limit, not a bad option: exit 1 (the same options run
+    // where the memory is), with what would need less.
+    if (!memory) {
+      std::fprintf(stderr, "agebloom-replay: filter: cannot allocate %zu bytes (%.1f GiB) on this machine; a shorter "
+                   "window, a smaller --capacity or a higher --fpr needs less (agebloom-plan sizes them)\n",
+                   bytes, static_cast<double>(bytes) / (1u << 30));
+      std::exit(1);
+    }
     Arena arena(memory.get(), bytes);
     if (std::string err = filter.create(arena); !err.empty()) bad("filter: " + err);
   }
@@ -1166,6 +1173,14 @@ int main(int argc, char** argv) {
   if (o.check) {  // the plan is checked; the filter is not made (it may be large)
     if (o.dedup.decide == dedup::Decide::penalties)
       if (std::string err = std::get<dedup::DedupFilter>(planned).enable_posteriors(); !err.empty()) bad(err);
+    // --backend gpu with what the GPU cannot replay (a structure, penalties,
+    // --plot) is a bad option wherever it runs; whether a device is there
+    // is the replaying machine's to say (a cluster's workers, not this one).
+    if (o.backend == Backend::gpu) {
+      if (o.dedup.decide == dedup::Decide::penalties) bad("--backend gpu: --decide penalties runs on the CPU only");
+      if (std::string r = gpu::unsupported_reason(std::get<dedup::DedupFilter>(planned).config()); !r.empty())
+        bad("--backend gpu: " + r);
+    }
     // The traces given are opened (headers, link types, --bpf for them), not replayed.
     Input in;
     if (!o.traces.empty() && !open_input(o, in)) return 1;

@@ -221,7 +221,10 @@ TEST(ReplayCli, BadOptionsExitTwoWithAMessage) {
                         // Given twice with two values: refused, where the last won without a word.
                         Case{t + " --window 10 --window 20", "--window given twice ('10', then '20')"},
                         Case{t + " --json --verdicts a.bin --verdicts b.bin", "--verdicts given twice"},
-                        Case{t + " --bpf tcp --bpf udp", "'(tcp) and (udp)'"}}) {
+                        Case{t + " --bpf tcp --bpf udp", "'(tcp) and (udp)'"},
+                        // --check refuses what the GPU cannot replay, as the run does (it said 0).
+                        Case{t + " --window 1000 --filter tlbf --backend gpu --check", "does not replay tlbf"},
+                        Case{t + " --decide penalties --filter btbf --backend gpu --check", "CPU only"}}) {
     const Outcome r = run(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << "\n" << r.out;
@@ -610,7 +613,7 @@ TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
 TEST(ReplayCli, ANameThatIsNotUtf8IsReported) {
   const fs::path odd = temp_dir() / "bad\xffname.pcap";
   fs::copy_file(trace("pcapplusplus_example.pcap"), odd, fs::copy_options::overwrite_existing);
-  const Outcome r = run("'" + odd.string() + "' --json --seed 1");
+  const Outcome r = run(std::string("'").append(odd.string()).append("' --json --seed 1"));
   ASSERT_EQ(r.code, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
