@@ -178,7 +178,9 @@ int main(int argc, char** argv) {
   if (list) {
     if (optind != argc) bad(std::string("--list takes no EXPERIMENT ('") + argv[optind] + "')");
     for (const Experiment& e : kExperiments) std::printf("%-16s %s\n", e.name, e.reproduces);
-    return std::fflush(stdout) == 0 && !std::ferror(stdout) ? 0 : 1;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+    std::fprintf(stderr, "agebloom-lab: writing to standard output failed\n");
+    return 1;
   }
   if (optind + 1 != argc) bad(optind == argc ? "no EXPERIMENT given (--list lists them)" : "more than one EXPERIMENT");
   const std::string name = argv[optind];

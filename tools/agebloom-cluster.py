@@ -443,10 +443,16 @@ def merge(args, splits, shards, split_seconds, replay_seconds):
     return out
 
 
+def counted(n, thing):
+    """'1 trace', '2 traces'."""
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
 def summary(r):
     """The report in one line."""
-    line = (f"agebloom-cluster: {r['packets']} packets from {len(r['traces'])} traces in {r['shards']} shards "
-            f"on {r['cluster']['workers']} workers: {r['keyed']} keyed by {r['key']}, {r['suppressed']} suppressed, "
+    line = (f"agebloom-cluster: {counted(r['packets'], 'packet')} from {counted(len(r['traces']), 'trace')} in "
+            f"{counted(r['shards'], 'shard')} on {counted(r['cluster']['workers'], 'worker')}: "
+            f"{r['keyed']} keyed by {r['key']}, {r['suppressed']} suppressed, "
             f"{r['passed']} passed; {r['filter']['name']} of {r['filter']['bytes_per_shard']} bytes per shard")
     if "live_fnr" in r:
         line += (f"; truth: {r['truth_duplicates']} repeats within the window, live FNR {r['live_fnr']:.4g}, "

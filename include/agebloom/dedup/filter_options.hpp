@@ -58,7 +58,8 @@ void print_version(std::FILE* out, const char* tool, const std::string& extra = 
 
 // "--window 10 ... --window 20": a script that appends options, or a typo,
 // and the last would win without a word. Refused instead, naming both values;
-// a flag given twice, or a value given twice alike, passes (they agree).
+// a flag given twice, or a value written twice the same way, passes (the
+// text is compared: "10" and "010" are refused, as two spellings).
 // Aliases (agebloom-plan's --structure for --filter) share a code and count
 // as one option.
 class RepeatCheck {
