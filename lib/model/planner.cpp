@@ -429,9 +429,20 @@ PlanResult plan(const PlanRequest& req) {
                                      what(req) + " (each needs at least one insertion per segment): use a longer "
                                      "--window or another --filter"};
         }
+        // Under 64 bits per item in 2^50 bits, the window is as much the
+        // cause as the FPR: both are named (a window of 10^14 insertions
+        // was told to raise --fpr alone).
+        const uint64_t items = timed ? req.capacity : req.window.span;
+        const uint64_t room = items ? (uint64_t{1} << 50) / items : 0;
+        const bool big = items > 0 && room < 64;
         return PlanError{PlanErrc::fpr_unreachable,
                          "fpr " + std::string(fpr) + " is out of reach of " + what(req) +
-                             " (no shape within its limits and 2^50 bits): raise --fpr"};
+                             " (no shape within its limits and 2^50 bits" +
+                             (big ? ", " + std::to_string(room) + " bits per item over " + std::to_string(items) +
+                                        (timed ? " insertions per --ttl" : " insertions")
+                                  : std::string()) +
+                             "): raise --fpr" +
+                             (big ? (timed ? " or lower --capacity" : " or shorten --window") : "")};
     }
     return PlanError{PlanErrc::over_limits,
                      "no configuration of " + what(req) + " meets fpr " + fpr + " within the given limits"};

@@ -138,6 +138,14 @@ TEST(Cli, FprOutOfReachIsExit2) {
     EXPECT_EQ(run("--window 1000 --fpr 1e-50 --structure apbf").status, 2);
     // Small but buildable: a plan, not an overflow.
     EXPECT_EQ(run("--window 1000 --fpr 1e-16 --structure guarded-epoch").status, 0);
+    // A window so long that 2^50 bits leave few per item names the window
+    // too, not only the FPR; a modest window, the FPR alone.
+    const auto huge = run("--window 99999999999999", true);
+    EXPECT_EQ(huge.status, 2);
+    EXPECT_NE(huge.out.find("11 bits per item over 99999999999999 insertions): raise --fpr or shorten --window"),
+              std::string::npos) << huge.out;
+    const auto tiny_fpr = run("--window 1000000 --fpr 1e-200", true);
+    EXPECT_NE(tiny_fpr.out.find("2^50 bits): raise --fpr\n"), std::string::npos) << tiny_fpr.out;
 }
 
 TEST(Cli, ListFiltersIsTheRegistry) {
