@@ -16,9 +16,15 @@ series = {}
 for r in csv.DictReader(open(sys.argv[1])):
     series.setdefault(r["structure"], []).append((float(r["target_fpr"]), float(r["bits_per_item"])))
 fig, ax = plt.subplots(figsize=(8, 5.5))
-for name, pts in series.items():
+# More structures than the colour cycle has colours: each line gets a colour
+# and a marker/dash pair of its own, so no two lines look alike.
+colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+styles = [("o", "-"), ("s", "--"), ("^", ":"), ("D", "-.")]
+for i, (name, pts) in enumerate(series.items()):
     pts.sort()
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+    marker, dash = styles[(i // len(colours)) % len(styles)]
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, ls=dash, ms=3, color=colours[i % len(colours)],
+            label=name)
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.invert_xaxis()
