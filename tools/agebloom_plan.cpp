@@ -26,6 +26,7 @@
 #include "plot.hpp"
 
 #include <getopt.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -453,6 +454,13 @@ int main(int argc, char** argv) {
     const auto result = dd::plan_spec(spec);
     if (const auto* err = std::get_if<m::PlanError>(&result)) return refusal(*err);
     const auto& p = std::get<m::Plan>(result);
+    // A plan past this machine's memory is still a plan (for another
+    // machine), but the tools would fail to allocate it here: said.
+    if (const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE); pages > 0 && page > 0 &&
+                                                                                   p.total_bytes / uint64_t(page) >= uint64_t(pages))
+        std::fprintf(stderr, "agebloom-plan: note: %.1f GiB is more than this machine's memory (%.1f GiB): "
+                     "agebloom-replay and dedup_fwd would not get it here\n",
+                     static_cast<double>(p.total_bytes) / (1u << 30), static_cast<double>(pages) * page / (1u << 30));
     if (json) std::cout << agebloom::tools::json_text(plan_json(p, spec), 2) << '\n';
     else print_plan_text(p, spec);
     return 0;

@@ -144,6 +144,12 @@ TEST(Cli, FprOutOfReachIsExit2) {
     EXPECT_EQ(huge.status, 2);
     EXPECT_NE(huge.out.find("11 bits per item over 99999999999999 insertions): raise --fpr or shorten --window"),
               std::string::npos) << huge.out;
+    // A plan past this machine's memory (94,000 GiB) is printed, with a note
+    // that the tools could not allocate it here; a small one has none.
+    const auto vast = run("--window 99999999999999 --fpr 0.4", true);
+    EXPECT_EQ(vast.status, 0) << vast.out;
+    EXPECT_NE(vast.out.find("is more than this machine's memory"), std::string::npos) << vast.out;
+    EXPECT_EQ(run("--window 1000", true).out.find("machine's memory"), std::string::npos);
     const auto tiny_fpr = run("--window 1000000 --fpr 1e-200", true);
     EXPECT_NE(tiny_fpr.out.find("2^50 bits): raise --fpr\n"), std::string::npos) << tiny_fpr.out;
 }
