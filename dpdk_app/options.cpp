@@ -15,6 +15,7 @@
 
 #include "agebloom/dedup/key_mode.hpp"
 #include "agebloom/dedup/filter_options.hpp"
+#include "agebloom/trace/same_file.hpp"
 
 namespace dedup_fwd {
 
@@ -93,20 +94,14 @@ using ab::dedup::parse_u64;
 // device (/dev/null, as root) replaced the device, and a FIFO blocked the
 // restore's read.
 std::string snapshot_path(const std::string& given) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path path = given;
-  // A chain of links too (a dangling one names the file to be made), as the kernel's limit.
-  for (int hops = 0; fs::is_symlink(path, ec); ++hops) {
-    const fs::path target = fs::read_symlink(path, ec);
-    if (ec || hops == 40) bad("--snapshot " + given + ": cannot follow the link" + (ec ? ": " + ec.message() : ""));
-    path = target.is_absolute() ? target : path.parent_path() / target;
-  }
+  const std::string path =
+      std::filesystem::is_symlink(given, ec) ? agebloom::trace::link_target(given).string() : given;
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
     bad("--snapshot " + given + ": not a regular file (a snapshot is written beside it and renamed over it): "
         "give a file's name");
-  return path.string();
+  return path;
 }
 
 // The option codes past getopt's characters (FilterOptions' own come after).

@@ -577,7 +577,7 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   // instead of blocking the exit for good, deaf to SIGINT and SIGTERM (the
   // open is restarted after each). A FIFO with a reader, or a file, is
   // written as usual, blocking.
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0644);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);  // less umask
   if (fd < 0) {
     std::fprintf(stderr, "dedup_fwd: cannot write %s: %s\n", path.c_str(),
                  errno == ENXIO ? "a FIFO that no process is reading" : std::strerror(errno));
@@ -587,7 +587,8 @@ bool write_stats_json(const std::string& path, const ExitFacts& f) {
   for (size_t at = 0; err == 0 && at < text.size();) {
     const ssize_t n = write(fd, text.data() + at, text.size() - at);
     if (n > 0) at += static_cast<size_t>(n);
-    else if (n < 0 && errno != EINTR) err = errno;  // a full disk's ENOSPC, a reader gone (EPIPE)
+    else if (n == 0) err = EIO;  // no progress: not looped on
+    else if (errno != EINTR) err = errno;  // a full disk's ENOSPC, a reader gone (EPIPE)
   }
   if (close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
   if (err != 0) {

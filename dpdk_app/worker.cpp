@@ -125,6 +125,13 @@ void finish_pending(Worker& w, InFlight& f) {
 // of its spare lane, happen while nothing arrives rather than inside the next
 // burst after a quiet spell. clock_ns follows, so that a snapshot records the
 // filter's own time. With --time-source rx-timestamp the packets are the clock.
+// --exit-on-idle's clock (LcoreStats::idle_since_tsc), per round over all
+// of a poller's queues: an empty queue beside a busy one is no idle streak.
+void note_poll_round(LcoreStats& st, unsigned received) {
+  if (received != 0) st.idle_since_tsc.set(0);
+  else if (st.idle_since_tsc.get() == 0) st.idle_since_tsc.set(rte_rdtsc());
+}
+
 void advance_when_idle(Worker& w, uint64_t tsc, uint64_t& clock_ns) {
   if (w.idle_advance_tsc == 0 || tsc - w.idle_advance_tsc < g_app.tsc_hz / 100'000) return;
   w.idle_advance_tsc = tsc;
@@ -138,8 +145,8 @@ void advance_when_idle(Worker& w, uint64_t tsc, uint64_t& clock_ns) {
 // for one poll only (an empty poll sends it at once). Both bursts' work in
 // one loop, so the lines requested for the new one arrive while the old one
 // is decided and the next is received.
-void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns, const ab::Hasher& hasher,
-                   const pk::KeyOptions& keys) {
+uint16_t process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns, const ab::Hasher& hasher,
+                       const pk::KeyOptions& keys) {
   const Options& o = g_app.opt;
   // Busy cycles run from before the receive to after the send, counted for
   // polls that brought packets or sent some: what testpmd's
@@ -148,14 +155,12 @@ void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns,
   const uint64_t t0 = rte_rdtsc();
   Staged& b = f.free_slot();
   const uint16_t n = receive(q, b.pkts);
-  if (n == 0 && w.stats->idle_since_tsc.get() == 0) w.stats->idle_since_tsc.set(t0);
   if (n == 0 && f.pending == nullptr) {
     advance_when_idle(w, t0, clock_ns);
-    return;
+    return 0;
   }
   if (n != 0) {
     w.stats->last_rx_tsc.set(t0);
-    w.stats->idle_since_tsc.set(0);
     // Time windows on the TSC clock: one reading for the burst.
     if (o.spec.window.is_time() && !per_packet_time()) {
       clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
@@ -167,6 +172,7 @@ void process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock_ns,
   finish_pending(w, f);
   if (n != 0) f.pending = &b;
   w.stats->busy_cycles.add(rte_rdtsc() - t0);
+  return n;
 }
 
 // Dispatch mode, the worker's side: one burst from its ring, already keyed
@@ -222,19 +228,15 @@ inline unsigned owner(const ab::KeyHash& h, unsigned nworkers) {
 // 0). A full ring is waited on, never dropped from: back-pressure reaches the
 // NIC's Rx ring, and the accounting stays exact. Workers drain their rings
 // until the dispatcher says it is done, so the wait always ends.
-void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
+uint16_t dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const ab::Hasher& hasher,
                     const pk::KeyOptions& keys) {
   const Options& o = g_app.opt;
   LcoreStats& st = *d.stats;
   rte_mbuf* pkts[kBurst];
   const uint64_t t0 = rte_rdtsc();  // busy cycles as in process_burst
   const uint16_t received = receive(q, pkts);
-  if (received == 0) {
-    if (st.idle_since_tsc.get() == 0) st.idle_since_tsc.set(t0);
-    return;
-  }
+  if (received == 0) return 0;
   st.last_rx_tsc.set(t0);
-  st.idle_since_tsc.set(0);
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc)
     clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
 
@@ -267,6 +269,7 @@ void dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, const a
   st.rx.add(n);
   st.bursts.add(1);
   st.busy_cycles.add(rte_rdtsc() - t0);
+  return received;
 }
 
 }  // namespace
@@ -304,7 +307,9 @@ int worker_main(void* arg) {
         finish_pending(w, in_flight);
         break;
       }
-      for (const RxQueue& q : w.rxq) process_burst(w, q, in_flight, clock_ns, hasher, keys);
+      unsigned got = 0;
+      for (const RxQueue& q : w.rxq) got += process_burst(w, q, in_flight, clock_ns, hasher, keys);
+      note_poll_round(*w.stats, got);
     }
     // The filter's figures and snapshots describe every packet received so
     // far: the burst in flight is decided first.
@@ -343,7 +348,9 @@ int dispatcher_main(Dispatcher& d) {
   std::fflush(stdout);
 
   while (!g_app.quit.load(std::memory_order_relaxed)) {
-    for (const RxQueue& q : d.rxq) dispatch_burst(d, q, clock_ns, hasher, keys);
+    unsigned got = 0;
+    for (const RxQueue& q : d.rxq) got += dispatch_burst(d, q, clock_ns, hasher, keys);
+    note_poll_round(*d.stats, got);
     d.stats->last_clock_ns.set(clock_ns);  // dispatch mode: the workers' clock, for snapshots
     housekeeping(rte_rdtsc());
   }

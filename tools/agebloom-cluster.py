@@ -306,6 +306,7 @@ def connect(args, run_dir):
     # Processes, not threads: a task whose worker dies takes only its own
     # process down, and the scheduler reruns it on another.
     cluster = None
+    terms = []  # SIGTERMs recorded while the cluster starts (below)
     try:
         # No worker extensions: the tasks use none, and Debian's Dask 2022.12
         # closes the shuffle extension twice in a worker that replaced a dead
@@ -331,7 +332,6 @@ def connect(args, run_dir):
         if signal.SIGINT in signal.sigpending():
             signal.sigwait({signal.SIGINT})
             raise KeyboardInterrupt
-        terms = []
         previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: terms.append(signum))
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
@@ -356,6 +356,8 @@ def connect(args, run_dir):
         if cluster is not None:
             with signals_held():
                 close_cluster(cluster)
+        if terms:  # a SIGTERM recorded before the start failed: the run was stopped first
+            raise Stopped()
         if isinstance(e, Exception):  # whatever Dask raises, the run cannot go on; say why
             raise Failure(f"cannot start a local Dask cluster of {workers} workers: {e}")
         raise  # Ctrl-C, SIGTERM: the run stops as it would later

@@ -459,31 +459,25 @@ struct OwnedFilter {
   }
 };
 
+// What the GPU backend cannot replay on any machine (penalties, a
+// structure it has no kernel for): "" or why.
+std::string gpu_refusal(const Options& o, const dedup::DedupFilter& f) {
+  if (o.dedup.decide == dedup::Decide::penalties) return "--decide penalties runs on the CPU only";
+  return gpu::unsupported_reason(f.config());
+}
+
 // Whether the GPU replays this run: --backend gpu insists (exit 2 saying why
 // not), auto falls back to the CPU and says why in the report.
 bool choose_gpu(const Options& o, const dedup::DedupFilter& f, std::string& why_not) {
   if (o.backend == Backend::cpu) return false;
-  if (o.dedup.decide == dedup::Decide::penalties) {
-    if (o.backend == Backend::gpu) bad("--backend gpu: --decide penalties runs on the CPU only");
-    why_not = "--decide penalties runs on the CPU only";
-    return false;
-  }
-  if (!o.plot.empty()) {
-    why_not = "--plot runs on the CPU only";
-    return false;
-  }
   std::string why;
-  if (!gpu::gpu_available(why)) {
-    if (o.backend == Backend::gpu) bad("--backend gpu: " + why);
-    why_not = why;
-    return false;
-  }
-  if (std::string r = gpu::unsupported_reason(f.config()); !r.empty()) {
-    if (o.backend == Backend::gpu) bad("--backend gpu: " + r);
-    why_not = r;
-    return false;
-  }
-  return true;
+  if (o.dedup.decide == dedup::Decide::penalties) why = gpu_refusal(o, f);
+  else if (!o.plot.empty()) why = "--plot runs on the CPU only";  // (with --backend gpu, refused by parse())
+  else if (gpu::gpu_available(why)) why = gpu_refusal(o, f);
+  if (why.empty()) return true;
+  if (o.backend == Backend::gpu) bad("--backend gpu: " + why);
+  why_not = why;
+  return false;
 }
 
 // Keyed packets queued for the GPU in chunks (bounded memory), each replayed
@@ -1173,14 +1167,11 @@ int main(int argc, char** argv) {
   if (o.check) {  // the plan is checked; the filter is not made (it may be large)
     if (o.dedup.decide == dedup::Decide::penalties)
       if (std::string err = std::get<dedup::DedupFilter>(planned).enable_posteriors(); !err.empty()) bad(err);
-    // --backend gpu with what the GPU cannot replay (a structure, penalties,
-    // --plot) is a bad option wherever it runs; whether a device is there
-    // is the replaying machine's to say (a cluster's workers, not this one).
-    if (o.backend == Backend::gpu) {
-      if (o.dedup.decide == dedup::Decide::penalties) bad("--backend gpu: --decide penalties runs on the CPU only");
-      if (std::string r = gpu::unsupported_reason(std::get<dedup::DedupFilter>(planned).config()); !r.empty())
-        bad("--backend gpu: " + r);
-    }
+    // --backend gpu with what the GPU cannot replay is a bad option wherever
+    // it runs; whether a device is there is the replaying machine's to say
+    // (a cluster's workers, not this one).
+    if (o.backend == Backend::gpu)
+      if (std::string r = gpu_refusal(o, std::get<dedup::DedupFilter>(planned)); !r.empty()) bad("--backend gpu: " + r);
     // The traces given are opened (headers, link types, --bpf for them), not replayed.
     Input in;
     if (!o.traces.empty() && !open_input(o, in)) return 1;

@@ -33,13 +33,13 @@ bool parse_number(const std::string& arg, double& out);  // below
 std::string parse_ttl_option(const std::string& arg, Window& window) {
   uint64_t ns;
   if (!parse_duration_ns(arg, ns) || ns == 0) {
-    // A well-formed duration past what 64 bits of nanoseconds hold (~584
-    // years) is said as such, not as a malformed one.
+    // A well-formed duration past what a window holds (parse_duration_ns:
+    // 1.8e19 ns, under 2^64) is said as such, not as a malformed one.
     const size_t unit_at = arg.find_first_not_of("0123456789.");
     double value = 0;
     if (unit_at != std::string::npos && unit_at > 0 && parse_number(arg.substr(0, unit_at), value) && value >= 1 &&
         parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns))
-      return "--ttl " + arg + " is longer than a window can be (at most 2^64 ns, about 584 years)";
+      return "--ttl " + arg + " is longer than a window can be (at most 1.8e19 ns, about 570 years)";
     return "--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'";
   }
   window = Window::time(ns);

@@ -213,12 +213,12 @@ TEST(SpecOptions, VersionLine) {
   EXPECT_TRUE(dd::FilterOptions::changes_plan(dd::FilterOptions::kVersion));  // agebloom-plan: no "ignored" note
 }
 
-// A well-formed --ttl too long for 64 bits of nanoseconds says so, where it
+// A well-formed --ttl too long for a window (1.8e19 ns) says so, where it
 // was told to look like "500ms"; malformed ones keep that message.
 TEST(SpecOptions, TtlPastWhatAWindowHolds) {
   ab::Window w = ab::Window::count(1);
   EXPECT_EQ(dd::parse_ttl_option("100000000000s", w),
-            "--ttl 100000000000s is longer than a window can be (at most 2^64 ns, about 584 years)");
+            "--ttl 100000000000s is longer than a window can be (at most 1.8e19 ns, about 570 years)");
   for (const char* bad : {"", "5parsecs", "0s", "-5s", "1e5s", "0.0000000001ns"})
     EXPECT_NE(dd::parse_ttl_option(bad, w).find("needs a duration like"), std::string::npos) << bad;
   EXPECT_EQ(dd::parse_ttl_option("584y", w).find("longer"), std::string::npos);  // no such unit: malformed

@@ -416,13 +416,20 @@ TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
     EXPECT_FALSE(std::filesystem::exists(none));
     EXPECT_FALSE(std::filesystem::exists(std::string(dir) + "/none.csv"));
     // Options the run would not use are refused, not dropped.
-    for (const char* args : {"--plot x.png --json", "--plot x.png --filter ring", "--plot x.png --structure ring",
-                             "--table apbf2 --compare", "--table apbf2 --window 5", "--table apbf2 --plot x.png"}) {
+    const std::pair<const char*, const char*> refused[] = {
+        {"--plot x.png --json", "--json does not apply"},
+        {"--plot x.png --filter ring", "--plot draws every structure: --filter does not apply"},
+        {"--plot x.png --structure ring", "--plot draws every structure: --filter does not apply"},
+        {"--table apbf2 --compare", "prints the paper's table alone (its own windows and rows): not with --compare"},
+        {"--table apbf2 --window 5", "not with --window"},
+        {"--table apbf2 --plot x.png", "not with --plot"}};
+    for (const auto& [args, says] : refused) {
         const auto r = run(args, true);
         EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
-        EXPECT_NE(r.out.find("not"), std::string::npos) << args << "\n" << r.out;
+        EXPECT_NE(r.out.find(says), std::string::npos) << args << "\n" << r.out;
         EXPECT_FALSE(std::filesystem::exists("x.png")) << args;
     }
+    EXPECT_EQ(run("--table apbf2 --json").status, 0);  // what --table takes
     // A name matplotlib would change (no .png: it appends one) or hide
     // ("dir/.png"): refused before anything is planned or written.
     for (const std::string bad : {"noext", "a.xyz", ".png", "d2/", "d2/.png"}) {
