@@ -47,7 +47,6 @@ class Counter {
 struct alignas(RTE_CACHE_LINE_SIZE) LcoreStats {
   Counter rx, tx, keyed, duplicates, suppressed, mirrored, dropped_error;
   Counter time_regressions, no_timestamp, bursts, busy_cycles;
-  Counter last_rx_tsc;
   // The first poll that found nothing since the last that found packets
   // (0: the last poll found some, or none was made yet): --exit-on-idle's
   // clock, which a poller preempted or still starting cannot run.

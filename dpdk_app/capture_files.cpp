@@ -80,8 +80,8 @@ bool is_pcap_vdev(const std::string& name) {
 // EAL: the driver refuses an unknown key without a word ("failed to
 // initialize"), reads a key given without "=value" as a null string (a
 // segfault for infinite_rx, a "(null)" file name for rx_pcap), and takes any
-// infinite_rx but 0 as 1 (an endless run).
-void check_pcap_arg(const std::string& device, const std::string& pair) {
+// infinite_rx but 0 as 1 (an endless run). Returns the key.
+std::string check_pcap_arg(const std::string& device, const std::string& pair) {
   static const char* const kKeys[] = {"rx_pcap", "tx_pcap", "rx_iface", "rx_iface_in",
                                       "tx_iface", "iface", "phy_mac", "infinite_rx"};
   const size_t eq = pair.find('=');
@@ -99,6 +99,7 @@ void check_pcap_arg(const std::string& device, const std::string& pair) {
   const std::string value = pair.substr(eq + 1);
   if (flag && value != "0" && value != "1")
     refuse("--vdev " + device + ": " + key + " takes 0 or 1, not '" + value + "'");
+  return key;
 }
 
 // Every rx_pcap and tx_pcap of the net_pcap devices in argv[1, eal_argc),
@@ -135,9 +136,7 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
       const std::string pair = spec.substr(start, end - start);
       start = end + 1;
       if (pair.empty()) continue;
-      check_pcap_arg(device, pair);
-      const size_t eq = pair.find('=');
-      const std::string key = pair.substr(0, eq);
+      const std::string key = check_pcap_arg(device, pair);
       if (key == "infinite_rx" || key == "phy_mac" || key == "iface") {
         if (std::find(keys.begin(), keys.end(), key) != keys.end())
           refuse("--vdev " + device + ": " + key + " given twice: give it once");
@@ -145,7 +144,7 @@ std::vector<CaptureArg> capture_args(int eal_argc, char** argv) {
       }
       has_port |= key != "phy_mac" && key != "infinite_rx";
       if (key == "rx_pcap" || key == "tx_pcap")
-        found.push_back({device, key, pair.substr(eq + 1), at, offset + start - 1 - pair.size() + eq + 1});
+        found.push_back({device, key, pair.substr(key.size() + 1), at, offset + start - pair.size() + key.size()});
     }
     if (!has_port)
       refuse("--vdev " + device + " names no capture or interface: give rx_pcap=FILE (and tx_pcap=FILE), or "
@@ -241,8 +240,10 @@ void guard_capture_files(int eal_argc, char** argv, const Options& o) {
     const CaptureArg& a = *it;
     if (a.key != "tx_pcap") continue;
     struct stat st;
-    if (stat(a.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) refuse(where(a) + ": is a folder");
-    if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) continue;  // /dev/null, a FIFO: written as given
+    if (stat(a.path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      if (S_ISDIR(st.st_mode)) refuse(where(a) + ": is a folder");
+      continue;  // /dev/null, a FIFO: written as given
+    }
     // A symbolic link is written through: the capture replaces its target
     // (link_target follows a link to a file not made yet too).
     std::error_code ec;

@@ -119,12 +119,6 @@ void finish_pending(Worker& w, InFlight& f) {
   w.stats->bursts.add(1);
 }
 
-// An empty poll with no burst in flight, on the TSC clock of a time window:
-// the filter's clock moves on (at most every 10 µs, and only once a burst has
-// started its epochs), so that epoch rotations, and interleaved-swept's sweep
-// of its spare lane, happen while nothing arrives rather than inside the next
-// burst after a quiet spell. clock_ns follows, so that a snapshot records the
-// filter's own time. With --time-source rx-timestamp the packets are the clock.
 // --exit-on-idle's clock (LcoreStats::idle_since_tsc), per round over all
 // of a poller's queues: an empty queue beside a busy one is no idle streak.
 void note_poll_round(LcoreStats& st, unsigned received) {
@@ -132,6 +126,12 @@ void note_poll_round(LcoreStats& st, unsigned received) {
   else if (st.idle_since_tsc.get() == 0) st.idle_since_tsc.set(rte_rdtsc());
 }
 
+// An empty poll with no burst in flight, on the TSC clock of a time window:
+// the filter's clock moves on (at most every 10 µs, and only once a burst has
+// started its epochs), so that epoch rotations, and interleaved-swept's sweep
+// of its spare lane, happen while nothing arrives rather than inside the next
+// burst after a quiet spell. clock_ns follows, so that a snapshot records the
+// filter's own time. With --time-source rx-timestamp the packets are the clock.
 void advance_when_idle(Worker& w, uint64_t tsc, uint64_t& clock_ns) {
   if (w.idle_advance_tsc == 0 || tsc - w.idle_advance_tsc < g_app.tsc_hz / 100'000) return;
   w.idle_advance_tsc = tsc;
@@ -160,7 +160,6 @@ uint16_t process_burst(Worker& w, const RxQueue& q, InFlight& f, uint64_t& clock
     return 0;
   }
   if (n != 0) {
-    w.stats->last_rx_tsc.set(t0);
     // Time windows on the TSC clock: one reading for the burst.
     if (o.spec.window.is_time() && !per_packet_time()) {
       clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
@@ -182,7 +181,6 @@ uint16_t process_ring_burst(Worker& w) {
   const uint64_t t0 = rte_rdtsc();  // busy cycles as in process_burst
   const unsigned n = rte_ring_sc_dequeue_burst_elem(w.ring, d, sizeof(Dispatched), kBurst, nullptr);
   if (n == 0) return 0;
-  w.stats->last_rx_tsc.set(t0);
 
   rte_mbuf* pkts[kBurst];
   Keyed keyed;
@@ -236,7 +234,6 @@ uint16_t dispatch_burst(Dispatcher& d, const RxQueue& q, uint64_t& clock_ns, con
   const uint64_t t0 = rte_rdtsc();  // busy cycles as in process_burst
   const uint16_t received = receive(q, pkts);
   if (received == 0) return 0;
-  st.last_rx_tsc.set(t0);
   if (o.spec.window.is_time() && o.time_source == TimeSource::tsc)
     clock_ns = tsc_to_ns(t0 - g_app.start_tsc) + g_app.clock_offset_ns;
 
