@@ -156,7 +156,9 @@ TEST(PocketEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
 TEST(PocketEpoch, SteadyStreamReadsOneLineMostlyAndMeasuresAtItsModel) {
   auto c = PocketEpochConfig::for_fpr(Window::count(200'000), 0.01);
   ASSERT_TRUE(c);
-  const double measured = steady_stream_fpr<ab::PocketEpochFilter>(*c, 0.10, key_hash);
+  // No spare line saturates (none in 12 seeds' streams, under either hash
+  // the project has used: docs/ALGORITHMS.md, "A full spare line").
+  const double measured = steady_stream_fpr<ab::PocketEpochFilter>(*c, 0.10, 0.0, key_hash);
   // The model bounds the spare's share from above (every query of a line
   // that spilled is counted as reading it): measured at or under it. Spare
   // entries stored unturned measured 5% over it.

@@ -139,7 +139,11 @@ TEST(QueueEpoch, SizesToOnePercentUnderEighteenBitsAndMeasuresAtItsModel) {
 TEST(QueueEpoch, SteadyStreamReadsOneLineMostlyAndMeasuresAtItsModel) {
   auto c = QueueEpochConfig::for_fpr(Window::count(200'000), 0.01);
   ASSERT_TRUE(c);
-  steady_stream_fpr<ab::QueueEpochFilter>(*c, 0.10, key_hash);
+  // A spare line's run of the current segment fills now and then (0 to 8
+  // saturations in these 1.4M operations over 12 hash seeds, XXH3-128 and
+  // the AES rounds alike: docs/ALGORITHMS.md, "A full spare line"); the
+  // bound is three times the worst.
+  steady_stream_fpr<ab::QueueEpochFilter>(*c, 0.10, 2e-5, key_hash);
 }
 
 TEST(QueueEpoch, NoLiveFalseNegativesCountAndTime) {

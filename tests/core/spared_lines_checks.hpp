@@ -8,8 +8,8 @@
 //
 // steady_stream_fpr: six turns of the window of fresh keys through
 // test_and_insert, ending at the peak; checks the spare's use (some, under
-// `max_share` of operations, nothing saturated) and returns the measured FPR
-// (its model is the caller's to compare).
+// `max_share` of operations; saturations at most `max_saturated` of them)
+// and returns the measured FPR (its model is the caller's to compare).
 //
 // check_key_lives_until_its_segment_is_reused: Lemma 1's bounds at the edges.
 #pragma once
@@ -47,7 +47,7 @@ void check_model_at_the_peak(Hash&& key_hash) {
 }
 
 template <class Filter, class Config, class Hash>
-double steady_stream_fpr(const Config& c, double max_share, Hash&& key_hash) {
+double steady_stream_fpr(const Config& c, double max_share, double max_saturated, Hash&& key_hash) {
   OwnedFilter<Filter> f(c);
   const uint64_t turn = c.segments() * c.epoch_length(), n = 6 * turn;
   uint64_t reads_before = 0;
@@ -59,7 +59,7 @@ double steady_stream_fpr(const Config& c, double max_share, Hash&& key_hash) {
   const double share = static_cast<double>(f->spare_reads() - reads_before) / static_cast<double>(3 * turn);
   EXPECT_GT(share, 0.0);  // the spare is in use at this load
   EXPECT_LT(share, max_share) << share;
-  EXPECT_EQ(f->saturations(), 0u);
+  EXPECT_LE(static_cast<double>(f->saturations()), max_saturated * static_cast<double>(n)) << f->saturations();
   uint64_t fp = 0;
   const uint64_t probes = 400'000;
   for (uint64_t q = 0; q < probes; ++q) fp += f->contains(key_hash((uint64_t{1} << 50) + q));
