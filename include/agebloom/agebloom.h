@@ -238,7 +238,8 @@ AGEBLOOM_API int agebloom_filter_plan(const agebloom_filter* f, agebloom_plan* p
 /* ---------------------------------------------------------------------- */
 /* Keys, hashes, queries                                                    */
 
-/** A key hashed once: XXH3-128 of its bytes under the filter's seed. Every
+/** A key hashed once under the filter's seed: four AES rounds for keys of at
+ *  most 16 bytes, XXH3-128 for longer ones (docs/ALGORITHMS.md). Every
  *  probe of every structure derives from these two halves. A value type of
  *  fixed layout (it has no size field and will never grow). */
 typedef struct agebloom_hash {

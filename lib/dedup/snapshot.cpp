@@ -30,11 +30,13 @@ struct Header {
 constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
 // Raise kFormat when this header or any structure's arena layout changes (a
 // Header/State struct in filters/, or how create() carves), or where a key's
-// bits go (core/hash.hpp's probe, core/placement.hpp): an older image is then
-// refused as foreign rather than misread (its keys would read as absent).
+// bits go (core/hash.hpp's hash and probe, core/placement.hpp): an older
+// image is then refused as foreign rather than misread (its keys would read
+// as absent).
 // 3: probe() mixed its positions with mix64 (one commit, never released);
-// 4: probe() scatters them.
-constexpr uint32_t kFormat = 4;
+// 4: probe() scatters them;
+// 5: keys of at most 16 bytes are hashed by AES rounds, not XXH3-128.
+constexpr uint32_t kFormat = 5;
 constexpr uint32_t kByteOrder = 0x01020304;
 
 Header header_of(const SnapshotId& id, size_t state_bytes) {

@@ -1,10 +1,14 @@
 // Hash once, probe many: every filter takes a KeyHash, never key bytes.
 //
-// A key is hashed once with XXH3-128 under a per-instance secret seed; the two
-// 64-bit halves drive every probe of every segment (Kirsch & Mitzenmacher,
-// "Less hashing, same performance", ESA 2006). The seed is what stops an
-// attacker from grinding keys that collide or saturate the filter, so callers
-// should draw it at random per process (dedup_fwd does, unless --seed is set).
+// A key is hashed once under a per-instance secret seed into two 64-bit
+// halves that drive every probe of every segment (Kirsch & Mitzenmacher,
+// "Less hashing, same performance", ESA 2006): keys of at most 16 bytes by
+// four AES rounds under keys drawn from the seed (short_key_hash.hpp: every
+// key of dedup_fwd's fast path, at a third to a sixth of XXH3's cost on CPUs
+// without AVX-512), longer keys by XXH3-128 under the seed. The seed is what
+// stops an attacker from grinding keys that collide or saturate the filter,
+// so callers should draw it at random per process (dedup_fwd does, unless
+// --seed is set).
 //
 // Positions are mapped onto [0, n) by multiply-shift ((h * n) >> 64, Lemire
 // 2019), not modulo: no division on the hot path and no bias towards small
@@ -25,12 +29,11 @@
 #include <type_traits>
 
 #include "agebloom/core/isa.hpp"
-#include "agebloom/core/short_keys_avx2.hpp"
-#include "agebloom/core/short_keys_avx512.hpp"
+#include "agebloom/core/short_key_hash.hpp"
 
 namespace agebloom {
 
-// A key hashed once: the two halves of its XXH3-128 under the Hasher's seed.
+// A key hashed once: the two halves of its hash under the Hasher's seed.
 struct KeyHash {
   uint64_t h1 = 0;  // low half: the block or line, and the first probe position
   uint64_t h2 = 0;  // high half: the probe step, and the in-block pattern
@@ -41,45 +44,31 @@ struct KeyHash {
 // the same seed wherever the same keys must meet the same bits.
 class Hasher {
  public:
+  using Body = short_key_hash::Body;  // the short-key bodies, narrowest first
+  static constexpr size_t kShortKeyBytes = short_key_hash::kMaxBytes;  // keys up to this long take the AES rounds
+
   // Seed 0 is fixed and known: draw the seed at random where keys come from
-  // outside (above).
-  // hash_bulk uses the widest body the CPU has (asked once, here; a Hasher
-  // made at compile time keeps the scalar routine).
+  // outside (above). Short keys are hashed by the widest body the CPU has
+  // (asked once, here; a Hasher made at compile time keeps the portable one).
   constexpr explicit Hasher(uint64_t seed = 0) noexcept
       : seed_(seed),
-        flips_{short_key_flip(seed), (secret64(32) ^ secret64(40)) - seed, (secret64(48) ^ secret64(56)) + seed},
-        isa_(std::is_constant_evaluated() ? Isa::baseline : widest_isa(Isa::avx512)) {}
+        keys_(short_key_hash::keys_for(seed)),
+        body_(std::is_constant_evaluated() ? Body::portable : widest_body(Body::vaes)) {}
   constexpr uint64_t seed() const noexcept { return seed_; }  // the seed it was made with
 
-  // XXH3-128 of key[0, length) under the seed.
+  // The hash of key[0, length) under the seed.
   KeyHash operator()(const void* key, size_t length) const noexcept {
-    const XXH128_hash_t r = XXH3_128bits_withSeed(key, length, seed_);
-    return KeyHash{r.low64, r.high64};
+    if (length <= kShortKeyBytes) return one_short(short_key_hash::load(key, length), length);
+    return long_key(key, length);
   }
 
   // The same hash of a key whose length is known at compile time (an IPv4
-  // address key, a 5-tuple): XXH3's length dispatch folds away, leaving only
-  // its 4-8 or 9-16 byte routine. Equal to (*this)(key, N) bit for bit.
-  //
-  // Keys of 4 to 8 bytes (an address with its tag) take XXH3's 4-8 byte
-  // routine written out with its one seed-dependent constant, the "bitflip"
-  // of the secret's bytes 16..31 and the seed, computed once per Hasher
-  // instead of once per key (XXH3 specification, "len 4-8"; 9 of the ~35
-  // instructions per key in dedup_fwd). tests/core/hash_test.cpp holds it to
-  // libxxhash's result for every length, and seeds.
+  // address key, a 5-tuple): the short key's reads are fixed, XXH3's length
+  // dispatch folds away. Equal to (*this)(key, N) bit for bit.
   template <size_t N>
   KeyHash fixed(const void* key) const noexcept {
-    if constexpr (N >= 4 && N <= 8) {
-      // XXH3_len_4to8_128b with the bitflip precomputed, from xxhash.h's own pieces.
-      const auto* p = static_cast<const uint8_t*>(key);
-      const uint64_t keyed = (XXH_readLE32(p) + (uint64_t{XXH_readLE32(p + N - 4)} << 32)) ^ flips_.len4to8;
-      XXH128_hash_t m = XXH_mult64to128(keyed, XXH_PRIME64_1 + (N << 2));
-      m.high64 += m.low64 << 1;
-      m.low64 ^= m.high64 >> 3;
-      m.low64 = XXH_xorshift64(m.low64, 35);
-      m.low64 *= 0x9FB21C651E98DF25ULL;  // a literal in xxhash.h 0.8.1's routine too
-      m.low64 = XXH_xorshift64(m.low64, 28);
-      return KeyHash{m.low64, XXH3_avalanche(m.high64)};
+    if constexpr (N <= kShortKeyBytes) {
+      return one_short(short_key_hash::load(key, N), N);
     } else {
       const XXH128_hash_t r = XXH3_128bits_withSeed(key, N, seed_);
       return KeyHash{r.low64, r.high64};
@@ -89,114 +78,96 @@ class Hasher {
   // fixed<N> of n keys held as little-endian words: key i's bytes [0, 8) in
   // first[i] and, for N > 8, its bytes [8, 16) in second[i] (second may be
   // null for N <= 8; bytes past N are ignored). A packet parser's keys of
-  // constant length, hashed after the whole burst is parsed: with AVX2, four
-  // keys at a time straight from the arrays (dedup_fwd's stage 1).
+  // constant length, hashed after the whole burst is parsed: with VAES, two
+  // keys an instruction straight from the arrays (dedup_fwd's stage 1).
   template <size_t N>
   void fixed_bulk(const uint64_t* first, const uint64_t* second, size_t n, KeyHash* out) const noexcept {
-    static_assert(N >= 4 && N <= 16, "keys of 4 to 16 bytes");
+    static_assert(N >= 1 && N <= kShortKeyBytes, "keys of 1 to 16 bytes");
     size_t i = 0;
 #if AGEBLOOM_INTRINSICS_DISPATCH
-    // Eight keys at a time with AVX-512, then four with AVX2 (every CPU with
-    // AVX-512 has it), then one.
-    if (isa_ == Isa::avx512) i = short_keys_avx512::words<N>(first, second, n, flips_, &out[0].h1);
-    if (isa_ != Isa::baseline)
-      i += short_keys_avx2::words<N>(first + i, N > 8 ? second + i : second, n - i, flips_, &out[i].h1);
+    if (body_ == Body::vaes) i = short_key_hash::vaes_words<N>(first, second, n, keys_, &out[0].h1);
+    if (body_ != Body::portable) {
+      short_key_hash::aes_words<N>(first + i, N > 8 ? second + i : second, n - i, keys_, &out[i].h1);
+      return;
+    }
 #endif
+    constexpr short_key_hash::Block kept = short_key_hash::kKeptBytes<N>;
     for (; i < n; ++i) {
-      uint8_t key[16];
-      __builtin_memcpy(key, &first[i], 8);
-      if constexpr (N > 8) __builtin_memcpy(key + 8, &second[i], 8);
-      out[i] = fixed<N>(key);
+      const short_key_hash::Block b = {first[i] & kept.lo, N > 8 ? second[i] & kept.hi : 0};
+      out[i] = as_hash(short_key_hash::portable(b, N, keys_));
     }
   }
 
   // The first stage of every bulk path: hash the whole burst, so the filter's
-  // prefetch can run ahead on positions before any probe. With AVX-512 (AVX2),
-  // each group of eight (four) keys of one length from 4 to 16 bytes is
-  // hashed together.
+  // prefetch can run ahead on positions before any probe. Runs of short keys
+  // are hashed together (two an instruction with VAES), long keys one at a
+  // time.
   void hash_bulk(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
-#if AGEBLOOM_INTRINSICS_DISPATCH
-    if (isa_ == Isa::avx512) return hash_groups<8>(short_keys_avx512::pointers, keys, lengths, n, out);
-    if (isa_ == Isa::avx2) return hash_groups<4>(short_keys_avx2::pointers, keys, lengths, n, out);
-#endif
-    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
-  }
-
-  // The body hash_bulk runs (the answer is the same bits whichever it is).
-  Isa isa() const noexcept { return isa_; }
-  // The widest body hash_bulk may run: it runs the widest of those the CPU
-  // has (baseline forces the scalar routine; tests and benchmarks compare).
-  void use_isa(Isa widest) noexcept { isa_ = widest_isa(widest); }
-
- private:
-  // The widest body up to `widest` that the CPU runs (AVX-512 needs DQ's
-  // 64-bit multiply).
-  static Isa widest_isa(Isa widest) noexcept {
-#if AGEBLOOM_INTRINSICS_DISPATCH
-    if (widest >= Isa::avx512 && cpu_has_avx512dq()) return Isa::avx512;
-    if (widest >= Isa::avx2 && cpu_has_avx2()) return Isa::avx2;
-#endif
-    (void)widest;
-    return Isa::baseline;
-  }
-
-#if AGEBLOOM_INTRINSICS_DISPATCH
-  // hash_bulk with a vector body of Group lanes: the keys in groups from the
-  // start, each group that shares one length from 4 to 16 bytes hashed
-  // together by `group_body` (short_keys_avx512::pointers or
-  // short_keys_avx2::pointers), runs of other groups (and the tail) one key at
-  // a time by hash_each. One length check per group: long keys lose ~5% to
-  // it with groups of eight, ~8% with four (agebloom-bench hash/bulk/len:32).
-  template <size_t Group, class Body>
-  void hash_groups(Body group_body, const void* const* keys, const size_t* lengths, size_t n,
-                   KeyHash* out) const noexcept {
     size_t i = 0;
     while (i < n) {
-      size_t j = i;
-      while (j + Group <= n && !short_keys::groupable(lengths[j])) j += Group;
-      if (j + Group > n) j = n;
-      if (j > i) {
-        hash_each(keys + i, lengths + i, j - i, out + i);
-        i = j;
+      if (lengths[i] > kShortKeyBytes) {
+        out[i] = long_key(keys[i], lengths[i]);
+        ++i;
         continue;
       }
-      const size_t done = group_body(keys + i, lengths + i, n - i, flips_, &out[i].h1);
-      if (done == 0) hash_each(keys + i, lengths + i, Group, out + i);  // a group of mixed lengths
-      i += done == 0 ? Group : done;
+      size_t m = 1;
+      while (i + m < n && lengths[i + m] <= kShortKeyBytes) ++m;
+      short_run(keys + i, lengths + i, m, out + i);
+      i += m;
     }
   }
-  // One key at a time, out of the vector path's loop: inlined into it, the
-  // plain loop lost XXH3's inlining and cost long keys up to 2x (the result
-  // went through the stack and its reload missed store forwarding).
-  [[gnu::noinline, gnu::flatten]] void hash_each(const void* const* keys, const size_t* lengths, size_t n,
-                                                 KeyHash* out) const noexcept {
-    for (size_t i = 0; i < n; ++i) out[i] = (*this)(keys[i], lengths[i]);
-  }
-#endif
 
-  // (secret[16..24) ^ secret[24..32)) + the seed with its low word's bytes
-  // swapped into the high word: what XXH3's 4-8 byte routine XORs into the
-  // key, a function of the seed alone (little-endian reads of the default
-  // secret, as XXH3 makes them on every host).
-  static constexpr uint64_t short_key_flip(uint64_t seed) noexcept {
-    const uint32_t s = static_cast<uint32_t>(seed);
-    const uint32_t swapped = (s >> 24) | ((s >> 8) & 0xFF00u) | ((s << 8) & 0xFF0000u) | (s << 24);
-    return (secret64(16) ^ secret64(24)) + (seed ^ (uint64_t{swapped} << 32));
+  // The body that hashes short keys (the answer is the same bits whichever
+  // it is).
+  constexpr Body body() const noexcept { return body_; }
+  // The widest body short keys may take: they take the widest of those the
+  // CPU has (portable forces the C++ rounds; tests and benchmarks compare).
+  void use_body(Body widest) noexcept { body_ = widest_body(widest); }
+
+ private:
+  // The widest body up to `widest` that the CPU runs.
+  static Body widest_body(Body widest) noexcept {
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    if (widest >= Body::vaes && cpu_has_vaes()) return Body::vaes;
+    if (widest >= Body::aes && cpu_has_aes()) return Body::aes;
+#endif
+    (void)widest;
+    return Body::portable;
   }
-  // The default secret's bytes [at, at + 8) read little-endian, as XXH3
-  // reads them on every host.
-  static constexpr uint64_t secret64(size_t at) noexcept {
-    uint64_t v = 0;
-    for (size_t i = 0; i < 8; ++i) v |= uint64_t{XXH3_kSecret[at + i]} << (8 * i);
-    return v;
+
+  static constexpr KeyHash as_hash(short_key_hash::Block b) noexcept { return {b.lo, b.hi}; }
+
+  KeyHash one_short(short_key_hash::Block b, size_t len) const noexcept {
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    if (body_ != Body::portable) return as_hash(short_key_hash::aes_one(b, len, keys_));
+#endif
+    return as_hash(short_key_hash::portable(b, len, keys_));
+  }
+
+  // n keys of at most 16 bytes.
+  void short_run(const void* const* keys, const size_t* lengths, size_t n, KeyHash* out) const noexcept {
+    size_t i = 0;
+#if AGEBLOOM_INTRINSICS_DISPATCH
+    if (body_ == Body::vaes) i = short_key_hash::vaes_pointers(keys, lengths, n, keys_, &out[0].h1);
+    if (body_ != Body::portable) {
+      short_key_hash::aes_pointers(keys + i, lengths + i, n - i, keys_, &out[i].h1);
+      return;
+    }
+#endif
+    for (; i < n; ++i) out[i] = as_hash(short_key_hash::portable(short_key_hash::load(keys[i], lengths[i]), lengths[i], keys_));
+  }
+
+  // XXH3-128 of a key longer than 16 bytes, out of the bulk loop: inlined
+  // into it, the loop lost XXH3's inlining and cost long keys up to 2x (the
+  // result went through the stack and its reload missed store forwarding).
+  [[gnu::noinline]] KeyHash long_key(const void* key, size_t length) const noexcept {
+    const XXH128_hash_t r = XXH3_128bits_withSeed(key, length, seed_);
+    return KeyHash{r.low64, r.high64};
   }
 
   uint64_t seed_;
-  // What XXH3's short routines XOR in, from the seed alone: len4to8 is
-  // short_key_flip(seed_), len9to16_low and _high XXH3_len_9to16_128b's
-  // bitflipl and bitfliph.
-  short_keys::Flips flips_;
-  Isa isa_;            // the body hash_bulk runs
+  short_key_hash::Keys keys_;  // K0..K4 of the short key hash, from the seed alone
+  Body body_;                  // the body short keys take
 };
 // The vector bodies store {h1, h2} pairs as consecutive words.
 static_assert(sizeof(KeyHash) == 16 && alignof(KeyHash) == 8);

@@ -31,6 +31,10 @@
 // AVX-512F with DQ's 64-bit multiply (vpmullq): every CPU with AVX-512 since
 // Skylake-SP and Zen 4.
 #define AGEBLOOM_TARGET_AVX512DQ __attribute__((target("avx512f,avx512dq")))
+// AES-NI (the short key hash's rounds, one key an instruction) and VAES with
+// AVX2 (two keys an instruction).
+#define AGEBLOOM_TARGET_AES __attribute__((target("aes")))
+#define AGEBLOOM_TARGET_VAES __attribute__((target("vaes,avx2,aes")))
 #else
 #define AGEBLOOM_INTRINSICS_DISPATCH 0
 #endif
@@ -88,6 +92,33 @@ inline bool cpu_has_avx512() noexcept {
 inline bool cpu_has_avx512dq() noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
   return cpu_has_avx512() && __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
+}
+
+// True when this CPU executes AES-NI (and the build can dispatch to it).
+// CPUID leaf 1, ECX bit 25: clang 14's __builtin_cpu_supports knows no
+// "aes" or "vaes".
+inline bool cpu_has_aes() noexcept {
+#if AGEBLOOM_INTRINSICS_DISPATCH
+  unsigned eax, ebx, ecx, edx;
+  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+  return (ecx >> 25) & 1;
+#else
+  return false;
+#endif
+}
+
+// True when this CPU executes VAES on 256-bit registers: AES-NI, AVX2 (whose
+// check includes the OS's saving of the registers) and CPUID leaf 7's ECX
+// bit 9.
+inline bool cpu_has_vaes() noexcept {
+#if AGEBLOOM_INTRINSICS_DISPATCH
+  if (!cpu_has_aes() || !cpu_has_avx2()) return false;
+  unsigned eax, ebx, ecx, edx;
+  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
+  return (ecx >> 9) & 1;
 #else
   return false;
 #endif
