@@ -111,6 +111,22 @@ template <size_t N>
 inline constexpr Block kKeptBytes = {N >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * N)) - 1,
                                      N <= 8 ? 0 : N >= 16 ? ~uint64_t{0} : (uint64_t{1} << (8 * (N - 8))) - 1};
 
+// The lengths of a run of keys given by pointers (Hasher::hash_bulk): each
+// its own, or one known at compile time (a run of equal lengths, the usual
+// burst: the reads and L(len) then fold to constants).
+struct EachLength {
+  const size_t* len;  // key i's length is len[i]
+  constexpr size_t operator[](size_t i) const noexcept { return len[i]; }  // key i's length
+  constexpr EachLength from(size_t i) const noexcept { return {len + i}; }  // the lengths of keys i, i + 1, ...
+};
+// Every key N bytes long.
+template <size_t N>
+struct FixedLength {
+  static constexpr size_t kLength = N;  // the run's one length
+  constexpr size_t operator[](size_t) const noexcept { return N; }  // key i's length: N
+  constexpr FixedLength from(size_t) const noexcept { return {}; }  // the lengths of keys i, i + 1, ...: N
+};
+
 // The rounds after the whitening, in portable C++. Rounds is a parameter
 // only so that a test can show what one round lacks; the hash is kRounds.
 template <unsigned Rounds = kRounds>
@@ -159,6 +175,26 @@ AGEBLOOM_TARGET_AES inline void store_hash(__m128i h, uint64_t* out) noexcept {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), h);
 }
 
+// L(N) of a run of one length, folded into K0 once for the run (zero for
+// runs of each its own length, whose L goes into each key's vector).
+template <class Len>
+constexpr Block fixed_length_mix() noexcept {
+  if constexpr (requires { Len::kLength; }) return length_mix(Len::kLength);
+  else return Block{};
+}
+
+// A key's B (with its L(len) unless its run's length is fixed) as a vector
+// from general registers: a key of at most 8 bytes in one movq (the high
+// word zero), a longer one with pinsrq.
+template <class Len>
+AGEBLOOM_TARGET_AES inline __m128i key_vector_of(const void* key, size_t len) noexcept {
+  Block b = load(key, len);
+  if constexpr (!requires { Len::kLength; }) b = b ^ length_mix(len);
+  if constexpr (requires { Len::kLength; })
+    if constexpr (Len::kLength <= 8) return _mm_cvtsi64_si128(static_cast<long long>(b.lo));
+  return to_vector(b);
+}
+
 // One key whose B is given.
 AGEBLOOM_TARGET_AES inline Block aes_one(Block b, size_t len, const Keys& keys) noexcept {
   __m128i k[kRounds + 1];
@@ -168,16 +204,15 @@ AGEBLOOM_TARGET_AES inline Block aes_one(Block b, size_t len, const Keys& keys) 
   return out;
 }
 
-// n keys of len[i] <= 16 bytes at key[i] (Hasher::hash_bulk's runs), hashes
-// as {h1, h2} pairs to out[0 .. 2n).
-AGEBLOOM_TARGET_AES inline void aes_pointers(const void* const* key, const size_t* len, size_t n, const Keys& keys,
+// n keys of len[i] <= 16 bytes at key[i] (Hasher::hash_bulk's runs; Len is
+// EachLength or FixedLength<N>), hashes as {h1, h2} pairs to out[0 .. 2n).
+template <class Len>
+AGEBLOOM_TARGET_AES inline void aes_pointers(const void* const* key, Len len, size_t n, const Keys& keys,
                                              uint64_t* out) noexcept {
   __m128i k[kRounds + 1];
-  load_keys(keys, keys.k[0], k);
-  for (size_t i = 0; i < n; ++i) {
-    const __m128i b = to_vector(load(key[i], len[i]) ^ length_mix(len[i]));
-    store_hash(aes_rounds(_mm_xor_si128(b, k[0]), k), out + 2 * i);
-  }
+  load_keys(keys, keys.k[0] ^ fixed_length_mix<Len>(), k);
+  for (size_t i = 0; i < n; ++i)
+    store_hash(aes_rounds(_mm_xor_si128(key_vector_of<Len>(key[i], len[i]), k[0]), k), out + 2 * i);
 }
 
 // n keys of N bytes held as words (Hasher::fixed_bulk): key i's bytes
@@ -211,16 +246,16 @@ AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k) noe
 }
 
 // aes_pointers() two keys at a time.
-AGEBLOOM_TARGET_VAES inline size_t vaes_pointers(const void* const* key, const size_t* len, size_t n, const Keys& keys,
+template <class Len>
+AGEBLOOM_TARGET_VAES inline size_t vaes_pointers(const void* const* key, Len len, size_t n, const Keys& keys,
                                                  uint64_t* out) noexcept {
   __m256i k[kRounds + 1];
-  broadcast_keys(keys, keys.k[0], k);
+  broadcast_keys(keys, keys.k[0] ^ fixed_length_mix<Len>(), k);
   size_t i = 0;
   for (; i + 2 <= n; i += 2) {
-    const __m128i b0 = to_vector(load(key[i], len[i]) ^ length_mix(len[i]));
-    const __m128i b1 = to_vector(load(key[i + 1], len[i + 1]) ^ length_mix(len[i + 1]));
-    const __m256i x = _mm256_xor_si256(_mm256_set_m128i(b1, b0), k[0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), vaes_rounds(x, k));
+    const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(key_vector_of<Len>(key[i], len[i])),
+                                              key_vector_of<Len>(key[i + 1], len[i + 1]), 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), vaes_rounds(_mm256_xor_si256(b, k[0]), k));
   }
   return i;
 }
