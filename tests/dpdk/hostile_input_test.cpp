@@ -467,7 +467,12 @@ TEST(HostileInput, HangupStopsCleanly) {
   const std::string cmd = std::string(DEDUP_FWD) + " " + eal("--vdev net_pcap0,rx_pcap=" + in.string() +
                                                              ",infinite_rx=1") +
                           " -- --stats-interval 1 --stats-json " + js.string();
-  const Outcome r = shell("(" + cmd + " & p=$!; sleep 3; kill -HUP $p; wait $p)");
+  // The hangup comes once a stats line counts packets (up to 60 s: under
+  // the sanitizers on a busy machine, three seconds had not seen the EAL up).
+  const fs::path log = temp_dir() / "hup.log";
+  const Outcome r = shell("(" + cmd + " > " + log.string() + " 2>&1 & p=$!; for i in $(seq 600); do grep -q ' rx [1-9]' " +
+                          log.string() + " && break; sleep 0.1; done; kill -HUP $p; wait $p; s=$?; cat " +
+                          log.string() + "; exit $s)");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("signal 1 received, shutting down"), std::string::npos) << r.out;
   const nlohmann::json j = read_json(js);
