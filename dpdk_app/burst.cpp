@@ -90,9 +90,8 @@ struct FrameBytes {
 // Stage 1 for one key mode, fixed at compile time so the common frame's path
 // is straight-line: untagged Ethernet + IPv4 is keyed by the inline fast path,
 // its key kept as words, and the burst's fast keys hashed together after the
-// loop at their constant length (Hasher::fixed_bulk: four at a time with
-// AVX2; src-ip's hash stage 49.5 -> 34.8 instructions per packet,
-// docs/PERFORMANCE.md); everything else (click and packet
+// loop at their constant length (Hasher::fixed_bulk: two keys an instruction
+// with VAES; docs/PERFORMANCE.md, "Short keys hashed by AES rounds"); everything else (click and packet
 // always, every mode under --vlan-in-key) goes through the general walk and is
 // hashed in the loop. Both give the same key and hash (tests/packet and
 // tests/core check each half).

@@ -53,7 +53,8 @@ class FilterSubject {
   void test_and_insert_bulk(const Chunk& c, size_t i, size_t n, bool* out) noexcept {
     filter_.test_and_insert_bulk(&c.hashes[i], n, out);
   }
-  // End to end from key bytes: hash the burst (XXH3-128), then the bulk call.
+  // End to end from key bytes: hash the burst (Hasher::hash_bulk: four AES
+  // rounds for these 8-byte keys), then the bulk call.
   void test_and_insert_bulk_hashed(const Chunk& c, size_t i, size_t n, bool* out) noexcept {
     KeyHash h[kBurst];
     hasher_.hash_bulk(&c.ptrs[i], &c.lengths[i], n, h);

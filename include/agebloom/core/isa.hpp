@@ -6,7 +6,7 @@
 // which the compiler inlines the same baseline code with AVX2 enabled (the
 // blocked guarded epoch probe: 2.7x faster, docs/PERFORMANCE.md), or a body
 // written with intrinsics for AVX2 or AVX-512 (two-line's and the one-line
-// layout's bulk probes, the short-key hash). A filter asks the CPU once, at
+// layout's bulk probes), or for AES-NI and VAES (the short-key hash). A filter asks the CPU once, at
 // create(), and keeps the answer; the data plane then branches on a value
 // that never changes.
 #pragma once
@@ -97,14 +97,21 @@ inline bool cpu_has_avx512dq() noexcept {
 #endif
 }
 
-// True when this CPU executes AES-NI (and the build can dispatch to it).
-// CPUID leaf 1, ECX bit 25: clang 14's __builtin_cpu_supports knows no
-// "aes" or "vaes".
+#if AGEBLOOM_INTRINSICS_DISPATCH
+// CPUID's ECX for a leaf (subleaf 0): clang 14's __builtin_cpu_supports
+// knows no "aes" or "vaes", so those bits are read here.
+inline unsigned cpuid_ecx(unsigned leaf) noexcept {
+  unsigned eax, ebx, ecx, edx;
+  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(leaf), "c"(0));
+  return ecx;
+}
+#endif
+
+// True when this CPU executes AES-NI (and the build can dispatch to it):
+// CPUID leaf 1, ECX bit 25.
 inline bool cpu_has_aes() noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-  unsigned eax, ebx, ecx, edx;
-  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
-  return (ecx >> 25) & 1;
+  return (cpuid_ecx(1) >> 25) & 1;
 #else
   return false;
 #endif
@@ -115,10 +122,7 @@ inline bool cpu_has_aes() noexcept {
 // bit 9.
 inline bool cpu_has_vaes() noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-  if (!cpu_has_aes() || !cpu_has_avx2()) return false;
-  unsigned eax, ebx, ecx, edx;
-  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
-  return (ecx >> 9) & 1;
+  return cpu_has_aes() && cpu_has_avx2() && ((cpuid_ecx(7) >> 9) & 1);
 #else
   return false;
 #endif

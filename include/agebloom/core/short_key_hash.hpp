@@ -7,11 +7,15 @@
 //
 // The function, for a key of len <= 16 bytes under seed s:
 //   B  = the key's bytes, zero-padded to 16, as two little-endian words
-//   X  = B ^ K0 ^ L(len),  L(len) = {len * kLenLow, len * kLenHigh}
-//   S  = R(R(R(R(X, K1), K2), K3), K4),  R = one AES round (AESENC)
+//   S  = R(R(R(R(B ^ K0, K1 ^ L(len)), K2), K3), K4),  R = one AES round (AESENC)
+//   L(len) = {len * kLenLow, len * kLenHigh}
 //   h1 = S's low word, h2 = its high word
 // with K0..K4 five 128-bit keys from splitmix64 over s (keys_for()). L(len)
 // keeps keys apart that differ only in trailing zero bytes ("a" and "a\0").
+// It enters after the first round, not with K0: XORed into the input, a key
+// of len < 16 and the 16-byte key pad(key) ^ L(len) ^ L(16) would meet the
+// same rounds and collide under every seed. After a round keyed by the
+// secret K0, a twin needs K0.
 //
 // Why four rounds: one AES round spreads a byte over its column only; after
 // two, every output byte depends on every input byte; and any differential
@@ -127,18 +131,19 @@ struct FixedLength {
   constexpr FixedLength from(size_t) const noexcept { return {}; }  // the lengths of keys i, i + 1, ...: N
 };
 
-// The rounds after the whitening, in portable C++. Rounds is a parameter
-// only so that a test can show what one round lacks; the hash is kRounds.
+// The rounds after the whitening, in portable C++: round 1 under K1 ^ l
+// (l = L(len)), then K2, K3, K4. Rounds is a parameter only so that a test
+// can show what one round lacks; the hash is kRounds.
 template <unsigned Rounds = kRounds>
-constexpr Block portable_rounds(Block x, const Keys& keys) noexcept {
+constexpr Block portable_rounds(Block x, Block l, const Keys& keys) noexcept {
   static_assert(Rounds >= 1 && Rounds <= kRounds, "a round key each");
-  for (unsigned r = 1; r <= Rounds; ++r) x = aes::round(x, keys.k[r]);
+  for (unsigned r = 1; r <= Rounds; ++r) x = aes::round(x, r == 1 ? keys.k[1] ^ l : keys.k[r]);
   return x;
 }
 
 // The hash of one key whose B is given, portable.
 constexpr Block portable(Block b, size_t len, const Keys& keys) noexcept {
-  return portable_rounds(b ^ keys.k[0] ^ length_mix(len), keys);
+  return portable_rounds(b ^ keys.k[0], length_mix(len), keys);
 }
 
 // The bodies a Hasher may run, narrowest first.
@@ -159,15 +164,21 @@ constexpr const char* body_name(Body b) noexcept {
 AGEBLOOM_TARGET_AES inline __m128i to_vector(const Block& b) noexcept {
   return _mm_set_epi64x(static_cast<long long>(b.hi), static_cast<long long>(b.lo));
 }
-// k[0] = k0 (K0, with a fixed length's L folded in where the caller has one),
-// k[1..4] the round keys.
-AGEBLOOM_TARGET_AES inline void load_keys(const Keys& keys, Block k0, __m128i* k) noexcept {
-  k[0] = to_vector(k0);
-  for (unsigned r = 1; r <= kRounds; ++r) k[r] = to_vector(keys.k[r]);
+// k[0] = K0, k[1] = K1 ^ l (l = L(len) of a run of one length, folded in
+// once; zero where each key brings its own), k[2..4] the other round keys.
+AGEBLOOM_TARGET_AES inline void load_keys(const Keys& keys, Block l, __m128i* k) noexcept {
+  for (unsigned r = 0; r <= kRounds; ++r) k[r] = to_vector(r == 1 ? keys.k[1] ^ l : keys.k[r]);
 }
-// The four rounds of a whitened block.
+// The four rounds of a whitened block (round 1's key already holds L).
 AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k) noexcept {
   for (unsigned r = 1; r <= kRounds; ++r) x = _mm_aesenc_si128(x, k[r]);
+  return x;
+}
+// The same for a block whose L(len) comes with it (runs of each its own
+// length).
+AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k, __m128i l) noexcept {
+  x = _mm_aesenc_si128(x, _mm_xor_si128(k[1], l));
+  for (unsigned r = 2; r <= kRounds; ++r) x = _mm_aesenc_si128(x, k[r]);
   return x;
 }
 // {h1, h2} to out[0], out[1].
@@ -175,22 +186,24 @@ AGEBLOOM_TARGET_AES inline void store_hash(__m128i h, uint64_t* out) noexcept {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), h);
 }
 
-// L(N) of a run of one length, folded into K0 once for the run (zero for
-// runs of each its own length, whose L goes into each key's vector).
+// L(N) of a run of one length, folded into round 1's key once for the run
+// (zero for runs of each its own length, whose L goes with each key).
 template <class Len>
 constexpr Block fixed_length_mix() noexcept {
   if constexpr (requires { Len::kLength; }) return length_mix(Len::kLength);
   else return Block{};
 }
+// True for a run of one length known at compile time.
+template <class Len>
+inline constexpr bool kOneLength = requires { Len::kLength; };
 
-// A key's B (with its L(len) unless its run's length is fixed) as a vector
-// from general registers: a key of at most 8 bytes in one movq (the high
-// word zero), a longer one with pinsrq.
+// A key's B as a vector from general registers: a key of at most 8 bytes of
+// a run of one length in one movq (the high word zero), any other with
+// pinsrq.
 template <class Len>
 AGEBLOOM_TARGET_AES inline __m128i key_vector_of(const void* key, size_t len) noexcept {
-  Block b = load(key, len);
-  if constexpr (!requires { Len::kLength; }) b = b ^ length_mix(len);
-  if constexpr (requires { Len::kLength; })
+  const Block b = load(key, len);
+  if constexpr (kOneLength<Len>)
     if constexpr (Len::kLength <= 8) return _mm_cvtsi64_si128(static_cast<long long>(b.lo));
   return to_vector(b);
 }
@@ -198,9 +211,9 @@ AGEBLOOM_TARGET_AES inline __m128i key_vector_of(const void* key, size_t len) no
 // One key whose B is given.
 AGEBLOOM_TARGET_AES inline Block aes_one(Block b, size_t len, const Keys& keys) noexcept {
   __m128i k[kRounds + 1];
-  load_keys(keys, keys.k[0], k);
+  load_keys(keys, length_mix(len), k);
   Block out;
-  store_hash(aes_rounds(_mm_xor_si128(to_vector(b ^ length_mix(len)), k[0]), k), &out.lo);
+  store_hash(aes_rounds(_mm_xor_si128(to_vector(b), k[0]), k), &out.lo);
   return out;
 }
 
@@ -210,9 +223,12 @@ template <class Len>
 AGEBLOOM_TARGET_AES inline void aes_pointers(const void* const* key, Len len, size_t n, const Keys& keys,
                                              uint64_t* out) noexcept {
   __m128i k[kRounds + 1];
-  load_keys(keys, keys.k[0] ^ fixed_length_mix<Len>(), k);
-  for (size_t i = 0; i < n; ++i)
-    store_hash(aes_rounds(_mm_xor_si128(key_vector_of<Len>(key[i], len[i]), k[0]), k), out + 2 * i);
+  load_keys(keys, fixed_length_mix<Len>(), k);
+  for (size_t i = 0; i < n; ++i) {
+    const __m128i x = _mm_xor_si128(key_vector_of<Len>(key[i], len[i]), k[0]);
+    if constexpr (kOneLength<Len>) store_hash(aes_rounds(x, k), out + 2 * i);
+    else store_hash(aes_rounds(x, k, to_vector(length_mix(len[i]))), out + 2 * i);
+  }
 }
 
 // n keys of N bytes held as words (Hasher::fixed_bulk): key i's bytes
@@ -222,7 +238,7 @@ template <size_t N>
 AGEBLOOM_TARGET_AES inline void aes_words(const uint64_t* first, const uint64_t* second, size_t n, const Keys& keys,
                                           uint64_t* out) noexcept {
   __m128i k[kRounds + 1];
-  load_keys(keys, keys.k[0] ^ length_mix(N), k);
+  load_keys(keys, length_mix(N), k);
   const __m128i kept = to_vector(kKeptBytes<N>);
   for (size_t i = 0; i < n; ++i) {
     const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(first + i));
@@ -235,14 +251,23 @@ AGEBLOOM_TARGET_AES inline void aes_words(const uint64_t* first, const uint64_t*
 // Each returns the keys it did (whole pairs); the caller does an odd last
 // one with AES-NI.
 // load_keys() in both halves of each register.
-AGEBLOOM_TARGET_VAES inline void broadcast_keys(const Keys& keys, Block k0, __m256i* k) noexcept {
-  k[0] = _mm256_broadcastsi128_si256(to_vector(k0));
-  for (unsigned r = 1; r <= kRounds; ++r) k[r] = _mm256_broadcastsi128_si256(to_vector(keys.k[r]));
+AGEBLOOM_TARGET_VAES inline void broadcast_keys(const Keys& keys, Block l, __m256i* k) noexcept {
+  for (unsigned r = 0; r <= kRounds; ++r) k[r] = _mm256_broadcastsi128_si256(to_vector(r == 1 ? keys.k[1] ^ l : keys.k[r]));
 }
-// The four rounds of two whitened blocks.
+// The four rounds of two whitened blocks, round 1's key holding L.
 AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k) noexcept {
   for (unsigned r = 1; r <= kRounds; ++r) x = _mm256_aesenc_epi128(x, k[r]);
   return x;
+}
+// The same for two blocks whose L(len)s come with them, one in each half.
+AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k, __m256i l) noexcept {
+  x = _mm256_aesenc_epi128(x, _mm256_xor_si256(k[1], l));
+  for (unsigned r = 2; r <= kRounds; ++r) x = _mm256_aesenc_epi128(x, k[r]);
+  return x;
+}
+// Two 128-bit vectors as one register, lo in the low half.
+AGEBLOOM_TARGET_VAES inline __m256i pair(__m128i lo, __m128i hi) noexcept {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
 // aes_pointers() two keys at a time.
@@ -250,12 +275,15 @@ template <class Len>
 AGEBLOOM_TARGET_VAES inline size_t vaes_pointers(const void* const* key, Len len, size_t n, const Keys& keys,
                                                  uint64_t* out) noexcept {
   __m256i k[kRounds + 1];
-  broadcast_keys(keys, keys.k[0] ^ fixed_length_mix<Len>(), k);
+  broadcast_keys(keys, fixed_length_mix<Len>(), k);
   size_t i = 0;
   for (; i + 2 <= n; i += 2) {
-    const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(key_vector_of<Len>(key[i], len[i])),
-                                              key_vector_of<Len>(key[i + 1], len[i + 1]), 1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), vaes_rounds(_mm256_xor_si256(b, k[0]), k));
+    const __m256i x =
+        _mm256_xor_si256(pair(key_vector_of<Len>(key[i], len[i]), key_vector_of<Len>(key[i + 1], len[i + 1])), k[0]);
+    __m256i h;
+    if constexpr (kOneLength<Len>) h = vaes_rounds(x, k);
+    else h = vaes_rounds(x, k, pair(to_vector(length_mix(len[i])), to_vector(length_mix(len[i + 1]))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), h);
   }
   return i;
 }
@@ -265,7 +293,7 @@ template <size_t N>
 AGEBLOOM_TARGET_VAES inline size_t vaes_words(const uint64_t* first, const uint64_t* second, size_t n,
                                               const Keys& keys, uint64_t* out) noexcept {
   __m256i k[kRounds + 1];
-  broadcast_keys(keys, keys.k[0] ^ length_mix(N), k);
+  broadcast_keys(keys, length_mix(N), k);
   const __m256i kept = _mm256_broadcastsi128_si256(to_vector(kKeptBytes<N>));
   size_t i = 0;
   for (; i + 2 <= n; i += 2) {
