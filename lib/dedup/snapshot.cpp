@@ -35,8 +35,10 @@ constexpr char kMagic[8] = {'A', 'G', 'E', 'B', 'L', 'O', 'O', 'M'};
 // as absent).
 // 3: probe() mixed its positions with mix64 (one commit, never released);
 // 4: probe() scatters them;
-// 5: keys of at most 16 bytes are hashed by AES rounds, not XXH3-128.
-constexpr uint32_t kFormat = 5;
+// 5: keys of at most 16 bytes hashed by AES rounds with L(len) in the input
+//    (one commit, never released);
+// 6: by AES rounds with L(len) in round 1's key, not XXH3-128.
+constexpr uint32_t kFormat = 6;
 constexpr uint32_t kByteOrder = 0x01020304;
 
 Header header_of(const SnapshotId& id, size_t state_bytes) {

@@ -318,7 +318,7 @@ TEST(ShortKeyHash, EveryBodyIsTheDefinition) {
     }
 }
 
-// Pinned answers: snapshots (format 5) and the cluster's workers need the
+// Pinned answers: snapshots (format 6) and the cluster's workers need the
 // function to stay what it is, so a change to it must show here and bump
 // the snapshot format. The values were taken from this implementation when
 // the definition was fixed (2026-12-01); that it computes the definition is
@@ -473,6 +473,17 @@ TEST(Hasher, ShortKeysAreReadWithinTheirBytes) {
         hash.hash_bulk(distinct, lens, n, out);
         for (size_t i = 0; i < n; ++i)
           EXPECT_EQ(out[i], reference(distinct[i], len, 7)) << name << " " << len << " key " << i;
+        // Two lengths alternating (the each-its-own-length path), every key
+        // ending at the page's last byte.
+        const void* mixed[8];
+        size_t mixed_lens[8];
+        for (size_t i = 0; i < 8; ++i) {
+          mixed_lens[i] = i % 2 ? len : 16 - len;
+          mixed[i] = end - mixed_lens[i];
+        }
+        hash.hash_bulk(mixed, mixed_lens, n, out);
+        for (size_t i = 0; i < n; ++i)
+          EXPECT_EQ(out[i], reference(mixed[i], mixed_lens[i], 7)) << name << " " << mixed_lens[i] << " key " << i;
       }
     }
   }
@@ -522,7 +533,7 @@ TEST(ShortKeyHash, LengthIsPartOfTheKey) {
   EXPECT_NE(hash(a, 1), hash(a, 2));
 }
 
-// L(len) enters with round 1's key, after a round under the secret K0: were
+// L(len) enters with round 1's key, after the S-boxes of B ^ K0: were
 // it XORed into the input with K0, a key A of len < 16 and the 16-byte key
 // pad(A) ^ L(len) ^ L(16) would enter the rounds as one block and collide
 // under every seed. Every such twin, for every length and several keys and

@@ -12,10 +12,17 @@
 //   h1 = S's low word, h2 = its high word
 // with K0..K4 five 128-bit keys from splitmix64 over s (keys_for()). L(len)
 // keeps keys apart that differ only in trailing zero bytes ("a" and "a\0").
-// It enters after the first round, not with K0: XORed into the input, a key
-// of len < 16 and the 16-byte key pad(key) ^ L(len) ^ L(16) would meet the
-// same rounds and collide under every seed. After a round keyed by the
-// secret K0, a twin needs K0.
+// It enters with the first round's key, not with K0: XORed into the input,
+// a key of len < 16 and the 16-byte key pad(key) ^ L(len) ^ L(16) would
+// meet the same rounds and collide under every seed. Now two keys of lengths
+// a != b meet only if round 1's S-box layer, on B ^ K0 with K0 secret, turns
+// their difference into L(a) ^ L(b) after MixColumns. For every pair of
+// lengths 0-16 the S-box difference that needs is nonzero in 15 or 16 bytes
+// (byte 15 among them whenever both are shorter than 16): two keys both
+// shorter than 16 bytes, zero in byte 15, cannot meet; a short key and a
+// 16-byte one need 15-16 S-boxes each to pass one given difference, at most
+// (4/256)^15 = 2^-90 a pair over K0, and no pair can be tried without the
+// seed.
 //
 // Why four rounds: one AES round spreads a byte over its column only; after
 // two, every output byte depends on every input byte; and any differential
@@ -23,7 +30,8 @@
 // The Design of Rijndael, §9.3, the four-round propagation theorem), each
 // passing a given difference with probability at most 2^-6, so no two keys'
 // hashes are related by a difference more likely than 2^-150 along any one
-// trail. The filters need h1 and h2 to be independent uniform draws per key;
+// trail (keys of one length: for those the rounds are a permutation of B,
+// so they never collide; across lengths, the bound above). The filters need h1 and h2 to be independent uniform draws per key;
 // tests/core/hash_test.cpp measures that (the strict avalanche criterion,
 // where one round fails and four pass; uniformity of reductions;
 // independence of the halves and of probes), as docs/ALGORITHMS.md
@@ -82,7 +90,7 @@ constexpr Keys keys_for(uint64_t seed) noexcept {
   return keys;
 }
 
-// L(len), XORed into a key's B with K0.
+// L(len), XORed into round 1's key (K1).
 constexpr Block length_mix(size_t len) noexcept { return {len * kLenLow, len * kLenHigh}; }
 
 // B of a key of len <= 16 bytes at p, reading only its bytes (a key may end
