@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "agebloom/core/hash.hpp"
 #include "agebloom/dedup/key_mode.hpp"
 #include "app.hpp"
 #include "capture_files.hpp"
@@ -334,6 +335,7 @@ int main(int argc, char** argv) {
   std::printf("dedup_fwd: guarantee: %s\n", f.guarantee(o.policy).c_str());
   if (std::string note = ab::dedup::DedupFilter::auto_note(o.spec, f); !note.empty())
     std::printf("dedup_fwd: note: %s\n", note.c_str());
+  if (const char* slow = ab::Hasher(app.seed).slow_body_note()) std::fprintf(stderr, "dedup_fwd: warning: %s\n", slow);
   std::fflush(stdout);
 
   keep_tx_captures();  // from here on the run forwards: its captures replace the files at exit

@@ -1183,6 +1183,8 @@ int main(int argc, char** argv) {
 
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
+  if (const char* slow = Hasher(o.dedup.seed).slow_body_note(); slow && !run.gpu)
+    std::fprintf(stderr, "agebloom-replay: warning: %s\n", slow);
   if (!o.plot.empty()) run.series = std::make_unique<tools::PlotSeries>();
   if (!info(owned.filter.structure()).false_negatives) {
     const uint64_t span = o.dedup.spec.window.span, slack = owned.filter.slack();

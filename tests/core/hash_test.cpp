@@ -593,6 +593,21 @@ TEST(ShortKeyHash, VaesBodyIsTheDefinition) {
   }
 }
 
+// The line the tools print where short keys take the portable body, and
+// only there.
+TEST(ShortKeyHash, SlowBodyNoteOnlyForThePortableBody) {
+  for (ab::Hasher::Body body : kBodies) {
+    const ab::Hasher hash = with_body(1, body);
+    if (hash.body() == ab::Hasher::Body::portable) {
+      ASSERT_NE(hash.slow_body_note(), nullptr);
+      EXPECT_NE(std::string(hash.slow_body_note()).find("portable"), std::string::npos);
+    } else {
+      EXPECT_EQ(hash.slow_body_note(), nullptr) << "body " << static_cast<int>(hash.body());
+    }
+  }
+  if (ab::cpu_has_aes()) EXPECT_EQ(ab::Hasher(1).slow_body_note(), nullptr) << "a Hasher on this CPU takes AES-NI";
+}
+
 // The strict avalanche criterion: flipping any one input bit flips each of
 // the 128 output bits with probability 1/2. Over 2000 keys per length the
 // frequency of each (input bit, output bit) pair has a standard deviation of

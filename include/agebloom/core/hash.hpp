@@ -5,10 +5,10 @@
 // "Less hashing, same performance", ESA 2006): keys of at most 16 bytes by
 // four AES rounds under keys drawn from the seed (short_key_hash.hpp: every
 // key of dedup_fwd's fast path, at about a third of XXH3's cost on CPUs
-// without AVX-512: 1.7-2.5 against 5.2-8.4 cycles a key on Zen 3), longer keys by XXH3-128 under the seed. The seed is what
-// stops an attacker from grinding keys that collide or saturate the filter,
-// so callers should draw it at random per process (dedup_fwd does, unless
-// --seed is set).
+// without AVX-512: 1.7-2.5 against 5.2-8.4 cycles a key on Zen 3), longer
+// keys by XXH3-128 under the seed. The seed is what stops an attacker from
+// grinding keys that collide or saturate the filter, so callers should draw
+// it at random per process (dedup_fwd does, unless --seed is set).
 //
 // Positions are mapped onto [0, n) by multiply-shift ((h * n) >> 64, Lemire
 // 2019), not modulo: no division on the hot path and no bias towards small
@@ -120,7 +120,8 @@ class Hasher {
       const bool is_short = lengths[i] <= kShortKeyBytes;
       bool one_length = true;
       size_t m = 1;
-      for (; i + m < n && (lengths[i + m] <= kShortKeyBytes) == is_short; ++m) one_length &= lengths[i + m] == lengths[i];
+      for (; i + m < n && (lengths[i + m] <= kShortKeyBytes) == is_short; ++m)
+        one_length &= lengths[i + m] == lengths[i];
       if (!is_short) long_run(keys + i, lengths + i, m, out + i);
       else if (one_length) (this->*kFixedRuns.run[lengths[i]])(keys + i, m, out + i);
       else short_run(keys + i, short_key_hash::EachLength{lengths + i}, m, out + i);
@@ -134,6 +135,16 @@ class Hasher {
   // The widest body short keys may take: they take the widest of those the
   // CPU has (portable forces the C++ rounds; tests and benchmarks compare).
   void use_body(Body widest) noexcept { body_ = widest_body(widest); }
+  // A line for the user where short keys take the portable body (a CPU
+  // without AES-NI, or a build without intrinsics), whose rounds cost about
+  // ten times AES-NI's (docs/PERFORMANCE.md); null where they take AES-NI or
+  // VAES. The bits are the same either way.
+  constexpr const char* slow_body_note() const noexcept {
+    return body_ == Body::portable ? "keys of at most 16 bytes are hashed by the portable AES rounds (no AES-NI on "
+                                     "this CPU, or a build without intrinsics): about 60-110 cycles a key where "
+                                     "AES-NI takes 2-6, the same hashes"
+                                   : nullptr;
+  }
 
  private:
   // The widest body up to `widest` that the CPU runs.

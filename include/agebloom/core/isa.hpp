@@ -6,8 +6,8 @@
 // which the compiler inlines the same baseline code with AVX2 enabled (the
 // blocked guarded epoch probe: 2.7x faster, docs/PERFORMANCE.md), or a body
 // written with intrinsics for AVX2 or AVX-512 (two-line's and the one-line
-// layout's bulk probes), or for AES-NI and VAES (the short-key hash). A filter asks the CPU once, at
-// create(), and keeps the answer; the data plane then branches on a value
+// layout's bulk probes), or for AES-NI and VAES (the short-key hash). A
+// filter asks the CPU once, at create(), and keeps the answer; the data plane then branches on a value
 // that never changes.
 #pragma once
 

@@ -31,8 +31,9 @@
 // passing a given difference with probability at most 2^-6, so no two keys'
 // hashes are related by a difference more likely than 2^-150 along any one
 // trail (keys of one length: for those the rounds are a permutation of B,
-// so they never collide; across lengths, the bound above). The filters need h1 and h2 to be independent uniform draws per key;
-// tests/core/hash_test.cpp measures that (the strict avalanche criterion,
+// so they never collide; across lengths, the bound above). The filters need
+// h1 and h2 to be independent uniform draws per key; tests/core/hash_test.cpp
+// measures that (the strict avalanche criterion,
 // where one round fails and four pass; uniformity of reductions;
 // independence of the halves and of probes), as docs/ALGORITHMS.md
 // records.
@@ -177,33 +178,30 @@ AGEBLOOM_TARGET_AES inline __m128i to_vector(const Block& b) noexcept {
 AGEBLOOM_TARGET_AES inline void load_keys(const Keys& keys, Block l, __m128i* k) noexcept {
   for (unsigned r = 0; r <= kRounds; ++r) k[r] = to_vector(r == 1 ? keys.k[1] ^ l : keys.k[r]);
 }
-// The four rounds of a whitened block (round 1's key already holds L).
-AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k) noexcept {
-  for (unsigned r = 1; r <= kRounds; ++r) x = _mm_aesenc_si128(x, k[r]);
-  return x;
-}
-// The same for a block whose L(len) comes with it (runs of each its own
-// length).
-AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k, __m128i l) noexcept {
-  x = _mm_aesenc_si128(x, _mm_xor_si128(k[1], l));
+// The four rounds of a whitened block under round 1's key k1 (k[1], which
+// holds a run's L already, or k[1] ^ L(len) for a key that brings its own).
+AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k, __m128i k1) noexcept {
+  x = _mm_aesenc_si128(x, k1);
   for (unsigned r = 2; r <= kRounds; ++r) x = _mm_aesenc_si128(x, k[r]);
   return x;
 }
+// The same for a block of a run of one length (round 1's key as loaded).
+AGEBLOOM_TARGET_AES inline __m128i aes_rounds(__m128i x, const __m128i* k) noexcept { return aes_rounds(x, k, k[1]); }
 // {h1, h2} to out[0], out[1].
 AGEBLOOM_TARGET_AES inline void store_hash(__m128i h, uint64_t* out) noexcept {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), h);
 }
 
+// True for a run of one length known at compile time.
+template <class Len>
+inline constexpr bool kOneLength = requires { Len::kLength; };
 // L(N) of a run of one length, folded into round 1's key once for the run
 // (zero for runs of each its own length, whose L goes with each key).
 template <class Len>
 constexpr Block fixed_length_mix() noexcept {
-  if constexpr (requires { Len::kLength; }) return length_mix(Len::kLength);
+  if constexpr (kOneLength<Len>) return length_mix(Len::kLength);
   else return Block{};
 }
-// True for a run of one length known at compile time.
-template <class Len>
-inline constexpr bool kOneLength = requires { Len::kLength; };
 
 // A key's B as a vector from general registers: a key of at most 8 bytes of
 // a run of one length in one movq (the high word zero), any other with
@@ -235,7 +233,7 @@ AGEBLOOM_TARGET_AES inline void aes_pointers(const void* const* key, Len len, si
   for (size_t i = 0; i < n; ++i) {
     const __m128i x = _mm_xor_si128(key_vector_of<Len>(key[i], len[i]), k[0]);
     if constexpr (kOneLength<Len>) store_hash(aes_rounds(x, k), out + 2 * i);
-    else store_hash(aes_rounds(x, k, to_vector(length_mix(len[i]))), out + 2 * i);
+    else store_hash(aes_rounds(x, k, _mm_xor_si128(k[1], to_vector(length_mix(len[i])))), out + 2 * i);
   }
 }
 
@@ -250,7 +248,8 @@ AGEBLOOM_TARGET_AES inline void aes_words(const uint64_t* first, const uint64_t*
   const __m128i kept = to_vector(kKeptBytes<N>);
   for (size_t i = 0; i < n; ++i) {
     const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(first + i));
-    const __m128i b = N > 8 ? _mm_unpacklo_epi64(lo, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(second + i))) : lo;
+    const __m128i b =
+        N > 8 ? _mm_unpacklo_epi64(lo, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(second + i))) : lo;
     store_hash(aes_rounds(_mm_xor_si128(_mm_and_si128(b, kept), k[0]), k), out + 2 * i);
   }
 }
@@ -260,18 +259,18 @@ AGEBLOOM_TARGET_AES inline void aes_words(const uint64_t* first, const uint64_t*
 // one with AES-NI.
 // load_keys() in both halves of each register.
 AGEBLOOM_TARGET_VAES inline void broadcast_keys(const Keys& keys, Block l, __m256i* k) noexcept {
-  for (unsigned r = 0; r <= kRounds; ++r) k[r] = _mm256_broadcastsi128_si256(to_vector(r == 1 ? keys.k[1] ^ l : keys.k[r]));
+  for (unsigned r = 0; r <= kRounds; ++r)
+    k[r] = _mm256_broadcastsi128_si256(to_vector(r == 1 ? keys.k[1] ^ l : keys.k[r]));
 }
-// The four rounds of two whitened blocks, round 1's key holding L.
-AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k) noexcept {
-  for (unsigned r = 1; r <= kRounds; ++r) x = _mm256_aesenc_epi128(x, k[r]);
-  return x;
-}
-// The same for two blocks whose L(len)s come with them, one in each half.
-AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k, __m256i l) noexcept {
-  x = _mm256_aesenc_epi128(x, _mm256_xor_si256(k[1], l));
+// aes_rounds() for two blocks, one in each half of x and of k1.
+AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k, __m256i k1) noexcept {
+  x = _mm256_aesenc_epi128(x, k1);
   for (unsigned r = 2; r <= kRounds; ++r) x = _mm256_aesenc_epi128(x, k[r]);
   return x;
+}
+// The same for two blocks of a run of one length.
+AGEBLOOM_TARGET_VAES inline __m256i vaes_rounds(__m256i x, const __m256i* k) noexcept {
+  return vaes_rounds(x, k, k[1]);
 }
 // Two 128-bit vectors as one register, lo in the low half.
 AGEBLOOM_TARGET_VAES inline __m256i pair(__m128i lo, __m128i hi) noexcept {
@@ -290,7 +289,9 @@ AGEBLOOM_TARGET_VAES inline size_t vaes_pointers(const void* const* key, Len len
         _mm256_xor_si256(pair(key_vector_of<Len>(key[i], len[i]), key_vector_of<Len>(key[i + 1], len[i + 1])), k[0]);
     __m256i h;
     if constexpr (kOneLength<Len>) h = vaes_rounds(x, k);
-    else h = vaes_rounds(x, k, pair(to_vector(length_mix(len[i])), to_vector(length_mix(len[i + 1]))));
+    else
+      h = vaes_rounds(x, k,
+                      _mm256_xor_si256(k[1], pair(to_vector(length_mix(len[i])), to_vector(length_mix(len[i + 1])))));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), h);
   }
   return i;
