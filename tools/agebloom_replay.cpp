@@ -547,6 +547,8 @@ int replay(const Options& o, OwnedFilter& owned, tools::MergedTraces& reader, co
   const pk::ClickOptions& click = keying->options.click;
   const pk::Key& key = keying->key;
   const Hasher hasher(o.dedup.seed);
+  // The CPU hashes every key, for a GPU replay too.
+  if (const char* slow = hasher.slow_body_note()) std::fprintf(stderr, "agebloom-replay: warning: %s\n", slow);
   const Window window = o.dedup.spec.window;
   const bool always = o.dedup.policy == dedup::Policy::insert_always;
 
@@ -1183,8 +1185,6 @@ int main(int argc, char** argv) {
 
   Run run;
   run.gpu = choose_gpu(o, owned.filter, run.gpu_why_not);
-  if (const char* slow = Hasher(o.dedup.seed).slow_body_note(); slow && !run.gpu)
-    std::fprintf(stderr, "agebloom-replay: warning: %s\n", slow);
   if (!o.plot.empty()) run.series = std::make_unique<tools::PlotSeries>();
   if (!info(owned.filter.structure()).false_negatives) {
     const uint64_t span = o.dedup.spec.window.span, slack = owned.filter.slack();
