@@ -7,8 +7,8 @@
 // blocked guarded epoch probe: 2.7x faster, docs/PERFORMANCE.md), or a body
 // written with intrinsics for AVX2 or AVX-512 (two-line's and the one-line
 // layout's bulk probes), or for AES-NI and VAES (the short-key hash). A
-// filter asks the CPU once, at create(), and keeps the answer; the data plane then branches on a value
-// that never changes.
+// filter asks the CPU once, at create(), and keeps the answer; the data
+// plane then branches on a value that never changes.
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \

@@ -33,10 +33,9 @@
 // trail (keys of one length: for those the rounds are a permutation of B,
 // so they never collide; across lengths, the bound above). The filters need
 // h1 and h2 to be independent uniform draws per key; tests/core/hash_test.cpp
-// measures that (the strict avalanche criterion,
-// where one round fails and four pass; uniformity of reductions;
-// independence of the halves and of probes), as docs/ALGORITHMS.md
-// records.
+// measures that (the strict avalanche criterion, where one round fails and
+// four pass; uniformity of reductions; independence of the halves and of
+// probes), as docs/ALGORITHMS.md records.
 //
 // Three bodies, the same bits (held equal by the tests): the portable one
 // (aes_round.hpp), AES-NI (one key an instruction; every x86-64 server CPU
