@@ -605,7 +605,9 @@ TEST(ShortKeyHash, SlowBodyNoteOnlyForThePortableBody) {
       EXPECT_EQ(hash.slow_body_note(), nullptr) << "body " << static_cast<int>(hash.body());
     }
   }
-  if (ab::cpu_has_aes()) EXPECT_EQ(ab::Hasher(1).slow_body_note(), nullptr) << "a Hasher on this CPU takes AES-NI";
+  if (ab::cpu_has_aes()) {
+    EXPECT_EQ(ab::Hasher(1).slow_body_note(), nullptr) << "a Hasher on this CPU takes AES-NI";
+  }
 }
 
 // The strict avalanche criterion: flipping any one input bit flips each of
