@@ -4,7 +4,13 @@
 # same virtual ports in the same run. Ratios only: the machine is shared.
 #
 #   scripts/bench_pipeline.sh [--seconds S (default 5)] [--frames F] [--rounds R (default 5)]
-#                             [--memory 4k|huge|auto (default 4k)] [--profile]
+#                             [--window W (default 1000000)] [--memory 4k|huge|auto (default 4k)]
+#                             [--profile]
+#
+# --window: dedup_fwd's W, the target's 1M by default. Another W is for
+# experiments on the filter's footprint (a smaller filter competes less with
+# net_pcap for the caches: docs/PERFORMANCE.md, "A fourth machine: Zen 4");
+# the table's rows name it.
 #
 # --profile: every run also sampled by perf's software clock (cpu-clock,
 # 999 Hz: no hardware counters needed; ~10% slower runs), and each
@@ -41,18 +47,32 @@ cd "$(dirname "$0")/.."
 seconds=5
 frames=16384
 rounds=5
+window=1000000
 memory=4k
 profile=0
+usage() { echo "usage: scripts/bench_pipeline.sh [--seconds S] [--frames F] [--rounds R] [--window W] [--memory 4k|huge|auto] [--profile] | --help" >&2; exit 2; }
+# An option's value: present, and for the counts a positive decimal integer.
+value() { [[ $# -ge 2 && -n "$2" ]] || { echo "bench_pipeline: $1 needs a value" >&2; usage; }; }
+count() {
+  value "$@"
+  [[ $2 =~ ^[1-9][0-9]{0,9}$ ]] || { echo "bench_pipeline: $1 must be a positive integer, not '$2'" >&2; usage; }
+}
 while (($#)); do
   case "$1" in
-    --seconds) seconds=$2; shift 2 ;;
-    --frames) frames=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --memory) memory=$2; shift 2 ;;
+    --seconds) count "$@"; seconds=$2; shift 2 ;;
+    --frames) count "$@"; frames=$2; shift 2 ;;
+    --rounds) count "$@"; rounds=$2; shift 2 ;;
+    --window) count "$@"; window=$2; shift 2 ;;
+    --memory) value "$@"; memory=$2; shift 2 ;;
     --profile) profile=1; shift ;;
-    *) echo "usage: $0 [--seconds S] [--frames F] [--rounds R] [--memory 4k|huge|auto] [--profile]" >&2; exit 2 ;;
+    --help | -h) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench_pipeline: unknown option '$1'" >&2; usage ;;
   esac
 done
+# The window as the table names it: 1M, 64K, or the plain number.
+if ((window % 1000000 == 0)); then wname="$((window / 1000000))M"
+elif ((window % 1000 == 0)); then wname="$((window / 1000))K"
+else wname=$window; fi
 
 mbufs=$((frames + 16384))  # the pool: net_pcap keeps the capture's F frames in it (below)
 megabytes=$((512 + mbufs / 256))
@@ -135,7 +155,7 @@ dedup_cycles() {  # $1 = key mode, $2 = filter name, $3 = run stem (its files' n
   local json="$out/$3.json"
   local rc=0
   sampled "$3" timeout --preserve-status -s INT "$seconds" "$fwd" -l 1 --file-prefix "agebloom-pipe-$$-$3" "${eal[@]}" -- \
-    --key "$1" --window 1000000 --fpr 0.01 --filter "$2" --action count --seed 1 --mbufs "$mbufs" \
+    --key "$1" --window "$window" --fpr 0.01 --filter "$2" --action count --seed 1 --mbufs "$mbufs" \
     --stats-interval 0 --stats-json "$json" >"$out/$3.log" 2>&1 || rc=$?
   if ((rc != 0)); then
     echo "bench_pipeline: dedup_fwd $1 $2 exited with status $rc; its log: $out/$3.log" >&2
@@ -159,7 +179,7 @@ names=("testpmd io" "testpmd 5tswap")
 stems=(testpmd-io testpmd-5tswap)
 dedup_runs=("src-ip auto" "src-ip interleaved" "src-ip guarded-epoch-blocked" "flow auto")
 for d in "${dedup_runs[@]}"; do
-  names+=("dedup_fwd ${d% *} W=1M --filter ${d#* }")
+  names+=("dedup_fwd ${d% *} W=$wname --filter ${d#* }")
   stems+=("dedup_fwd-${d% *}-${d#* }")
 done
 run_one() {  # $1 = row index
@@ -208,6 +228,7 @@ for name, v in vals.items():
     print("%-54s %9.1f %9.2f %7.2f-%-7.2f %9.1f" % (name, med[name], med[name] / swap, min(per), max(per), med[name] - io))
 PY
 echo "target: dedup_fwd src-ip at W = 1M no more cycles per packet than testpmd 5tswap (ratio <= 1.00)"
+((window == 1000000)) || echo "(this run's W is $wname, not the target's: its rows do not measure the target)"
 echo "cyc/pkt: median over rounds; per round: that round's ratio to 5tswap, lowest-highest;"
 echo "over io: cycles per packet beyond testpmd io (receive + transmit only), each forwarder's own work"
 echo "logs and JSON (last round): $out; every round's cycles per packet: $out/rounds.tsv"

@@ -30,6 +30,11 @@ for f in garbage empty list none; do
 done
 check 0 "$root/scripts/bench_tables.py --help" "usage: scripts/bench_tables.py"
 check 0 "$root/scripts/bench_instructions.sh --help" "scripts/bench_pipeline.sh has them"
+check 0 "$root/scripts/bench_pipeline.sh --help" "The pipeline figure"
+check 2 "$root/scripts/bench_pipeline.sh --window" "--window needs a value"
+check 2 "$root/scripts/bench_pipeline.sh --window 1e6" "--window must be a positive integer, not '1e6'"
+check 2 "$root/scripts/bench_pipeline.sh --rounds 0" "--rounds must be a positive integer"
+check 2 "$root/scripts/bench_pipeline.sh --bogus" "unknown option '--bogus'"
 check 2 "$root/scripts/bench_instructions.sh --out"
 check 0 "$root/scripts/sweep_captures.sh --help" "Runs every capture"
 check 2 "$root/scripts/sweep_captures.sh no-such-folder" "is not a folder"
