@@ -65,7 +65,7 @@ while (($#)); do
     --window) count "$@"; window=$2; shift 2 ;;
     --memory) value "$@"; memory=$2; shift 2 ;;
     --profile) profile=1; shift ;;
-    --help | -h) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help | -h) sed -n '2,/^set -euo/p' scripts/bench_pipeline.sh | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_pipeline: unknown option '$1'" >&2; usage ;;
   esac
 done
