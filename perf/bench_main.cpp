@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("tsc_ghz", std::to_string(hz / 1e9));
   benchmark::AddCustomContext("cycles_per_op", "TSC ticks around the timed operations / operations");
 #if AGEBLOOM_BENCH_DPDK
-  std::printf("agebloom-bench: EAL memory (rte_member peers, pipeline mbufs and filter): %s\n", eal_memory());
+  std::printf("agebloom-bench: EAL memory (rte_member peers, pipeline mbufs and filter%s): %s\n",
+              eal_on_hugepages() ? ", our filters and memory floors" : "", eal_memory());
   benchmark::AddCustomContext("eal_memory", eal_memory());
 #endif
 

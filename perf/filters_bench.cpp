@@ -2,8 +2,9 @@
 // (agebloom/registry/structure.hpp), each in the configuration a user gets
 // with --filter NAME --fpr 0.01 (the planner's best shape of that structure
 // at FPR 1%), so a registered structure is benchmarked without a line here.
-// The filter's state lives in an arena this file owns (aligned_alloc), as an
-// application's would (rte_malloc_socket, a static array).
+// The filter's state lives in an arena this file owns (SubjectMemory: the
+// process heap, or EAL's hugepages beside the peers), as an application's
+// would (rte_malloc_socket, a static array).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "agebloom/registry/filter_config.hpp"
 #include "bench_common.hpp"
 #include "planned_config.hpp"
+#include "subject_memory.hpp"
 
 namespace agebloom::perf {
 namespace {
@@ -28,18 +30,16 @@ class FilterSubject {
   static constexpr const char* kName = Traits::kName;
   static constexpr bool kHashesKeys = false;
 
-  explicit FilterSubject(uint64_t w) : cfg_(config_or_die(w)) {
+  explicit FilterSubject(uint64_t w) : cfg_(config_or_die(w)), memory_(*Filter::bytes_needed(cfg_)) {
     const size_t bytes = *Filter::bytes_needed(cfg_);
-    memory_ = std::aligned_alloc(kCacheLine, align_up(bytes, kCacheLine));
-    if (!memory_) die("out of memory");
-    Arena arena(memory_, bytes);
+    if (!memory_.data()) die((std::string("no room for the filter's arena on the ") + memory_.where()).c_str());
+    Arena arena(memory_.data(), bytes);
     auto f = Filter::create(cfg_, arena);
     if (!f) die(f.what());
     filter_ = *f;
     bytes_ = bytes;
     if constexpr (requires(Filter& x) { Traits::tune(x); }) Traits::tune(filter_);
   }
-  ~FilterSubject() { std::free(memory_); }
   FilterSubject(const FilterSubject&) = delete;
   FilterSubject& operator=(const FilterSubject&) = delete;
 
@@ -84,7 +84,7 @@ class FilterSubject {
 
   std::remove_cvref_t<decltype(*Traits::config(1))> cfg_;
   Filter filter_;
-  void* memory_ = nullptr;
+  SubjectMemory memory_;
   size_t bytes_ = 0;
   Hasher hasher_{kHashSeed};
 };

@@ -25,6 +25,7 @@
 #include "agebloom/filters/lane_lines.hpp"
 #include "bench_common.hpp"
 #include "planned_config.hpp"
+#include "subject_memory.hpp"
 
 namespace agebloom::perf {
 namespace {
@@ -44,20 +45,13 @@ class MemoryFloor {
   static constexpr const char* kName = kLines == 1 ? "floor-one-line" : "floor-two-lines";
   static constexpr bool kHashesKeys = false;
 
-  explicit MemoryFloor(uint64_t w) : window_(w) {
-    auto cfg = planned_config(kLike, w);
-    if (!cfg) die("the planner refused the layout this floor is sized as");
-    // The filter's own arena size for the same window and FPR, less nothing:
-    // its header line is one line among millions.
-    bytes_ = align_up(cfg->bytes_needed(), kCacheLine);
-    memory_ = std::aligned_alloc(kCacheLine, bytes_);
-    if (!memory_) die("out of memory");
-    Arena arena(memory_, bytes_);
+  explicit MemoryFloor(uint64_t w) : window_(w), bytes_(arena_bytes(w)), memory_(bytes_) {
+    if (!memory_.data()) die((std::string("no room for the floor's lines on the ") + memory_.where()).c_str());
+    Arena arena(memory_.data(), bytes_);
     auto lines = Lines::carve(arena, bytes_ / sizeof(Line));
     if (!lines) die(lines.what());
     lines_ = *lines;
   }
-  ~MemoryFloor() { std::free(memory_); }
   MemoryFloor(const MemoryFloor&) = delete;
   MemoryFloor& operator=(const MemoryFloor&) = delete;
 
@@ -140,9 +134,17 @@ class MemoryFloor {
     for (size_t j = 0; j < n; ++j) out[j] = touch(at[j], h[j].h2);
   }
 
+  // The filter's own arena size for the same window and FPR, less nothing:
+  // its header line is one line among millions.
+  static size_t arena_bytes(uint64_t w) {
+    auto cfg = planned_config(kLike, w);
+    if (!cfg) die("the planner refused the layout this floor is sized as");
+    return align_up(cfg->bytes_needed(), kCacheLine);
+  }
+
   uint64_t window_;
-  void* memory_ = nullptr;
-  size_t bytes_ = 0;
+  size_t bytes_;
+  SubjectMemory memory_;
   Lines lines_;
   Hasher hasher_{kHashSeed};
 };

@@ -58,7 +58,9 @@ std::string g_runtime_dir;          // the EAL's, removed by cleanup_eal
 
 }  // namespace
 
+bool g_eal_huge = false;
 const char* eal_memory() { return g_eal_memory; }
+bool eal_on_hugepages() { return g_eal_huge; }
 
 bool init_eal(const char* argv0) {
   // No hugepages or devices: rte_member needs only EAL's heap. The main
@@ -70,9 +72,8 @@ bool init_eal(const char* argv0) {
   // AGEBLOOM_BENCH_MEMORY=huge puts EAL's heap on 2 MB hugepages instead
   // (1 GB of them free on a mounted hugetlbfs), as dedup_fwd runs in
   // production: the pipeline benchmark's mbufs and filter then live there,
-  // both sides alike. Only EAL's heap moves: the filter table's own
-  // structures stay on the process heap while the rte_member peers get
-  // hugepages, so read the filter table from a default run.
+  // both sides alike, and so do our filters' and the memory floors' arenas
+  // (subject_memory.hpp): every subject of the filter table on the same pages.
   const unsigned cpus = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
   const char* memory = std::getenv("AGEBLOOM_BENCH_MEMORY");
   const bool huge = memory != nullptr && std::strcmp(memory, "huge") == 0;
@@ -98,6 +99,7 @@ bool init_eal(const char* argv0) {
     return false;
   }
   g_eal_memory = huge ? "2 MB hugepages" : "4 KB pages (--no-huge)";
+  g_eal_huge = huge;
   g_runtime_dir = rte_eal_get_runtime_dir();
   return true;
 }

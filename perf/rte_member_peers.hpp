@@ -37,6 +37,9 @@ bool init_eal(const char* argv0);
 // Where init_eal put EAL's heap: "2 MB hugepages", "4 KB pages (--no-huge)",
 // or "none" before it succeeded.
 const char* eal_memory();
+// Whether init_eal put EAL's heap on hugepages (subject_memory.hpp then puts
+// our subjects there too).
+bool eal_on_hugepages();
 void cleanup_eal();
 
 class HtCacheSubject {

@@ -1,0 +1,40 @@
+#include "subject_memory.hpp"
+
+#include <cstdlib>
+
+#ifdef AGEBLOOM_BENCH_DPDK
+#include <rte_malloc.h>
+
+#include "rte_member_peers.hpp"
+#endif
+
+namespace agebloom::perf {
+namespace {
+constexpr size_t kLine = 64;
+}
+
+SubjectMemory::SubjectMemory(size_t bytes) {
+  const size_t rounded = (bytes + kLine - 1) / kLine * kLine;
+#ifdef AGEBLOOM_BENCH_DPDK
+  if (eal_on_hugepages()) {
+    eal_ = true;
+    data_ = rte_malloc("agebloom_bench_subject", rounded, kLine);
+    return;
+  }
+#endif
+  data_ = std::aligned_alloc(kLine, rounded);
+}
+
+SubjectMemory::~SubjectMemory() {
+#ifdef AGEBLOOM_BENCH_DPDK
+  if (eal_) {
+    rte_free(data_);
+    return;
+  }
+#endif
+  std::free(data_);
+}
+
+const char* SubjectMemory::where() const noexcept { return eal_ ? "2 MB hugepages (EAL heap)" : "process heap"; }
+
+}  // namespace agebloom::perf

@@ -1,0 +1,32 @@
+// The arena a benchmark subject's state lives in, on the same kind of memory
+// as the rte_member peers it is compared with: EAL's heap (rte_malloc) when
+// init_eal put that heap on 2 MB hugepages (AGEBLOOM_BENCH_MEMORY=huge, as
+// dedup_fwd keeps its filters in production), the process heap otherwise.
+// Without that, a hugepage run would time rte_member on 2 MB pages against
+// our filters on 4 KB ones, and every random line probed at W = 64M would
+// pay a page walk on one side only.
+#pragma once
+
+#include <cstddef>
+
+namespace agebloom::perf {
+
+class SubjectMemory {
+ public:
+  // Cache-line aligned, `bytes` rounded up to whole lines; nullptr-backed
+  // (data() == nullptr) if neither heap had room.
+  explicit SubjectMemory(size_t bytes);
+  ~SubjectMemory();
+  SubjectMemory(const SubjectMemory&) = delete;
+  SubjectMemory& operator=(const SubjectMemory&) = delete;
+
+  void* data() const noexcept { return data_; }
+  // "2 MB hugepages (EAL heap)" or "process heap": where data() lies.
+  const char* where() const noexcept;
+
+ private:
+  void* data_ = nullptr;
+  bool eal_ = false;
+};
+
+}  // namespace agebloom::perf
