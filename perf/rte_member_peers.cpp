@@ -54,11 +54,11 @@ rte_member_setsum* create(const char* kind, rte_member_setsum_type type, uint8_t
 }
 
 const char* g_eal_memory = "none";  // set by init_eal
+bool g_eal_huge = false;            // set by init_eal
 std::string g_runtime_dir;          // the EAL's, removed by cleanup_eal
 
 }  // namespace
 
-bool g_eal_huge = false;
 const char* eal_memory() { return g_eal_memory; }
 bool eal_on_hugepages() { return g_eal_huge; }
 
