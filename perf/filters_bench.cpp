@@ -68,7 +68,7 @@ class FilterSubject {
   std::string describe() const {
     std::string isa;
     if constexpr (requires { filter_.isa(); }) isa = std::string(" isa=") + isa_name(filter_.isa());
-    return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa;
+    return Traits::describe(cfg_) + " bytes=" + std::to_string(bytes_) + isa + memory_.label();
   }
 
  private:

@@ -81,7 +81,7 @@ class MemoryFloor {
   double model_fpr() const noexcept { return std::nan(""); }  // not a filter
   std::string describe() const {
     return std::string("memory floor: ") + (kLines == 1 ? "1 line" : "2 adjacent lines") + " per key, sized as " +
-           info(kLike).name + " bytes=" + std::to_string(bytes_);
+           info(kLike).name + " bytes=" + std::to_string(bytes_) + memory_.label();
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "subject_memory.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 #ifdef AGEBLOOM_BENCH_DPDK
@@ -17,9 +18,14 @@ SubjectMemory::SubjectMemory(size_t bytes) {
   const size_t rounded = (bytes + kLine - 1) / kLine * kLine;
 #ifdef AGEBLOOM_BENCH_DPDK
   if (eal_on_hugepages()) {
-    eal_ = true;
     data_ = rte_malloc("agebloom_bench_subject", rounded, kLine);
-    return;
+    if (data_) {
+      eal_ = true;
+      return;
+    }
+    fell_back_ = true;
+    std::fprintf(stderr, "agebloom-bench: %zu bytes do not fit EAL's hugepage heap; this subject is on the process heap\n",
+                 rounded);
   }
 #endif
   data_ = std::aligned_alloc(kLine, rounded);
@@ -36,5 +42,10 @@ SubjectMemory::~SubjectMemory() {
 }
 
 const char* SubjectMemory::where() const noexcept { return eal_ ? "2 MB hugepages (EAL heap)" : "process heap"; }
+
+const char* SubjectMemory::label() const noexcept {
+  if (eal_) return " memory=hugepages";
+  return fell_back_ ? " memory=process-heap" : "";
+}
 
 }  // namespace agebloom::perf

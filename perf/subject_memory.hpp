@@ -13,8 +13,11 @@ namespace agebloom::perf {
 
 class SubjectMemory {
  public:
-  // Cache-line aligned, `bytes` rounded up to whole lines; nullptr-backed
-  // (data() == nullptr) if neither heap had room.
+  // Cache-line aligned, `bytes` rounded up to whole lines; data() ==
+  // nullptr if no heap had room. A subject too large for EAL's 1 GiB
+  // hugepage heap (tbf and counting at W = 64M take 1.4-2.3 GB) falls back
+  // to the process heap, says so on stderr, and label() names it, so its
+  // figures are not read as hugepage ones.
   explicit SubjectMemory(size_t bytes);
   ~SubjectMemory();
   SubjectMemory(const SubjectMemory&) = delete;
@@ -23,10 +26,15 @@ class SubjectMemory {
   void* data() const noexcept { return data_; }
   // "2 MB hugepages (EAL heap)" or "process heap": where data() lies.
   const char* where() const noexcept;
+  // For a benchmark's label: "" on a default run (every subject on the
+  // process heap), " memory=hugepages" or " memory=process-heap" when
+  // EAL's heap is on hugepages.
+  const char* label() const noexcept;
 
  private:
   void* data_ = nullptr;
-  bool eal_ = false;
+  bool eal_ = false;       // data() is on EAL's hugepage heap
+  bool fell_back_ = false;  // EAL's heap is on hugepages, data() is not
 };
 
 }  // namespace agebloom::perf
