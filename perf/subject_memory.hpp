@@ -3,7 +3,7 @@
 // init_eal put that heap on 2 MB hugepages (AGEBLOOM_BENCH_MEMORY=huge, as
 // dedup_fwd keeps its filters in production), the process heap otherwise.
 // Without that, a hugepage run would time rte_member on 2 MB pages against
-// our filters on 4 KB ones, and every random line probed at W = 64M would
+// our filters on 4 KB ones, where every random line probed at W = 64M can
 // pay a page walk on one side only.
 #pragma once
 
