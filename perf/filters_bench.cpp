@@ -30,14 +30,12 @@ class FilterSubject {
   static constexpr const char* kName = Traits::kName;
   static constexpr bool kHashesKeys = false;
 
-  explicit FilterSubject(uint64_t w) : cfg_(config_or_die(w)), memory_(*Filter::bytes_needed(cfg_)) {
-    const size_t bytes = *Filter::bytes_needed(cfg_);
+  explicit FilterSubject(uint64_t w) : cfg_(config_or_die(w)), bytes_(*Filter::bytes_needed(cfg_)), memory_(bytes_) {
     if (!memory_.data()) die((std::string("no room for the filter's arena on the ") + memory_.where()).c_str());
-    Arena arena(memory_.data(), bytes);
+    Arena arena(memory_.data(), bytes_);
     auto f = Filter::create(cfg_, arena);
     if (!f) die(f.what());
     filter_ = *f;
-    bytes_ = bytes;
     if constexpr (requires(Filter& x) { Traits::tune(x); }) Traits::tune(filter_);
   }
   FilterSubject(const FilterSubject&) = delete;
@@ -83,9 +81,9 @@ class FilterSubject {
   }
 
   std::remove_cvref_t<decltype(*Traits::config(1))> cfg_;
-  Filter filter_;
+  size_t bytes_;           // the arena's: after cfg_, before memory_ (the initialisation order)
   SubjectMemory memory_;
-  size_t bytes_ = 0;
+  Filter filter_;
   Hasher hasher_{kHashSeed};
 };
 

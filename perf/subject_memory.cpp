@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "agebloom/core/arena.hpp"
+
 #ifdef AGEBLOOM_BENCH_DPDK
 #include <rte_malloc.h>
 
@@ -10,15 +12,12 @@
 #endif
 
 namespace agebloom::perf {
-namespace {
-constexpr size_t kLine = 64;
-}
 
 SubjectMemory::SubjectMemory(size_t bytes) {
-  const size_t rounded = (bytes + kLine - 1) / kLine * kLine;
+  const size_t rounded = align_up(bytes, kCacheLine);
 #ifdef AGEBLOOM_BENCH_DPDK
   if (eal_on_hugepages()) {
-    data_ = rte_malloc("agebloom_bench_subject", rounded, kLine);
+    data_ = rte_malloc("agebloom_bench_subject", rounded, kCacheLine);
     if (data_) {
       eal_ = true;
       return;
@@ -28,7 +27,7 @@ SubjectMemory::SubjectMemory(size_t bytes) {
                  rounded);
   }
 #endif
-  data_ = std::aligned_alloc(kLine, rounded);
+  data_ = std::aligned_alloc(kCacheLine, rounded);
 }
 
 SubjectMemory::~SubjectMemory() {
