@@ -610,6 +610,25 @@ TEST(ShortKeyHash, SlowBodyNoteOnlyForThePortableBody) {
   }
 }
 
+// core/isa.hpp reads CPUID once per process (in a VM each read is a trap to
+// the hypervisor) and answers from that cache: the answers must be g++'s own
+// reading of the same bits, on the first ask and on every later one.
+TEST(Isa, CachedAesAnswersAreTheCompilersCpuModel) {
+#if AGEBLOOM_INTRINSICS_DISPATCH && defined(__GNUC__) && !defined(__clang__)
+  __builtin_cpu_init();
+  const bool aes = __builtin_cpu_supports("aes"), vaes = aes && __builtin_cpu_supports("vaes") &&
+                                                         __builtin_cpu_supports("avx2");
+  for (int ask = 0; ask < 3; ++ask) {
+    EXPECT_EQ(ab::cpu_has_aes(), aes) << "ask " << ask;
+    EXPECT_EQ(ab::cpu_has_vaes(), vaes) << "ask " << ask;
+    EXPECT_EQ(ab::Hasher(ask).body(), vaes ? ab::Hasher::Body::vaes : aes ? ab::Hasher::Body::aes
+                                                                           : ab::Hasher::Body::portable);
+  }
+#else
+  GTEST_SKIP() << "g++'s __builtin_cpu_supports is the independent reader (clang 14's knows no \"aes\")";
+#endif
+}
+
 // The strict avalanche criterion: flipping any one input bit flips each of
 // the 128 output bits with probability 1/2. Over 2000 keys per length the
 // frequency of each (input bit, output bit) pair has a standard deviation of

@@ -97,51 +97,78 @@ inline bool cpu_has_avx512dq() noexcept {
 #endif
 }
 
-#if AGEBLOOM_INTRINSICS_DISPATCH
-// CPUID's ECX for a leaf (subleaf 0): clang 14's __builtin_cpu_supports
-// knows no "aes" or "vaes", so those bits are read here.
-inline unsigned cpuid_ecx(unsigned leaf) noexcept {
+#if AGEBLOOM_ISA_DISPATCH
+namespace isa_detail {
+struct CpuidWords {
+  unsigned eax, ecx;
+};
+// CPUID's EAX and ECX for a leaf (subleaf 0): clang 14's
+// __builtin_cpu_supports knows no "aes" or "vaes", and neither compiler
+// reads the family, so those are read here.
+inline CpuidWords cpuid(unsigned leaf) noexcept {
   unsigned eax, ebx, ecx, edx;
   __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(leaf), "c"(0));
-  return ecx;
+  return {eax, ecx};
 }
+
+// What CPUID says, read once per process. In a virtual machine CPUID traps
+// to the hypervisor: 11,600-18,800 cycles a call on a KVM guest, and a
+// Hasher, which asks at construction, asked twice, 98% of the time of tests
+// that made one per key (docs/PERFORMANCE.md, "Asking the CPU once"); now
+// a construction takes ~30 cycles. Threads that race to fill the cache
+// store the same value; relaxed atomics make that defined without a guard
+// variable, which freestanding builds lack.
+inline constexpr unsigned kRead = 1, kAes = 2, kVaes = 4, kFastPdep = 8;
+inline unsigned cpu_bits_cache = 0;  // 0: not read yet
+inline unsigned cpu_bits() noexcept {
+  unsigned v = __atomic_load_n(&cpu_bits_cache, __ATOMIC_RELAXED);
+  if (v != 0) return v;
+  __builtin_cpu_init();
+  const CpuidWords leaf1 = cpuid(1);
+  // AES-NI: leaf 1, ECX bit 25. VAES on 256-bit registers: AES-NI, AVX2
+  // (whose check includes the OS's saving of the registers) and leaf 7's ECX
+  // bit 9.
+  const bool aes = (leaf1.ecx >> 25) & 1;
+  const bool vaes = aes && __builtin_cpu_supports("avx2") && ((cpuid(7).ecx >> 9) & 1);
+  // Fast pdep/pext: BMI2 on Intel since Haswell, on AMD since Zen 3 (family
+  // 19h). Zen 1 and 2 (family 17h), Hygon's Zen-based family 18h and
+  // Excavator run them in microcode, tens to hundreds of cycles, slower than
+  // the broadword code they would replace: any vendor but Intel needs family
+  // 19h or later.
+  const unsigned base_family = (leaf1.eax >> 8) & 0xf;
+  const unsigned family = base_family + (base_family == 0xf ? (leaf1.eax >> 20) & 0xff : 0);
+  const bool fast_pdep = __builtin_cpu_supports("bmi2") && (__builtin_cpu_is("intel") || family >= 0x19);
+  v = kRead | (aes ? kAes : 0) | (vaes ? kVaes : 0) | (fast_pdep ? kFastPdep : 0);
+  __atomic_store_n(&cpu_bits_cache, v, __ATOMIC_RELAXED);
+  return v;
+}
+}  // namespace isa_detail
 #endif
 
-// True when this CPU executes AES-NI (and the build can dispatch to it):
-// CPUID leaf 1, ECX bit 25.
+// True when this CPU executes AES-NI (and the build can dispatch to it).
 inline bool cpu_has_aes() noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-  return (cpuid_ecx(1) >> 25) & 1;
+  return isa_detail::cpu_bits() & isa_detail::kAes;
 #else
   return false;
 #endif
 }
 
-// True when this CPU executes VAES on 256-bit registers: AES-NI, AVX2 (whose
-// check includes the OS's saving of the registers) and CPUID leaf 7's ECX
-// bit 9.
+// True when this CPU executes VAES on 256-bit registers (and the build can
+// dispatch to it).
 inline bool cpu_has_vaes() noexcept {
 #if AGEBLOOM_INTRINSICS_DISPATCH
-  return cpu_has_aes() && cpu_has_avx2() && ((cpuid_ecx(7) >> 9) & 1);
+  return isa_detail::cpu_bits() & isa_detail::kVaes;
 #else
   return false;
 #endif
 }
 
-// True when this CPU executes BMI2's pdep/pext quickly: Intel since Haswell,
-// AMD since Zen 3 (family 19h). Zen 1 and 2 (family 17h), Hygon's Zen-based
-// family 18h and Excavator run them in microcode, tens to hundreds of
-// cycles, slower than the broadword code they would replace: any vendor but
-// Intel needs family 19h or later. The pocket epoch filter's select uses it.
+// True when this CPU executes BMI2's pdep/pext quickly (see cpu_bits()).
+// The pocket epoch filter's select uses it.
 inline bool cpu_has_fast_pdep() noexcept {
 #if AGEBLOOM_ISA_DISPATCH
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("bmi2")) return false;
-  if (__builtin_cpu_is("intel")) return true;
-  unsigned eax, ebx, ecx, edx;
-  __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
-  const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 8 & 0xf) == 0xf ? (eax >> 20) & 0xff : 0);
-  return family >= 0x19;
+  return isa_detail::cpu_bits() & isa_detail::kFastPdep;
 #else
   return false;
 #endif
