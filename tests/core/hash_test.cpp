@@ -611,8 +611,8 @@ TEST(ShortKeyHash, SlowBodyNoteOnlyForThePortableBody) {
 }
 
 // core/isa.hpp reads CPUID once per process (in a VM each read is a trap to
-// the hypervisor) and answers from that cache: the answers must be g++'s own
-// reading of the same bits, on the first ask and on every later one.
+// the hypervisor) and answers from that cache: every answer it gives, and the
+// body a new Hasher takes, must be g++'s own reading of the same bits.
 TEST(Isa, CachedAesAnswersAreTheCompilersCpuModel) {
 #if AGEBLOOM_INTRINSICS_DISPATCH && defined(__GNUC__) && !defined(__clang__)
   __builtin_cpu_init();

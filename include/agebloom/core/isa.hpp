@@ -129,7 +129,7 @@ inline unsigned cpu_bits() noexcept {
   // (whose check includes the OS's saving of the registers) and leaf 7's ECX
   // bit 9.
   const bool aes = (leaf1.ecx >> 25) & 1;
-  const bool vaes = aes && __builtin_cpu_supports("avx2") && ((cpuid(7).ecx >> 9) & 1);
+  const bool vaes = aes && cpu_has_avx2() && ((cpuid(7).ecx >> 9) & 1);
   // Fast pdep/pext: BMI2 on Intel since Haswell, on AMD since Zen 3 (family
   // 19h). Zen 1 and 2 (family 17h), Hygon's Zen-based family 18h and
   // Excavator run them in microcode, tens to hundreds of cycles, slower than
