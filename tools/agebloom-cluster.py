@@ -587,6 +587,14 @@ def replay(args):
                       for t, prefix in zip(args.traces, prefixes)]
         splits = gather(submitted[:],
                         [f"trace {t}" for t in args.traces], "stage 1 (split)")
+        # Stage 1's results are on disk and in hand. A future still held
+        # would be recomputed if the worker keeping its result died in stage
+        # 2, splitting its trace again (truncating its pieces) while the
+        # replays read them: a killed worker then failed the run with
+        # "truncated dump file" (seen once in tests/cluster's killed-worker case).
+        for f in submitted:
+            f.release()
+        submitted.clear()
         split_seconds = time.monotonic() - start
         kinds = {(s["linktype"], s["linktype_name"]) for s in splits}
         if len(kinds) > 1:
