@@ -226,8 +226,9 @@ bool restore_snapshot() {
     at += sizeof len;
     if (len > bytes.size() - at) return refuse(dd::message(dd::SnapshotErrc::damaged));
     states[i].resize(w.arena_bytes);
-    const dd::SnapshotErrc e = dd::read_snapshot({&w.filter, g_app.seed, params}, states[i].data(), w.arena_bytes,
-                                                 bytes.data() + at, len, &clocks[i]);
+    // Checked against the filter in its arena, copied to the scratch copy.
+    const dd::SnapshotErrc e = dd::read_snapshot({&w.filter, g_app.seed, params, w.arena_mem}, states[i].data(),
+                                                 w.arena_bytes, bytes.data() + at, len, &clocks[i]);
     if (e != dd::SnapshotErrc::ok) {
       std::string why = dd::message(e);
       if (e == dd::SnapshotErrc::mismatch)

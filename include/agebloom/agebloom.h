@@ -81,7 +81,7 @@ typedef enum agebloom_status {
   AGEBLOOM_ENOMEM = -4,          /**< the memory given is too small, or an allocation failed */
   AGEBLOOM_EALIGN = -5,          /**< the memory given is not aligned to AGEBLOOM_ALIGN */
   AGEBLOOM_ETIME = -6,           /**< agebloom_advance: time went backwards */
-  AGEBLOOM_EIMAGE = -7,          /**< agebloom_filter_load: not a saved image (magic, version, truncated, checksum) */
+  AGEBLOOM_EIMAGE = -7,          /**< agebloom_filter_load: not a saved image (magic, version, truncated, checksum, state) */
   AGEBLOOM_EIMAGE_MISMATCH = -8, /**< agebloom_filter_load: an image of another filter (structure,
                                       parameters, window or seed differ) */
   AGEBLOOM_EVERSION = -9,        /**< a struct's size field is smaller than any this library knows */
@@ -375,8 +375,10 @@ AGEBLOOM_API int agebloom_filter_save(const agebloom_filter* f, void* buf, size_
  *  `len` is the image's exact size (agebloom_filter_save's *written): a
  *  buffer with bytes after the image is refused as damaged, as is a short one.
  *  Errors: EINVAL, EIMAGE (not an image, another format version, or a
- *  damaged one: truncated, or its checksum does not match), EIMAGE_MISMATCH
- *  (an image of another filter); on any error the filter is unchanged. */
+ *  damaged one: truncated, or its checksum does not match; or one whose
+ *  saved state this structure cannot be in, as a crafted image resealed past
+ *  the checksum would be), EIMAGE_MISMATCH (an image of another filter); on
+ *  any error the filter is unchanged. */
 AGEBLOOM_API int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) AGEBLOOM_NOEXCEPT;
 
 /* ---------------------------------------------------------------------- */

@@ -9,7 +9,7 @@ using namespace agebloom::capi;
 
 namespace {
 // The handle keeps its parameters' text from creation: no string is built here.
-dedup::SnapshotId id_of(const Handle& h) { return {&h.filter, h.seed, h.parameters}; }
+dedup::SnapshotId id_of(const Handle& h) { return {&h.filter, h.seed, h.parameters, h.state}; }
 }  // namespace
 
 extern "C" {
@@ -34,7 +34,7 @@ int agebloom_filter_load(agebloom_filter* f, const void* buf, size_t len) noexce
   switch (dedup::read_snapshot(id_of(h), h.state, h.state_bytes, buf, len)) {
     case dedup::SnapshotErrc::ok: return AGEBLOOM_OK;
     case dedup::SnapshotErrc::mismatch: return AGEBLOOM_EIMAGE_MISMATCH;
-    default: return AGEBLOOM_EIMAGE;  // not an image, another format, damaged
+    default: return AGEBLOOM_EIMAGE;  // not an image, another format, damaged, an impossible state
   }
 }
 

@@ -79,6 +79,9 @@ const char* message(SnapshotErrc e) noexcept {
     case SnapshotErrc::damaged: return "a damaged snapshot (truncated, or its checksum does not match)";
     case SnapshotErrc::mismatch:
       return "a snapshot of another filter (structure, parameters, window or seed differ from this run's)";
+    case SnapshotErrc::inconsistent:
+      return "a snapshot whose filter state is impossible (an index, count or flag out of range: "
+             "crafted past its checksum, or written by another program)";
   }
   return "unknown snapshot error";
 }
@@ -122,6 +125,9 @@ SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes
       h.seed != mine.seed || h.state_bytes != mine.state_bytes ||
       std::memcmp(h.parameters, mine.parameters, sizeof h.parameters) != 0)
     return SnapshotErrc::mismatch;
+  const unsigned char* saved = static_cast<const unsigned char*>(image) + sizeof h;
+  if (id.arena == nullptr || !id.filter->accepts_state(ArenaImage(saved, id.arena, state_bytes)))
+    return SnapshotErrc::inconsistent;
   std::memcpy(state, static_cast<const unsigned char*>(image) + sizeof h, state_bytes);
   if (clock) *clock = {h.filter_ns, h.wall_ns};
   return SnapshotErrc::ok;

@@ -97,4 +97,42 @@ class Arena {
   size_t used_ = 0;
 };
 
+// A saved copy of an arena (a snapshot's state bytes), read through the
+// pointers of the filter that lives in the arena: read(p) is the copy's
+// object at p's offset from the arena's base. A structure checks such a copy
+// before it is loaded over its own state (accepts_image()), since a crafted
+// image passes the snapshot's checksum. Copied out, so the saved bytes need no
+// alignment; a read outside the copy fails.
+class ArenaImage {
+ public:
+  // `bytes` saved from the arena whose base is `live_base`, at `saved`.
+  constexpr ArenaImage(const void* saved, const void* live_base, size_t bytes) noexcept
+      : saved_(static_cast<const unsigned char*>(saved)), base_(static_cast<const unsigned char*>(live_base)),
+        bytes_(bytes) {}
+
+  // The saved object of `live` (element i of the array `live` starts), into out.
+  template <class T>
+  bool read(const T* live, T& out, size_t i = 0) const noexcept {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(live) - reinterpret_cast<uintptr_t>(base_);
+    if (reinterpret_cast<uintptr_t>(live) < reinterpret_cast<uintptr_t>(base_) || at > bytes_ ||
+        i > (bytes_ - at) / sizeof(T) || (bytes_ - at) / sizeof(T) - i < 1)
+      return false;
+    __builtin_memcpy(&out, saved_ + at + i * sizeof(T), sizeof(T));
+    return true;
+  }
+
+ private:
+  const unsigned char* saved_;
+  const unsigned char* base_;
+  size_t bytes_;
+};
+
+// A bool read from saved bytes holds 0 or 1 (any other byte is no bool: a
+// load of it is undefined). Reads the byte, not the bool.
+inline bool is_flag(const bool& b) noexcept {
+  unsigned char c;
+  __builtin_memcpy(&c, &b, 1);
+  return c <= 1;
+}
+
 }  // namespace agebloom

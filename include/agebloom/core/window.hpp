@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "agebloom/core/arena.hpp"
 #include "agebloom/core/error.hpp"
 #include "agebloom/core/math.hpp"
 
@@ -109,6 +110,24 @@ struct EpochSchedule {
     return elapsed;
   }
 
+  // Whether `saved` (a schedule read from a snapshot, this one being the
+  // live filter's) is one this filter can be in: the same kind, length and
+  // cap (fixed at create), a count within its quota (past it, no epoch would
+  // ever end), a started flag of 0 or 1, and a started time window's epoch
+  // begun by its latest tick. Other clock values are accepted: they only
+  // decide when epochs end.
+  bool accepts(const EpochSchedule& saved) const noexcept {
+    unsigned char kind_byte, started_byte;
+    __builtin_memcpy(&kind_byte, &saved.kind, 1);
+    __builtin_memcpy(&started_byte, &saved.started, 1);
+    if (kind_byte != static_cast<unsigned char>(kind) || saved.length != length || saved.fill_cap != fill_cap ||
+        started_byte > 1)
+      return false;
+    const uint64_t quota = kind == WindowKind::count ? length : fill_cap;
+    if (quota != 0 && saved.fill > quota) return false;
+    return kind != WindowKind::time || !started_byte || saved.epoch_start <= saved.last_now;
+  }
+
   // Time windows: calls rotate() once per epoch that ended by `now`, at most
   // `segments` times (after that many every segment has been cleared).
   template <class Rotate>
@@ -140,6 +159,18 @@ struct EpochRingHeader {
     if (kind == WindowKind::time) schedule.fill_cap = fill_cap;
     current = 0;
     insertions = 0;
+  }
+  // Whether `saved` (read from a snapshot; this is the live filter's) is a
+  // ring this filter can be in: its schedule accepted, its current segment
+  // one of the `segments`.
+  bool accepts(const EpochRingHeader& saved, uint64_t segments) const noexcept {
+    return schedule.accepts(saved.schedule) && saved.current < segments;
+  }
+  // The same for the saved copy of this header in an arena image (false if
+  // the image does not reach it): the accepts_image() of the ring filters.
+  bool accepts_image(const ArenaImage& image, uint64_t segments) const noexcept {
+    EpochRingHeader saved;
+    return image.read(this, saved) && accepts(saved, segments);
   }
 };
 

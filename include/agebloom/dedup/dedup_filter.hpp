@@ -142,6 +142,15 @@ class DedupFilter {
   // Creates the filter in `arena` (at least bytes_needed()). Message on error.
   std::string create(Arena& arena);
 
+  // Whether `image` (a saved copy of this filter's arena, as a snapshot
+  // holds it) is a state the structure can be in: its headers' indices,
+  // counts and flags (each structure's accepts_image). A snapshot is checked
+  // so before it is loaded (dedup/snapshot.hpp): its checksum catches
+  // damage, not an image crafted and resealed.
+  bool accepts_state(const ArenaImage& image) const noexcept {
+    return std::visit([&](const auto& f) { return f.accepts_image(image); }, filter_);
+  }
+
   // Time windows: expire what ended by `now`. Count windows: no-op.
   Status advance(uint64_t now) noexcept {
     return std::visit([&](auto& f) { return f.advance(now); }, filter_);

@@ -11,8 +11,12 @@
 //
 // Loading refuses, each with its own code and message: bytes that are not an
 // image (magic, size), another format or byte order, a damaged image
-// (truncated, checksum), and an image of another filter (structure,
-// parameters, window or seed). A refused load leaves the target untouched.
+// (truncated, checksum), an image of another filter (structure,
+// parameters, window or seed), and an image whose state the filter cannot
+// be in (indices, counts, flags out of range: DedupFilter::accepts_state).
+// The checksum is unkeyed: it catches damage, and the last check is what
+// stands between a crafted, resealed image and the filter's memory. A
+// refused load leaves the target untouched.
 // Used by the C API (agebloom_filter_save/load) and dedup_fwd --snapshot.
 #pragma once
 
@@ -31,6 +35,8 @@ enum class SnapshotErrc : uint8_t {
   foreign_format,  // another image format version or byte order (another build)
   damaged,         // truncated, or the checksum does not match: the bytes changed after saving
   mismatch,        // an image of another filter: structure, parameters, window or seed differ
+  inconsistent,    // whole and of this filter, but a state it cannot be in (DedupFilter::accepts_state):
+                   // crafted and resealed, or changed by a writer other than this library
 };
 // The reason, in words, for the messages of dedup_fwd and the C API.
 const char* message(SnapshotErrc e) noexcept;
@@ -51,6 +57,8 @@ struct SnapshotId {
   const DedupFilter* filter = nullptr;  // the plan: structure, shape, window
   uint64_t seed = 0;                    // the hash secret its keys were hashed under
   std::string_view parameters;          // filter->parameters(), computed once
+  const void* arena = nullptr;          // the base of the arena the filter lives in: the image's
+                                        // state is read through the filter's pointers into it
 };
 
 // Writes the image of the filter (its arena: state[0..state_bytes)) to out,
@@ -58,8 +66,10 @@ struct SnapshotId {
 void write_snapshot(const SnapshotId& id, const void* state, size_t state_bytes, SnapshotClock clock,
                     void* out) noexcept;
 
-// Checks `image` against the filter (built from the same plan and seed) and
-// only then copies its state into state[0..state_bytes). `clock` (optional)
+// Checks `image` against the filter (built from the same plan and seed, in
+// the arena at id.arena) and only then copies its state into
+// state[0..state_bytes): the arena itself, or a scratch copy the caller
+// moves there once every image it restores has passed. `clock` (optional)
 // receives the clocks it was taken at.
 SnapshotErrc read_snapshot(const SnapshotId& id, void* state, size_t state_bytes, const void* image, size_t len,
                            SnapshotClock* clock = nullptr) noexcept;

@@ -326,6 +326,17 @@ class BlockTimingFilter : public BulkOps<BlockTimingFilter> {
     bits::prefetch_read(words_ + probe(h, 0, cfg_.timers) * cfg_.bpt / 64);
   }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any timers will do (a value past T_ε reads
+  // as expired); T+ must be a timestamp, the sweep's cursor a timer, a count
+  // window's block under B insertions, the steps this filter's schedule.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    Header s;
+    return image.read(h_, s) && s.current <= cfg_.max_timestamp() && s.cursor < cfg_.timers &&
+           (cfg_.window.is_time() || s.in_block < cfg_.block) && h_->steps.accepts(s.steps);
+  }
+
   const BlockTimingConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
   // Count windows: insertions before the one that completes this block

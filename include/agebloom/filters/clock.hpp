@@ -194,6 +194,16 @@ class ClockFilter : public BulkOps<ClockFilter> {
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_read(words_ + probe(h, 0, cfg_.cells) / 16); }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any cells will do; the clock must be one of
+  // its slots 1..15, the sweep's cursor a cell, the ticks this filter's schedule.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    Header s;
+    return image.read(h_, s) && s.slot >= 1 && s.slot < ClockConfig::kSlots + 1 && s.cursor < cfg_.cells &&
+           h_->ticks.accepts(s.ticks);
+  }
+
   const ClockConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
   // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).

@@ -274,6 +274,18 @@ class CountingFilter : public BulkOps<CountingFilter> {
     bits::prefetch_read(words_ + probe(h, 0, cfg_.cells) / CountingConfig::kCellsPerWord);
   }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any counters will do; the ring's head must be
+  // one of its slots and its live entries no more than it (a count window's
+  // no more than the window).
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    State s;
+    if (!image.read(state_, s) || !is_flag(s.started)) return false;
+    const uint64_t most = cfg_.window.is_time() || cfg_.window.span > slots_ ? slots_ : cfg_.window.span;
+    return s.head < slots_ && s.size <= most;
+  }
+
   const CountingConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   uint64_t saturated_insertions() const noexcept { return state_->saturated_insertions; }  // insertions that found a counter at its maximum

@@ -293,6 +293,13 @@ class InterleavedApbfFilter : public BulkOps<InterleavedApbfFilter<Lane>, 16> {
   // Prefetches the lines h will touch first (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { lines_.prefetch(h); }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any bits will do; the header must keep this
+  // filter's epoch schedule and name one of its slices.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    return state_->accepts_image(image, cfg_.slices());
+  }
   const InterleavedApbfConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // Set bits (non-zero cells) over all of them (control plane: reads the whole filter).

@@ -387,6 +387,21 @@ class InterleavedEpochFilter : public BulkOps<InterleavedEpochFilter<Lane, kSwep
   }
   Isa isa() const noexcept { return isa_; }  // the body test_and_insert_bulk runs
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any bits will do; the header must keep this
+  // filter's epoch schedule and name one of its lanes (the swept layout: of
+  // its ring, having swept no more than a lane's lines, in an epoch that
+  // began at or before its latest insertion).
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    if constexpr (kSwept) {
+      State saved;
+      return image.read(state_, saved) && state_->accepts(saved, cfg_.ring()) && saved.swept <= cfg_.lines &&
+             saved.epoch_insertions <= saved.insertions;
+    } else {
+      return state_->accepts_image(image, cfg_.segments());
+    }
+  }
   const Config& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // The epoch clock: when the current epoch began and how full it is (flood watch).

@@ -258,6 +258,19 @@ class SparedLines {
   uint64_t spare_reads() const noexcept { return state_->spare_reads; }
   // Entries a full spare line could not hold (its segment then reads as seen).
   uint64_t saturations() const noexcept { return state_->saturations; }
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. The header must keep this filter's epoch
+  // schedule and name one of its segments, and every line, primary or
+  // spare, be well formed (Line::well_formed: its header, counts and tags).
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    if (!state_->ring.accepts_image(image, cfg_.segments())) return false;
+    for (uint64_t i = 0; i < cfg_.lines + cfg_.spare_lines; ++i) {
+      Line line;
+      if (!image.read(lines_, line, i) || !line.well_formed(cfg_.segments())) return false;
+    }
+    return true;
+  }
   // Entries held over entries the lines can hold (control plane: reads every line).
   double fill_ratio() const noexcept {
     uint64_t n = 0;

@@ -146,6 +146,29 @@ struct alignas(64) PocketLine {
   void count_up() noexcept { head[2] += uint64_t{1} << 52; }
   void count_down() noexcept { head[2] -= uint64_t{1} << 52; }
 
+  // Whether this line (read from saved bytes: a snapshot) is one the
+  // operations here can work on, in a filter of `segments` <= kTags tags: a
+  // unary header of count() <= kCapacity ones whose last 1 lies in one of
+  // the kQuotients lists (a select past the header would index beyond the
+  // line), no bits above the count, a floor that is a fingerprint, and no
+  // entry or mark of a tag past the segments (no rotation would clear it).
+  bool well_formed(uint32_t segments) const noexcept {
+    const uint32_t n = count();
+    const uint64_t h2 = head[2] & kHeaderHigh;
+    if (n > kCapacity || head[2] >> 58 != 0 || floor() >= kFingerprints || marks() >> segments != 0) return false;
+    const uint32_t ones = static_cast<uint32_t>(__builtin_popcountll(head[0]) + __builtin_popcountll(head[1]) +
+                                                __builtin_popcountll(h2));
+    if (ones != n) return false;
+    if (n == 0) return true;
+    const uint32_t last = h2 ? 191 - static_cast<uint32_t>(__builtin_clzll(h2))
+                          : head[1] ? 127 - static_cast<uint32_t>(__builtin_clzll(head[1]))
+                                    : 63 - static_cast<uint32_t>(__builtin_clzll(head[0]));
+    if (last - (n - 1) >= kQuotients) return false;  // the zeros before it: its list
+    for (uint32_t i = 0; i < n; ++i)
+      if (tag(i) >= segments) return false;
+    return true;
+  }
+
   // Entry i's byte: remainder << kTagBits | tag.
   uint32_t entry(uint32_t i) const noexcept { return static_cast<uint32_t>(body[i / 8] >> (i % 8 * 8)) & 0xff; }
 

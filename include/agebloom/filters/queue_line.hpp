@@ -96,6 +96,20 @@ struct alignas(64) QueueLine {
   }
   uint32_t run(uint32_t s) const noexcept { return runs >> (4 * s) & 0xFu; }
 
+  // Whether this line (read from saved bytes: a snapshot) is one the
+  // operations here can work on, in a filter of `segments` <= kSegments: no
+  // run of a segment past them (segment_of() would never reach its
+  // entries), no more entries than capacity(), every entry a fingerprint
+  // (a high nibble under 15), and a note, if any, of a live segment and a level.
+  bool well_formed(uint32_t segments) const noexcept {
+    if (segments < kSegments && runs >> (4 * segments) != 0) return false;
+    const uint32_t n = count();
+    if (n > capacity()) return false;
+    for (uint32_t i = 0; i < n; ++i)
+      if (nibble(i) == 0xFu) return false;
+    return !has_note() || (note().segment < segments && note().level < kLevels);
+  }
+
   bool has_note() const noexcept { return nibble(kNoteSlot) == 0xFu; }
   Note note() const noexcept { return {uint32_t{low[kNoteSlot]} >> 3, uint32_t{low[kNoteSlot]} & 7u}; }
   void set_note(Note n) noexcept {

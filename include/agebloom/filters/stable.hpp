@@ -304,6 +304,14 @@ class StableFilter : public BulkOps<StableFilter> {
   // Prefetches the word of the key's first cell (the bulk forms call it ahead).
   void prefetch(KeyHash h) const noexcept { bits::prefetch_read(words_ + (probe(h, 0, cfg_.cells) >> log2_per_word_)); }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any cells and clock will do; the flag must be one.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    State s;
+    return image.read(state_, s) && is_flag(s.started);
+  }
+
   const StableConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // Cell i (0..cells), for inspection and tests.

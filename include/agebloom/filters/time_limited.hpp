@@ -271,6 +271,45 @@ class TimeLimitedFilter : public BulkOps<TimeLimitedFilter, 0> {
     }
   }
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any bits and counters will do; the slice
+  // table must be what allocate() and release_oldest() leave: k + l to
+  // max_slices slices, each of at least a word of one of the k hashes,
+  // inside the slab and holding no more keys than were inserted, laid oldest to newest each after the last, wrapping to
+  // word 0 at most once (the `wrapped` flag says whether, and the wrapped
+  // run ends at or before the oldest's start), the slab's head after the
+  // newest, the words in use their sum.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    Header h;
+    if (!image.read(h_, h) || !is_flag(h.wrapped) || !is_flag(h.started) || !is_flag(h.inserted)) return false;
+    // A slice's count is at most the insertions, which stay far below 2^62:
+    // Eq. 7-8's room (capacity - count - forced) then cannot overflow.
+    if (h.insertions >= uint64_t{1} << 62) return false;
+    const uint32_t m = cfg_.max_slices;
+    if (h.count < cfg_.k + cfg_.l || h.count > m || h.newest >= m) return false;
+    uint64_t end = 0, in_use = 0, tail = 0;
+    bool wraps = false;
+    for (uint32_t i = h.count; i-- > 0;) {  // oldest first
+      Slice s;
+      if (!image.read(table_, s, (h.newest + i) % m)) return false;
+      if (s.words == 0 || s.hash >= cfg_.k || s.offset >= slab_words_ || s.words > slab_words_ - s.offset ||
+          s.count < 0 || static_cast<uint64_t>(s.count) > h.insertions)
+        return false;
+      if (i == h.count - 1) {
+        tail = s.offset;
+      } else if (s.offset != end) {
+        if (s.offset != 0 || wraps) return false;  // a gap, or a second wrap
+        wraps = true;
+      }
+      end = s.offset + s.words;
+      in_use += s.words;
+    }
+    uint8_t wrapped;
+    __builtin_memcpy(&wrapped, &h.wrapped, 1);
+    return wraps == (wrapped != 0) && (!wraps || end <= tail) && h.slab_head == end && h.words_in_use == in_use;
+  }
+
   const TimeLimitedConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return h_->insertions; }  // insertions so far
   // Stats: what the budget holds now and how the filter follows the rate.

@@ -353,6 +353,13 @@ class TwoLineEpochFilter : public BulkOps<TwoLineEpochFilter, 8> {
   }
   Isa isa() const noexcept { return isa_; }  // the body test_and_insert_bulk runs
 
+  // Whether `image`, a saved copy of this filter's arena, holds a state this
+  // filter can be in: dedup/snapshot.hpp asks before a load, since a crafted
+  // image passes its checksum. Any bits will do; the header must keep this
+  // filter's epoch schedule and name one of its segments.
+  bool accepts_image(const ArenaImage& image) const noexcept {
+    return state_->accepts_image(image, cfg_.segments());
+  }
   const TwoLineEpochConfig& config() const noexcept { return cfg_; }  // the configuration it was created with
   uint64_t insertions() const noexcept { return state_->insertions; }  // insertions so far
   // The epoch clock: when the current epoch began and how full it is (flood watch).
