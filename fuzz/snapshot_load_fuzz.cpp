@@ -14,24 +14,12 @@
 #include <memory>
 #include <vector>
 
-#include <xxhash.h>
-
 #include "agebloom/agebloom.h"
+#include "../tests/common/snapshot_reseal.hpp"
 
 namespace {
 
-// The snapshot header's layout (lib/dedup/snapshot.cpp): its size, where its
-// checksum lies, and the checksum's seed. The checksum is XXH64 of the whole
-// image with that field zero. slots() checks this against real images.
-constexpr size_t kHeaderBytes = 304, kChecksumAt = 72;
-constexpr uint64_t kChecksumSeed = 0x5eed'a6eb'100f'0001ULL;
-
-void reseal(std::vector<unsigned char>& image) {
-  if (image.size() < kHeaderBytes) return;
-  std::memset(image.data() + kChecksumAt, 0, sizeof(uint64_t));
-  const uint64_t sum = XXH64(image.data(), image.size(), kChecksumSeed);
-  std::memcpy(image.data() + kChecksumAt, &sum, sizeof sum);
-}
+void reseal(std::vector<unsigned char>& image) { agebloom::testing::reseal_snapshot(image.data(), image.size()); }
 
 struct Slot {
   std::vector<unsigned char> memory;

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${AGEBLOOM_ASAN_DIR:-build-asan}
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-60}
 if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ meson setup "$build" --buildtype=debugoptimized \
     -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true -Dfuzz_seconds="$seconds" \

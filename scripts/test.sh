@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: installs and builds first (scripts/setup.sh), then
 # `meson test` over all suites; then the sanitizer builds (scripts/sanitize.sh:
-# clang with ASan+UBSan over every suite, each fuzz target for 30 s, and TSan
+# clang with ASan+UBSan over every suite, each fuzz target for 60 s, and TSan
 # over the multi-lcore dedup_fwd tests).
 # Non-zero on any failure or if no test ran. AGEBLOOM_NO_SANITIZE=1 skips the
 # sanitizer build (a quick local run; CI runs it).

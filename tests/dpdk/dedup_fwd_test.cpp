@@ -8,6 +8,7 @@
 
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
+#include "../common/snapshot_reseal.hpp"
 #include "../common/test_paths.hpp"
 #include "captures.hpp"
 #include "suite_main.hpp"
@@ -1232,7 +1233,7 @@ TEST(DedupFwd, TelemetryFilterFiguresArePublishedByTheWorkers) {
 
 // --snapshot: a restart keeps the window. 200 sources seen before the
 // restart are all suppressed after it (and none without the snapshot); a
-// missing, damaged, foreign or mismatched snapshot is refused with its reason
+// missing, damaged, foreign, crafted or mismatched snapshot is refused with its reason
 // and the run starts empty, or stops (exit 1) with --require-snapshot.
 std::vector<Frame> sources(uint32_t first, unsigned n) {
   std::vector<Frame> t;
@@ -1280,11 +1281,29 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
   std::string older = good;
   const uint32_t v1 = 1;
   std::memcpy(older.data() + 8, &v1, sizeof v1);
+  // Crafted past the checksum: every byte of the filter's state set, the
+  // image resealed (its checksum is unkeyed). Its counts and indices are out
+  // of range, so it is refused on its state, before a byte reaches the arena.
+  std::string crafted = good;
+  {
+    constexpr size_t at = 16 + 8;  // the first image: after the file header and its length
+    uint64_t len = 0, state = 0;
+    std::memcpy(&len, crafted.data() + 16, sizeof len);
+    std::memcpy(&state, crafted.data() + at + agebloom::testing::kSnapshotStateBytesAt, sizeof state);
+    ASSERT_EQ(len, agebloom::testing::kSnapshotHeaderBytes + state) << "the snapshot header's layout changed";
+    auto* image = reinterpret_cast<unsigned char*>(crafted.data() + at);
+    std::string resealed_good = good;
+    agebloom::testing::reseal_snapshot(reinterpret_cast<unsigned char*>(resealed_good.data() + at), len);
+    ASSERT_EQ(resealed_good, good) << "resealing a valid image must change nothing";
+    std::memset(image + agebloom::testing::kSnapshotHeaderBytes, 0xff, state);
+    agebloom::testing::reseal_snapshot(image, len);
+  }
   const Case cases[] = {{"truncated", good.substr(0, good.size() / 2), "", "damaged"},
                         {"flipped", flipped, "", "damaged"},
                         {"foreign", foreign, "", "another format"},
                         {"version 1", older, "", "another format"},
                         {"text", "not a snapshot at all\n", "", "not an agebloom snapshot"},
+                        {"crafted", crafted, "", "filter state is impossible"},
                         {"mismatch", good, " --fpr 0.001", "another filter"},
                         // The same plan over other keys, or another policy: what the filter
                         // holds is not this run's (its src-ip keys read as flows would answer wrongly).
