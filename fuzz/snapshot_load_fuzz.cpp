@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "agebloom/agebloom.h"
-#include "../tests/common/snapshot_reseal.hpp"
+#include "../tests/common/snapshot_reseal.h"
 
 namespace {
 
-void reseal(std::vector<unsigned char>& image) { agebloom::testing::reseal_snapshot(image.data(), image.size()); }
+void reseal(std::vector<unsigned char>& image) { reseal_snapshot(image.data(), image.size()); }
 
 struct Slot {
   std::vector<unsigned char> memory;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agebloom/agebloom.h"
+#include "../common/snapshot_reseal.h"
 
 static int failures;
 #define CHECK(cond)                                              \
@@ -380,6 +381,45 @@ static void test_save_load(void) {
   agebloom_filter_destroy(other);
 }
 
+/* Every structure: an image crafted past its checksum (the filter's state
+ * all ones, resealed: the checksum is unkeyed) is refused on its state with
+ * AGEBLOOM_EIMAGE, and the filter is left as it was. */
+static void test_crafted_image_refused(void) {
+  for (unsigned i = 0; i < agebloom_structure_count(); ++i) {
+    agebloom_spec s = count_spec(agebloom_structure_name(i), 2000);
+    agebloom_filter* f = NULL;
+    unsigned char *img, *crafted;
+    uint8_t before[6000];
+    uint64_t state = 0;
+    size_t n;
+    int same = 1;
+    CHECK(agebloom_filter_create(&s, NULL, NULL, NULL, &f) == AGEBLOOM_OK);
+    if (!f) continue;
+    for (uint32_t k = 0; k < 3000; ++k) agebloom_insert_key(f, &k, sizeof k);
+    n = agebloom_filter_save_bytes(f);
+    img = malloc(n);
+    crafted = malloc(n);
+    CHECK(img && crafted && agebloom_filter_save(f, img, n, NULL) == AGEBLOOM_OK);
+    memcpy(&state, img + SNAPSHOT_STATE_BYTES_AT, sizeof state);
+    CHECK(n == SNAPSHOT_HEADER_BYTES + state); /* else this test's idea of the header is stale */
+    memcpy(crafted, img, n);
+    reseal_snapshot(crafted, n);
+    CHECK(memcmp(crafted, img, n) == 0); /* resealing a valid image changes nothing */
+    memset(crafted + SNAPSHOT_HEADER_BYTES, 0xff, (size_t)state);
+    reseal_snapshot(crafted, n);
+    for (uint32_t k = 0; k < 6000; ++k) before[k] = agebloom_contains_key(f, &k, sizeof k);
+    if (agebloom_filter_load(f, crafted, n) != AGEBLOOM_EIMAGE) {
+      fprintf(stderr, "crafted image: %s took a state of all ones\n", s.structure);
+      CHECK(0);
+    }
+    for (uint32_t k = 0; k < 6000; ++k) same &= before[k] == agebloom_contains_key(f, &k, sizeof k);
+    CHECK(same); /* a refused image leaves the filter unchanged */
+    free(img);
+    free(crafted);
+    agebloom_filter_destroy(f);
+  }
+}
+
 /* Every structure, count and time windows: a filter loaded from another's
  * image goes on exactly as the saved one (the arena holds all state, no
  * pointers). */
@@ -643,6 +683,7 @@ int main(void) {
   test_time_window();
   test_save_load();
   test_save_load_every_structure();
+  test_crafted_image_refused();
   test_keys();
   test_key_options();
   test_image_holds_no_caller_bytes();

@@ -8,7 +8,7 @@
 
 #include "../common/filter_list.hpp"
 #include "../common/shell.hpp"
-#include "../common/snapshot_reseal.hpp"
+#include "../common/snapshot_reseal.h"
 #include "../common/test_paths.hpp"
 #include "captures.hpp"
 #include "suite_main.hpp"
@@ -1289,14 +1289,14 @@ TEST(DedupFwd, SnapshotKeepsTheWindowAcrossARestart) {
     constexpr size_t at = 16 + 8;  // the first image: after the file header and its length
     uint64_t len = 0, state = 0;
     std::memcpy(&len, crafted.data() + 16, sizeof len);
-    std::memcpy(&state, crafted.data() + at + agebloom::testing::kSnapshotStateBytesAt, sizeof state);
-    ASSERT_EQ(len, agebloom::testing::kSnapshotHeaderBytes + state) << "the snapshot header's layout changed";
+    std::memcpy(&state, crafted.data() + at + SNAPSHOT_STATE_BYTES_AT, sizeof state);
+    ASSERT_EQ(len, SNAPSHOT_HEADER_BYTES + state) << "the snapshot header's layout changed";
     auto* image = reinterpret_cast<unsigned char*>(crafted.data() + at);
     std::string resealed_good = good;
-    agebloom::testing::reseal_snapshot(reinterpret_cast<unsigned char*>(resealed_good.data() + at), len);
+    reseal_snapshot(reinterpret_cast<unsigned char*>(resealed_good.data() + at), len);
     ASSERT_EQ(resealed_good, good) << "resealing a valid image must change nothing";
-    std::memset(image + agebloom::testing::kSnapshotHeaderBytes, 0xff, state);
-    agebloom::testing::reseal_snapshot(image, len);
+    std::memset(image + SNAPSHOT_HEADER_BYTES, 0xff, state);
+    reseal_snapshot(image, len);
   }
   const Case cases[] = {{"truncated", good.substr(0, good.size() / 2), "", "damaged"},
                         {"flipped", flipped, "", "damaged"},
