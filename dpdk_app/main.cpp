@@ -37,6 +37,7 @@
 
 #include "agebloom/core/hash.hpp"
 #include "agebloom/dedup/key_mode.hpp"
+#include "agebloom/dedup/stdout_checked.hpp"
 #include "app.hpp"
 #include "capture_files.hpp"
 #include "options.hpp"
@@ -183,6 +184,9 @@ void free_workers(App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Registered first, so it runs last at exit: the summary, a usage text or a
+  // listing that did not reach standard output is exit 1, never a silent 0.
+  agebloom::dedup::check_stdout_at_exit("dedup_fwd");
   App& app = g_app;
   // Our options before the EAL's (DPDK's ip_pipeline example does the same):
   // rte_eal_init probes the devices, and net_pcap truncates a tx_pcap file as

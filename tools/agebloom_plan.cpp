@@ -22,7 +22,7 @@
 #include "agebloom/registry/structure.hpp"
 #include "filter_list_json.hpp"
 #include "json_text.hpp"
-#include "stdout_checked.hpp"
+#include "agebloom/dedup/stdout_checked.hpp"
 #include "plot.hpp"
 
 #include <getopt.h>
@@ -342,7 +342,7 @@ void print_table2(bool json) {
 } // namespace
 
 int main(int argc, char** argv) {
-    agebloom::tools::check_stdout_at_exit("agebloom-plan");
+    agebloom::dedup::check_stdout_at_exit("agebloom-plan");
     enum Opt { kTable = 256, kJson, kHelp, kCompare, kPlot };
     std::vector<option> long_opts = {
         {"structure", required_argument, nullptr, dd::FilterOptions::kFilter},

@@ -56,7 +56,7 @@
 #include "filter_list_json.hpp"
 #include "json_text.hpp"
 #include "output_folder.hpp"
-#include "stdout_checked.hpp"
+#include "agebloom/dedup/stdout_checked.hpp"
 #include "replay_input.hpp"
 #include "replay_plot.hpp"
 #include "plot.hpp"
@@ -161,6 +161,16 @@ void check_writable(const char* option, const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) bad(std::string(option) + " " + path + ": is a folder");
+    // The report goes to standard output and progress to standard error: a
+    // capture written onto either (--write /dev/stdout) would be interleaved
+    // with text and unreadable. A character device (/dev/null, a terminal)
+    // keeps no bytes to corrupt.
+    for (const auto& [fd, stream] : {std::pair{STDOUT_FILENO, "standard output, where the report goes"},
+                                     std::pair{STDERR_FILENO, "standard error, where progress goes"}}) {
+      struct stat out;
+      if (!S_ISCHR(st.st_mode) && fstat(fd, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
+        bad(std::string(option) + " " + path + ": is this run's " + stream + "; name a file of its own");
+    }
     if (access(path.c_str(), W_OK) != 0)
       bad(std::string(option) + " " + path + ": cannot write it: " + std::strerror(errno));
     return;
@@ -1160,7 +1170,7 @@ int split(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tools::check_stdout_at_exit("agebloom-replay");
+  dedup::check_stdout_at_exit("agebloom-replay");
   const Options o = parse(argc, argv);
   if (o.split_count && !o.check) return split(o);
 

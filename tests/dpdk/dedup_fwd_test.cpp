@@ -748,6 +748,38 @@ TEST(DedupFwd, ATxCaptureThatCannotBeWrittenExitsOneAndKeepsTheFile) {
   EXPECT_NE(r.out.find("[file: before]"), std::string::npos) << "the earlier file was replaced: " << r.out;
 }
 
+// A tx_pcap that is not a regular file is written as given and cannot be read
+// back: the exit says how many packets went to it (tx_pcap=/dev/full lost
+// them all with exit 0 and not a word), and /dev/null stays a place to discard.
+TEST(DedupFwd, ATxPcapThatIsNoFileSaysWhatWasSentToIt) {
+  const fs::path in = temp_dir() / "as-given-in.pcap";
+  const std::vector<Frame> frames = keyed_trace(300, 9, nullptr);
+  write_pcap(in, frames);
+  for (const char* device : {"/dev/full", "/dev/null"}) {
+    const Outcome r = dedup_fwd(eal(pcap_vdev(0, in, device)),
+                                "--key flow --seed 1 --action count --exit-on-idle 200 --stats-interval 0");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string("dedup_fwd: note: tx_pcap ") + device + " is not a regular file: the " +
+                         std::to_string(frames.size()) + " packets sent to it were written as given and not read back"),
+              std::string::npos) << r.out;
+  }
+}
+
+// Standard output that will not take the summary (or the usage, the version,
+// the listing) is exit 1 said on standard error: it was exit 0, silently.
+TEST(DedupFwd, AFullStandardOutputExitsOne) {
+  const fs::path in = temp_dir() / "stdout-in.pcap", out = temp_dir() / "stdout-out.pcap";
+  write_pcap(in, keyed_trace(50, 4, nullptr));
+  for (const std::string& args :
+       {std::string("--help"), std::string("--version"), std::string("-- --list-filters"),
+        eal(pcap_vdev(0, in, out)) + " -- --key flow --exit-on-idle 200 --stats-interval 0"}) {
+    // In a group, so the helper's 2>&1 sends standard error to the pipe, not to /dev/full.
+    const Outcome r = shell("{ " + std::string(DEDUP_FWD) + " " + args + " >/dev/full; }");
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("dedup_fwd: cannot write to standard output"), std::string::npos) << args << "\n" << r.out;
+  }
+}
+
 // Captures across 2038-01-19, when a classic pcap's 32-bit unsigned seconds
 // pass 2^31: libpcap reads them signed, so agebloom-replay skipped such
 // records as out of range and net_pcap's stamps came out negative. Both now

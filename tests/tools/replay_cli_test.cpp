@@ -607,6 +607,33 @@ TEST(ReplayCli, FailedVerdictsWriteExitsOne) {
   EXPECT_NE(full.out.find("/dev/full"), std::string::npos) << full.out;
 }
 
+// An output that is this run's standard output or standard error (the report
+// and the progress go there) is refused before the trace is read: --write
+// /dev/stdout > F wrote the capture and the report into F, exit 0, and F was
+// no capture at all. /dev/null (a character device) stays a place to discard.
+TEST(ReplayCli, AnOutputOntoTheReportIsRefused) {
+  const std::string t = trace("pcapplusplus_example.pcap");
+  const fs::path f = temp_dir() / "report-and-capture";
+  for (const std::string& outputs : {std::string("--write /dev/stdout"), std::string("--verdicts /dev/stdout"),
+                                     std::string("--write-suppressed /dev/stdout"), "--write " + f.string()}) {
+    fs::remove(f);
+    // In a group, so the helper's 2>&1 sends standard error to the pipe, not into f.
+    const Outcome r = agebloom::testing::shell("{ " + std::string(AGEBLOOM_REPLAY) + " " + t + " --seed 1 " +
+                                               outputs + " > " + f.string() + "; }");
+    EXPECT_EQ(r.code, 2) << outputs << "\n" << r.out;
+    EXPECT_NE(r.out.find("is this run's standard output, where the report goes"), std::string::npos) << r.out;
+    EXPECT_EQ(fs::file_size(f), 0u) << outputs << ": nothing is replayed";
+  }
+  const Outcome err = agebloom::testing::shell("{ " + std::string(AGEBLOOM_REPLAY) + " " + t + " --seed 1 --write " +
+                                               f.string() + " 2> " + f.string() + "; } 2>&1");
+  EXPECT_EQ(err.code, 2) << err.out;
+  std::ifstream in(f);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("is this run's standard error, where progress goes"), std::string::npos) << said;
+  const Outcome discard = run(t + " --seed 1 --write /dev/null");
+  EXPECT_EQ(discard.code, 0) << discard.out;
+}
+
 // File names are bytes: one that is not UTF-8 goes into the JSON report with
 // U+FFFD for the bytes it cannot carry (nlohmann::json threw on it, and the
 // report aborted the process), in a replay's report and in --split's.

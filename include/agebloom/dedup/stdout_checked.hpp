@@ -1,5 +1,6 @@
-// What a tool prints on standard output must reach it: a listing, a plan or
-// a usage text sent to a full disk or /dev/full was lost with exit status 0.
+// What a program prints on standard output must reach it: a listing, a plan,
+// a usage text or a run's summary sent to a full disk or /dev/full was lost
+// with exit status 0 (agebloom-replay, agebloom-plan, dedup_fwd).
 // check_stdout_at_exit() registers a handler that flushes standard output
 // (stdio and std::cout) when the program exits and, if that fails or an
 // earlier write failed, says so on standard error and ends with status 1.
@@ -15,8 +16,9 @@
 #include <cstring>
 #include <iostream>
 
-namespace agebloom::tools {
+namespace agebloom::dedup {
 
+// The exit handler and the name it reports under (one per process).
 namespace detail {
 inline const char*& stdout_tool() {
   static const char* name = "";
@@ -34,9 +36,11 @@ inline void flush_stdout_or_fail() {
 }
 }  // namespace detail
 
+// Registers the exit handler for program `tool` (its messages' prefix).
+// Call it first in main(): handlers run in reverse, so it runs last.
 inline void check_stdout_at_exit(const char* tool) {
   detail::stdout_tool() = tool;
   std::atexit(detail::flush_stdout_or_fail);
 }
 
-}  // namespace agebloom::tools
+}  // namespace agebloom::dedup
