@@ -222,7 +222,7 @@ Options parse_options(int argc, char** argv) {
       case kRequireSnapshot: o.require_snapshot = true; break;
       case kMaxPackets:
         if (!parse_u64(optarg, o.max_packets) || o.max_packets == 0)
-          bad("--max-packets needs a positive count, not '" + arg + "'");
+          bad(agebloom::dedup::count_refused("--max-packets", arg));
         break;
       case kExitOnIdle:
         if (!parse_u64(optarg, o.exit_on_idle_ms) || o.exit_on_idle_ms == 0 || o.exit_on_idle_ms > 86'400'000)

@@ -21,9 +21,28 @@ bool parse_u64(const std::string& s, uint64_t& out, int base) noexcept {
   return errno == 0 && end != nullptr && *end == '\0';
 }
 
+bool past_u64(const std::string& s, int base) noexcept {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'z' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'Z' ? c - 'A' + 10
+                                             : 99;
+    if (digit >= base) return false;
+  }
+  errno = 0;
+  (void)std::strtoull(s.c_str(), nullptr, base);
+  return errno == ERANGE;
+}
+
+std::string count_refused(const char* option, const std::string& arg) {
+  if (past_u64(arg, 10)) return std::string(option) + " " + arg + " is past 2^64 - 1, the largest count there is";
+  return std::string(option) + " needs a positive count, not '" + arg + "'";
+}
+
 std::string parse_window_option(const std::string& arg, Window& window) {
   uint64_t w;
-  if (!parse_u64(arg, w) || w == 0) return "--window needs a positive count, not '" + arg + "'";
+  if (!parse_u64(arg, w) || w == 0) return count_refused("--window", arg);
   window = Window::count(w);
   return {};
 }
@@ -40,6 +59,10 @@ std::string parse_ttl_option(const std::string& arg, Window& window) {
     if (unit_at != std::string::npos && unit_at > 0 && parse_number(arg.substr(0, unit_at), value) && value >= 1 &&
         parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns))
       return "--ttl " + arg + " is longer than a window can be (at most 1.8e19 ns, about 570 years)";
+    // A well-formed zero ("0s", "0.0ms") is a window that holds nothing.
+    if (unit_at != std::string::npos && unit_at > 0 && parse_number(arg.substr(0, unit_at), value) && value == 0 &&
+        parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns))
+      return "--ttl must be longer than 0, not '" + arg + "'";
     return "--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'";
   }
   window = Window::time(ns);
@@ -47,13 +70,15 @@ std::string parse_ttl_option(const std::string& arg, Window& window) {
 }
 
 std::string parse_capacity_option(const std::string& arg, uint64_t& capacity) {
-  if (!parse_u64(arg, capacity) || capacity == 0) return "--capacity needs a positive count, not '" + arg + "'";
+  if (!parse_u64(arg, capacity) || capacity == 0) return count_refused("--capacity", arg);
   return {};
 }
 
-// A number that is the whole string (strtod's syntax: "0.01", "1e-6"); the
-// option's own range is checked by its caller.
+// A number that is the whole string, in decimal ("0.01", "1e-6"; strtod
+// would also take blanks before it and hexadecimal "0x1p-3"); the option's
+// own range is checked by its caller.
 bool parse_number(const std::string& arg, double& out) {
+  if (arg.find_first_of("xX \t\n\v\f\r") != std::string::npos) return false;
   char* end = nullptr;
   out = std::strtod(arg.c_str(), &end);
   return !arg.empty() && end != nullptr && *end == '\0';
@@ -90,6 +115,7 @@ std::string parse_click_ports(const std::string& arg, packet::ClickOptions& clic
 }
 
 std::string parse_seed_option(const std::string& arg, uint64_t& seed) {
+  if (past_u64(arg, 16)) return "--seed " + arg + " is past 2^64 - 1: at most 16 hexadecimal digits";
   if (!parse_u64(arg, seed, 16)) return "--seed needs a hexadecimal number, not '" + arg + "'";
   return {};
 }

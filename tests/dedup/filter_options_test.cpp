@@ -50,6 +50,24 @@ TEST(SpecOptions, WindowTtlCapacityFprSeed) {
   for (const char* bad : {"", "0", "1", "1.5", "-0.1", "0.01x", "nan"})
     EXPECT_NE(dd::parse_fpr_option(bad, fpr).find("--fpr"), std::string::npos) << "'" << bad << "'";
   EXPECT_NE(dd::parse_seed_option("xyz", seed).find("--seed"), std::string::npos);
+
+  // A value too large is said as such, not as malformed; a zero duration
+  // as zero; blanks and hexadecimal floats are no decimal number.
+  EXPECT_EQ(dd::parse_window_option("99999999999999999999", w),
+            "--window 99999999999999999999 is past 2^64 - 1, the largest count there is");
+  EXPECT_EQ(dd::parse_capacity_option("18446744073709551616", capacity),
+            "--capacity 18446744073709551616 is past 2^64 - 1, the largest count there is");
+  EXPECT_EQ(dd::parse_capacity_option("18446744073709551615", capacity), "");
+  EXPECT_EQ(dd::parse_window_option("1e99", w), "--window needs a positive count, not '1e99'");
+  EXPECT_EQ(dd::parse_seed_option("ffffffffffffffffff", seed),
+            "--seed ffffffffffffffffff is past 2^64 - 1: at most 16 hexadecimal digits");
+  EXPECT_EQ(dd::parse_seed_option("ffffffffffffffff", seed), "");
+  EXPECT_EQ(seed, ~uint64_t{0});
+  for (const char* zero : {"0s", "0ms", "0.0h"})
+    EXPECT_EQ(dd::parse_ttl_option(zero, w), std::string("--ttl must be longer than 0, not '") + zero + "'");
+  EXPECT_NE(dd::parse_ttl_option("0", w).find("needs a duration like"), std::string::npos);
+  for (const char* odd : {"0x1p-3", " 0.01", "0.01 ", "0X.1"})
+    EXPECT_NE(dd::parse_fpr_option(odd, fpr).find("--fpr must lie"), std::string::npos) << "'" << odd << "'";
 }
 
 namespace {
@@ -219,7 +237,7 @@ TEST(SpecOptions, TtlPastWhatAWindowHolds) {
   ab::Window w = ab::Window::count(1);
   EXPECT_EQ(dd::parse_ttl_option("100000000000s", w),
             "--ttl 100000000000s is longer than a window can be (at most 1.8e19 ns, about 570 years)");
-  for (const char* bad : {"", "5parsecs", "0s", "-5s", "1e5s", "0.0000000001ns"})
+  for (const char* bad : {"", "5parsecs", "-5s", "1e5s", "0.0000000001ns"})  // "0s": "must be longer than 0"
     EXPECT_NE(dd::parse_ttl_option(bad, w).find("needs a duration like"), std::string::npos) << bad;
   EXPECT_EQ(dd::parse_ttl_option("584y", w).find("longer"), std::string::npos);  // no such unit: malformed
   EXPECT_EQ(dd::parse_ttl_option("10m", w), "");

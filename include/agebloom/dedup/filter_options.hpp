@@ -35,6 +35,11 @@ namespace agebloom::dedup {
 // A whole unsigned number in `base`: no sign, no blanks, no trailing bytes,
 // no overflow.
 bool parse_u64(const std::string& s, uint64_t& out, int base = 10) noexcept;
+// Whether `s` is a whole number in `base` too large for 64 bits: parse_u64
+// refuses it as it refuses a malformed one, and a message should say which.
+bool past_u64(const std::string& s, int base = 10) noexcept;
+// "--OPTION needs a positive count, not 'ARG'", or that ARG is past 2^64 - 1.
+std::string count_refused(const char* option, const std::string& arg);
 
 std::string parse_window_option(const std::string& arg, Window& window);    // --window N
 std::string parse_ttl_option(const std::string& arg, Window& window);       // --ttl 500ms
