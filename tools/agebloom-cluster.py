@@ -238,7 +238,34 @@ def run_replay(replay, argv):
         lines = [line for line in r.stderr.strip().splitlines() if not line.startswith("try 'agebloom-replay")]
         message = "\n".join(lines).strip() or r.stdout.strip() or "no message"
         raise RuntimeError(f"agebloom-replay exited {r.returncode}: {message}")
-    return json.loads(r.stdout)
+    try:
+        report = json.loads(r.stdout)
+    except ValueError:
+        first = r.stdout.strip().splitlines()[0][:80] if r.stdout.strip() else "nothing"
+        raise RuntimeError(f"{replay} printed no JSON report (it printed {first!r}): --replay must name "
+                           "agebloom-replay") from None
+    if not isinstance(report, dict):
+        raise RuntimeError(f"{replay} printed no JSON report: --replay must name agebloom-replay")
+    # What it warned of (records it skipped, times it could not keep, keys it
+    # could not find) is the user's to hear: the client says it (say_warnings).
+    report["warnings"] = [line[len(WARNING):] for line in r.stderr.splitlines() if line.startswith(WARNING)]
+    return report
+
+
+WARNING = "agebloom-replay: warning: "
+
+
+def say_warnings(reports, names, every):
+    """Each distinct warning the tasks' agebloom-replay printed, once, with
+    the tasks that printed it (every shard's copy of one machine's note is
+    one line)."""
+    said = {}
+    for report, name in zip(reports, names):
+        for text in report.get("warnings", []):
+            said.setdefault(text, []).append(name)
+    for text, who in said.items():
+        where = every if len(who) == len(names) and len(names) > 1 else ", ".join(who)
+        print(f"agebloom-cluster: warning: {where}: {text}", file=sys.stderr)
 
 
 def split_trace(replay, trace, shards, prefix, options):
@@ -587,6 +614,7 @@ def replay(args):
                       for t, prefix in zip(args.traces, prefixes)]
         splits = gather(submitted[:],
                         [f"trace {t}" for t in args.traces], "stage 1 (split)")
+        say_warnings(splits, [f"splitting {t}" for t in args.traces], "splitting every trace")
         # Stage 1's results are on disk and in hand. A future still held
         # would be recomputed if the worker keeping its result died in stage
         # 2, splitting its trace again (truncating its pieces) while the
@@ -608,6 +636,7 @@ def replay(args):
         submitted += stage2
         shards = gather(stage2,
                         [f"shard {i}/{args.shards}" for i in range(args.shards)], "stage 2 (replay)")
+        say_warnings(shards, [f"shard {i}/{args.shards}" for i in range(args.shards)], "every shard")
         replay_seconds = time.monotonic() - start
     finally:
         # The cleanup runs to its end: a second Ctrl-C or SIGTERM now is held

@@ -356,6 +356,37 @@ class Cluster(unittest.TestCase):
         self.assertIn("shard_time_regressions", merged)
         self.assertIn("3 packets stepped back in time in the traces", r.stderr)
 
+    def test_replay_warnings_reach_the_user(self):
+        # Records whose timestamps are out of range are skipped in stage 1,
+        # as one agebloom-replay skips them, and said: the cluster dropped the
+        # tasks' standard error on success, so a trace could vanish with exit 0.
+        path = os.path.join(self.tmp, "bad-usec.pcap")
+        eth = bytes(12) + b"\x08\x00"
+        with open(path, "wb") as f:
+            f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+            for i in range(10):
+                ip = bytes([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1 + i, 10, 0, 0, 2])
+                usec = 2_000_000 if i == 5 else 0
+                f.write(struct.pack("<IIII", 10 + i, usec, len(eth + ip), len(eth + ip)) + eth + ip)
+        r = cluster(path, "--shards", "2", "--key", "src-ip", "--ttl", "1s", "--json", *LOCAL)
+        merged = report(r)
+        self.assertEqual((merged["packets"], merged["bad_timestamps"]), (9, 1))
+        self.assertIn(f"agebloom-cluster: warning: splitting {path}: {path}: 1 records skipped, "
+                      "their timestamps out of range", r.stderr)
+        # A warning every shard's replay prints is said once, for every shard.
+        noisy = wrapper(self.tmp, 'case " $* " in *" --shard "*) echo "agebloom-replay: warning: a note" >&2;; esac')
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", noisy, *LOCAL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.count("a note"), 1, r.stderr)
+        self.assertIn("agebloom-cluster: warning: every shard: a note", r.stderr)
+
+    def test_a_replay_that_is_not_agebloom_replay_is_said(self):
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--replay", "/bin/true", *LOCAL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("/bin/true printed no JSON report (it printed 'nothing'): --replay must name agebloom-replay",
+                      r.stderr)
+        self.assertNotIn("Expecting value", r.stderr)
+
     def test_unwritable_report_fails(self):
         # The report is the result: a closed or full standard output is exit 1, said on stderr.
         r = subprocess.run([CLUSTER, "replay", TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--json",
