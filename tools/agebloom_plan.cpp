@@ -276,7 +276,8 @@ int plot(const dd::FilterSpec& given, const std::string& png) {
                                  ? png.substr(0, png.size() - 4) : png) + ".csv";
     std::FILE* out = std::fopen(csv.c_str(), "w");
     if (out == nullptr) {
-        std::fprintf(stderr, "agebloom-plan: cannot write %s: %s\n", csv.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "agebloom-plan: --plot %s: cannot write its data, %s: %s\n", png.c_str(), csv.c_str(),
+                     std::strerror(errno));
         return kExitUsage;
     }
     std::fprintf(out, "structure,target_fpr,bits_per_item,model_fpr,accesses_per_query\n");
@@ -297,8 +298,13 @@ int plot(const dd::FilterSpec& given, const std::string& png) {
         }
         structures += rows > before;
     }
-    if (std::fclose(out) != 0) {
-        std::fprintf(stderr, "agebloom-plan: cannot write %s: %s\n", csv.c_str(), std::strerror(errno));
+    // A full disk: no data file cut short is left for a later run to draw.
+    const bool write_failed = std::ferror(out) != 0;
+    if (std::fclose(out) != 0 || write_failed) {
+        const int err = errno;
+        std::remove(csv.c_str());
+        std::fprintf(stderr, "agebloom-plan: --plot %s: cannot write its data, %s%s%s\n", png.c_str(), csv.c_str(),
+                     err ? ": " : "", err ? std::strerror(err) : "");
         return kExitUsage;
     }
     // An empty chart is not a result (a --mem no structure fits in at any

@@ -53,6 +53,9 @@ std::string draw_plot(const std::string& script, const std::string& csv, const s
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     return python + " has no matplotlib: install Debian's python3-matplotlib (scripts/setup.sh does)";
+  // lab/plots/png_file.py: the PNG could not be written (its reason is on
+  // stderr) and no partial one is left.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) return "cannot write " + png;
   // Every script exits 3 when matplotlib is missing (above): any other
   // failure is the script's own, and its message is on stderr already.
   return path + " failed (" +

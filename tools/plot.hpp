@@ -19,7 +19,8 @@ std::string plots_folder();
 // /usr/bin/python3 first, where python3-matplotlib installs, or
 // $AGEBLOOM_PYTHON) and waits for it. Empty when drawn; else a message that
 // names what is missing (python3, python3-matplotlib) or how the script
-// failed. A script exits 3 when it cannot import matplotlib.
+// failed. A script exits 3 when it cannot import matplotlib, 4 when it
+// cannot write the PNG (lab/plots/png_file.py, which removes a partial one).
 std::string draw_plot(const std::string& script, const std::string& csv, const std::string& png,
                       const std::vector<std::string>& args = {});
 

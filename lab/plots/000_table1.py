@@ -5,6 +5,8 @@ import csv
 import statistics
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -31,4 +33,4 @@ axes[0].set_yscale("log")
 axes[0].legend(fontsize=8)
 fig.suptitle("Same memory, five structures (Guarded Epoch Bloom Filters, Table 1); medians")
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

@@ -3,6 +3,8 @@ through the window and the slack. Usage: 001_figure4.py CSV PNG"""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -24,4 +26,4 @@ ax.set_title("APBF: no false negatives in the window, decay through the slack")
 ax.grid(alpha=0.3)
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

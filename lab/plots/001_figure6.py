@@ -3,6 +3,8 @@ w = 10^3, one line per precision. Usage: 001_figure6.py CSV PNG"""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -26,4 +28,4 @@ ax.set_title("APBF Figure 6: FP as the filter fills (w = 1000)")
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

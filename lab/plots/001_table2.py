@@ -3,6 +3,8 @@ the 25 (k, l) rows of APBF's Table 2. Usage: 001_table2.py CSV PNG"""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -29,4 +31,4 @@ ax.set_title("APBF Table 2: 25 (k, l) rows, w = 1000")
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

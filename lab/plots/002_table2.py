@@ -4,6 +4,8 @@ rate step: slices and bits in use. Usage: 002_table2.py CSV PNG"""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -44,4 +46,4 @@ sl.set_ylabel("slices", color="tab:red")
 right.set_title("Rate step at 1%: memory follows the rate")
 right.grid(alpha=0.3)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

@@ -4,6 +4,8 @@ Usage: 003_penalties.py CSV PNG (redraws without rerunning the experiment)."""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -38,4 +40,4 @@ left.legend(fontsize=8)
 right.legend(fontsize=8)
 fig.suptitle("Inferential vs standard Block Timing Bloom filter (Dautrich & Ravishankar, Sec. 5)")
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

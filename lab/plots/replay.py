@@ -5,6 +5,8 @@ Usage: replay.py CSV PNG [TITLE]. Exits 3 when matplotlib cannot be imported
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -53,4 +55,4 @@ if not rows:
 for ax in axes:
     ax.grid(alpha=0.3)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110, format="png")
+png_file.save(fig, sys.argv[2], format="png")

@@ -3,6 +3,8 @@ positives per subject and workload. Usage: rte_member.py CSV PNG"""
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -29,4 +31,4 @@ for ax, title in zip(axes, ["live FNR (live keys forgotten)", "FPR on fresh keys
 axes[0].legend(fontsize=8)
 fig.suptitle("DPDK rte_member beside agebloom on the same streams")
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

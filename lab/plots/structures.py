@@ -3,6 +3,8 @@ measured FPR and expired-key positives, per stream. Usage: structures.py CSV PNG
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -32,4 +34,4 @@ axes[0].axhline(0.01, color="red", lw=0.8, ls="--")
 axes[0].legend(fontsize=7)
 fig.suptitle("Every registered structure at FPR 1% (count windows)")
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

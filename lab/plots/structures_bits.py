@@ -4,6 +4,8 @@ structure, as the planner sizes it. Usage: structures_bits.py CSV PNG [TITLE]
 import csv
 import sys
 
+import png_file
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -34,4 +36,4 @@ ax.set_title(sys.argv[3] if len(sys.argv) > 3 else "What each structure costs pe
 ax.grid(alpha=0.3, which="both")
 ax.legend(fontsize=7, ncol=2)
 fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=110)
+png_file.save(fig, sys.argv[2])

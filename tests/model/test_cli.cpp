@@ -439,6 +439,30 @@ TEST(Cli, PlotDrawsBitsPerItemAgainstTheTarget) {
     std::system((std::string("rm -rf ") + dir).c_str());
 }
 
+// --plot's data file cut short (a file-size limit stands in for a full
+// disk; SIGXFSZ ignored, so the write fails with EFBIG) is said naming the
+// PNG asked for, exit 2, and removed: a partial CSV was left behind.
+TEST(Cli, APlotWhoseDataCannotBeWrittenLeavesNoPartialFile) {
+    const char* exe = std::getenv("AGEBLOOM_PLAN");
+    ASSERT_NE(exe, nullptr) << "AGEBLOOM_PLAN is not set";
+    char dir[] = "/tmp/agebloom-plan-full-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string png = std::string(dir) + "/bits.png", csv = std::string(dir) + "/bits.csv";
+    const std::string cmd = std::string("sh -c \"trap '' XFSZ; ulimit -f 4; '") + exe +
+                            "' --window 100000 --plot " + png + "\" 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    for (int ch; (ch = std::fgetc(pipe)) != EOF;) out += static_cast<char>(ch);
+    const int st = pclose(pipe);
+    EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 2) << out;
+    EXPECT_NE(out.find("agebloom-plan: --plot " + png + ": cannot write its data, " + csv + ": File too large"),
+              std::string::npos) << out;
+    EXPECT_FALSE(std::filesystem::exists(csv)) << "a partial CSV was left";
+    EXPECT_FALSE(std::filesystem::exists(png));
+    std::system((std::string("rm -rf ") + dir).c_str());
+}
+
 // Output that cannot be written is an error: a plan, a listing or the usage
 // sent to /dev/full exited 0 with nothing written. (stderr goes to
 // /dev/null here: the status says it.)

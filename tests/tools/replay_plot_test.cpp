@@ -204,6 +204,27 @@ TEST(ReplayPlot, WithoutMatplotlibTheCsvIsWrittenAndThePackageNamed) {
   fs::remove_all(d);
 }
 
+// A PNG the disk will not take (a file-size limit stands in for a full disk:
+// the CSV fits under it, the picture does not) is one line naming the file,
+// exit 1, no partial PNG: matplotlib's traceback was 30 lines before it.
+// Python ignores SIGXFSZ, so its write fails with EFBIG; the shell's trap
+// makes the replay ignore it too.
+TEST(ReplayPlot, APngThatCannotBeWrittenIsSaidInOneLine) {
+  const fs::path d = temp_dir("toolarge");
+  const fs::path png = d / "r.png";
+  const Outcome r = agebloom::testing::shell("sh -c \"trap '' XFSZ; ulimit -f 24; " + std::string(AGEBLOOM_REPLAY) +
+                                             " " + trace("pcapplusplus_example.pcap") + " --seed 1 --plot " +
+                                             png.string() + "\"");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("replay.py: cannot write " + png.string() + ": File too large"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--plot " + png.string() + " not drawn: cannot write " + png.string()), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Traceback"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(png)) << "a partial PNG was left";
+  EXPECT_EQ(read_csv(d / "r.csv").sum("packets"), 4631.0);
+  fs::remove_all(d);
+}
+
 // Installed (bin/agebloom-replay beside share/agebloom/lab/plots/), the
 // binary draws with the script installed with it, not the source tree's.
 TEST(ReplayPlot, AnInstalledBinaryUsesTheInstalledScript) {
