@@ -780,6 +780,24 @@ TEST(DedupFwd, AFullStandardOutputExitsOne) {
   }
 }
 
+// Started with standard output closed (`>&-`), the EAL's runtime config file
+// took descriptor 1: the summary was printed into that shared file and the
+// run never ended (seen: minutes of CPU at --exit-on-idle 200). Descriptor 1
+// is now filled before anything opens (dedup/stdout_checked.hpp): the run
+// ends, says the summary was lost (exit 1), and its capture is whole.
+TEST(DedupFwd, AClosedStandardOutputEndsTheRunAndSaysSo) {
+  const fs::path in = temp_dir() / "closed-in.pcap", out = temp_dir() / "closed-out.pcap";
+  const std::vector<Frame> frames = keyed_trace(200, 7, nullptr);
+  write_pcap(in, frames);
+  fs::remove(out);
+  // timeout: a return of the hang fails this test instead of the suite.
+  const Outcome r = shell("{ timeout -s KILL 60 " + std::string(DEDUP_FWD) + " " + eal(pcap_vdev(0, in, out)) +
+                          " -- --key flow --action count --exit-on-idle 200 --stats-interval 0 >&-; }");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("dedup_fwd: cannot write to standard output"), std::string::npos) << r.out;
+  EXPECT_EQ(read_pcap(out).size(), frames.size()) << r.out;
+}
+
 // Captures across 2038-01-19, when a classic pcap's 32-bit unsigned seconds
 // pass 2^31: libpcap reads them signed, so agebloom-replay skipped such
 // records as out of range and net_pcap's stamps came out negative. Both now

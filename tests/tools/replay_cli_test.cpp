@@ -634,6 +634,27 @@ TEST(ReplayCli, AnOutputOntoTheReportIsRefused) {
   EXPECT_EQ(discard.code, 0) << discard.out;
 }
 
+// Started with standard output closed (`>&-`), the first file opened takes
+// descriptor 1 unless it is filled first (dedup/stdout_checked.hpp; in
+// dedup_fwd it was the EAL's config file, and agebloom-lab's CSV). Here the
+// trace, opened read-only before the capture, happened to take it; whatever
+// the order of opens, the report's loss is exit 1 and the capture is a
+// capture, from its magic number on.
+TEST(ReplayCli, AClosedStandardOutputIsSaidAndTheCaptureStaysWhole) {
+  const fs::path f = temp_dir() / "closed-stdout.pcap";
+  fs::remove(f);
+  const Outcome r = agebloom::testing::shell("{ " + std::string(AGEBLOOM_REPLAY) + " " +
+                                             trace("pcapplusplus_example.pcap") + " --seed 1 --write " + f.string() +
+                                             " >&-; }");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("agebloom-replay: cannot write"), std::string::npos) << r.out;
+  std::ifstream in(f, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GE(bytes.size(), 24u) << r.out;
+  EXPECT_EQ(bytes.substr(0, 4), std::string("\x4d\x3c\xb2\xa1", 4)) << "not a nanosecond pcap";
+  EXPECT_EQ(bytes.find("\"packets\""), std::string::npos) << "the report is inside the capture";
+}
+
 // File names are bytes: one that is not UTF-8 goes into the JSON report with
 // U+FFFD for the bytes it cannot carry (nlohmann::json threw on it, and the
 // report aborted the process), in a replay's report and in --split's.

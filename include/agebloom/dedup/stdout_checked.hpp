@@ -8,6 +8,13 @@
 // (clearerr(stdout)) so it is not said twice. The status is 1 even where the
 // run was already ending with another (a usage error's 2): both messages are
 // printed.
+//
+// A program started with standard output (or input, or error) closed, as
+// `tool >&-` does, would hand that descriptor to the first file it opens,
+// and its printf()s would land in that file (agebloom-lab's headline lines
+// were written into its CSV). check_stdout_at_exit() first puts /dev/null,
+// read-only, on each of descriptors 0-2 that is closed: reads see an end of
+// file and writes fail, so a closed standard output is still said at exit.
 #pragma once
 
 #include <cerrno>
@@ -15,6 +22,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace agebloom::dedup {
 
@@ -36,10 +46,18 @@ inline void flush_stdout_or_fail() {
 }
 }  // namespace detail
 
-// Registers the exit handler for program `tool` (its messages' prefix).
-// Call it first in main(): handlers run in reverse, so it runs last.
+// Registers the exit handler for program `tool` (its messages' prefix), after
+// filling any of descriptors 0-2 that is closed. Call it first in main():
+// handlers run in reverse, so it runs last, and no file is opened before it.
 inline void check_stdout_at_exit(const char* tool) {
   detail::stdout_tool() = tool;
+  // open() takes the lowest free descriptor: in order, each closed one of
+  // 0-2 is the one it fills.
+  for (int fd = 0; fd <= 2; ++fd)
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int got = open("/dev/null", O_RDONLY);
+      if (got != fd && got >= 0) close(got);
+    }
   std::atexit(detail::flush_stdout_or_fail);
 }
 
