@@ -22,6 +22,7 @@
 #include "agebloom/model/models.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "owned.hpp"
 
 namespace agebloom::lab {

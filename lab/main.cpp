@@ -17,6 +17,7 @@
 #include <string>
 
 #include "agebloom/dedup/filter_options.hpp"
+#include "agebloom/dedup/stdout_checked.hpp"
 #include "experiment.hpp"
 #include "plot.hpp"
 
@@ -117,6 +118,10 @@ bool plot(const LabOptions&, const std::string& script, const std::string& csv, 
 
 int main(int argc, char** argv) {
   using namespace agebloom::lab;
+  // First: a closed standard output is filled before any CSV could take its
+  // descriptor, and a listing, usage or headline that did not reach it is
+  // exit 1 (include/agebloom/dedup/stdout_checked.hpp).
+  agebloom::dedup::check_stdout_at_exit("agebloom-lab");
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up in a log file as they come
   LabOptions o;
   bool list = false;
@@ -178,9 +183,7 @@ int main(int argc, char** argv) {
   if (list) {
     if (optind != argc) bad(std::string("--list takes no EXPERIMENT ('") + argv[optind] + "')");
     for (const Experiment& e : kExperiments) std::printf("%-16s %s\n", e.name, e.reproduces);
-    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
-    std::fprintf(stderr, "agebloom-lab: writing to standard output failed\n");
-    return 1;
+    return 0;
   }
   if (optind + 1 != argc) bad(optind == argc ? "no EXPERIMENT given (--list lists them)" : "more than one EXPERIMENT");
   const std::string name = argv[optind];
@@ -195,14 +198,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "agebloom-lab: %s\n", why.c_str());
       return 1;
     }
-    const int status = e.run(o);
     // The headline numbers are the run's output too: a stdout that could not
-    // take them (a full disk) is a failure, not exit 0.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "agebloom-lab: writing to standard output failed\n");
-      return status ? status : 1;
-    }
-    return status;
+    // take them (a full disk) is exit 1, said by the handler above.
+    return e.run(o);
   }
   bad("no experiment '" + name + "' (--list lists them)");
 }

@@ -43,25 +43,4 @@ WindowMetrics measure_count_window(const std::function<void(uint64_t)>& insert,
 // The median of `v` (v is reordered).
 double median(std::vector<double> v);
 
-// A CSV and a markdown table written side by side, every write checked.
-class Report {
- public:
-  Report(const std::string& folder, const std::string& name);
-  bool ok() const noexcept { return csv_ != nullptr && md_ != nullptr; }
-  void csv(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-  void md(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-  // Closes both; false (and a message) when a write failed.
-  bool close();
-  // What every experiment ends with: close(), then the PNG drawn from the CSV
-  // by lab/plots/<script>, each file named as written. False (with a
-  // message) when a write or the plot failed.
-  bool publish(const LabOptions& o, const char* script);
-  std::string csv_path, md_path, png_path;
-
- private:
-  std::FILE* csv_ = nullptr;
-  std::FILE* md_ = nullptr;
-  bool failed_ = false;
-};
-
 }  // namespace agebloom::lab

@@ -26,6 +26,7 @@
 #include "agebloom/agebloom.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 
 namespace agebloom::lab {
 

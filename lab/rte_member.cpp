@@ -17,6 +17,7 @@
 #include "agebloom/model/planner.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "workload.hpp"
 
 #if AGEBLOOM_LAB_DPDK

@@ -16,6 +16,7 @@
 #include "agebloom/model/planner.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "workload.hpp"
 
 namespace agebloom::lab {

@@ -29,6 +29,7 @@
 #include "agebloom/agebloom.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "workload.hpp"
 
 namespace agebloom::lab {
@@ -246,7 +247,13 @@ int real_log_000(const LabOptions& o) {
     for (const Subject& sub : subjects())
       for (double bpi : bpis) {
         auto c = sub.config(Window::count(w), bpi);
-        if (!c) return 1;
+        if (!c) {
+          // W is a quarter of the log: a short log makes a window some
+          // structure cannot be built for. Said, not a silent exit 1.
+          std::fprintf(stderr, "000-real-log: %s at %.0f bits/item for W = %llu (a quarter of the log's %zu records): "
+                       "%s\n", sub.name, bpi, static_cast<unsigned long long>(w), stream.size(), c.what());
+          return 1;
+        }
         rows.push_back({"access-log", sub.name, bpi, o.seed + s,
                         measure_count_window(FilterConfig{sub.structure, *c}, stream, w, queries, o.seed + s)});
       }

@@ -27,6 +27,7 @@
 #include "agebloom/agebloom.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "report.hpp"
 #include "owned.hpp"
 
 namespace agebloom::lab {

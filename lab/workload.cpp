@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -82,9 +83,16 @@ std::vector<uint64_t> capture_stream(const std::string& path, packet::KeyMode mo
 }
 
 std::vector<uint64_t> access_log_stream(const std::string& path, uint64_t& skipped, std::string& error) {
+  // A folder opens and reads as empty through ifstream: said as what it is,
+  // not as a log without records.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    error = path + " is a folder, not a log";
+    return {};
+  }
   std::ifstream in(path);
   if (!in) {
-    error = "cannot open " + path;
+    error = "cannot open " + path + ": " + std::strerror(errno);
     return {};
   }
   // 83.149.9.216 - - [17/May/2015:10:05:03 +0000] "GET /presentations/x.html HTTP/1.1" 200 ...
