@@ -216,7 +216,7 @@ typedef void (*agebloom_free_fn)(void* ptr, void* ctx);
  *  plan at start-up and build (or rebuild) filters later on any thread.
  *  len >= plan->filter_bytes. Keys are hashed with plan->seed. Errors: EINVAL
  *  (a plan not made by this library, or changed: its opaque words, or a
- *  window, structure or size that no longer says what they hold), ENOMEM,
+ *  window, structure, parameters or size that no longer says what they hold), ENOMEM,
  *  EALIGN, EVERSION. */
 AGEBLOOM_API int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, agebloom_filter** out) AGEBLOOM_NOEXCEPT;
 

@@ -112,6 +112,15 @@ static_assert(sizeof(FilterConfig) <= sizeof(agebloom_plan::opaque) - kPlanConfi
 
 uint64_t checksum(const void* bytes, size_t n) noexcept { return XXH3_64bits_withSeed(bytes, n, kPlanTag); }
 
+// The configuration's checksum, chained over the plan's parameters field (all
+// of it, NUL padding included): the filter's identity in saved images is made
+// of both (image.cpp), so a plan whose parameters were edited is refused
+// like one whose configuration was (it built a filter whose images no filter
+// of the same spec would take).
+uint64_t plan_checksum(const agebloom_plan& p, size_t config_bytes) noexcept {
+  return XXH3_64bits_withSeed(p.parameters, sizeof p.parameters, checksum(&p.opaque[kPlanConfigAt], config_bytes));
+}
+
 // The layout of the configs a plan carries, as far as sizes tell: the
 // registry's size and every config type's size and alignment. A plan from a
 // library whose configs differ (another build) is refused, not misread.
@@ -134,14 +143,14 @@ void store_config(const FilterConfig& c, agebloom_plan& p) noexcept {
   alignas(FilterConfig) unsigned char canonical[sizeof(FilterConfig)] = {};
   c.visit([&](const auto& alt) { ::new (static_cast<void*>(canonical)) FilterConfig{c.structure, AnyConfig(alt)}; });
   std::memcpy(&p.opaque[kPlanConfigAt], canonical, sizeof c);
-  p.opaque[2] = checksum(&p.opaque[kPlanConfigAt], sizeof c);
+  p.opaque[2] = plan_checksum(p, sizeof c);  // p.parameters is written first (describe)
   p.opaque[3] = kConfigLayout;
 }
 
 // The configuration a plan carries, if it is one this library wrote, unchanged.
 bool load_config(const agebloom_plan& p, FilterConfig& c) noexcept {
   if (p.opaque[0] != kPlanTag || (p.opaque[1] & 0xffffffffu) != sizeof(FilterConfig) ||
-      (p.opaque[1] >> 32) >= kStructureCount || p.opaque[2] != checksum(&p.opaque[kPlanConfigAt], sizeof c) ||
+      (p.opaque[1] >> 32) >= kStructureCount || p.opaque[2] != plan_checksum(p, sizeof c) ||
       p.opaque[3] != kConfigLayout)
     return false;
   std::memcpy(static_cast<void*>(&c), &p.opaque[kPlanConfigAt], sizeof c);  // trivially copyable
@@ -257,7 +266,8 @@ int agebloom_filter_init_plan(const agebloom_plan* plan, void* mem, size_t len, 
   FilterConfig config;
   if (!load_config(*plan, config)) return AGEBLOOM_EINVAL;
   // The readable fields still say what the configuration holds: a plan whose
-  // window or structure was edited by hand is refused, not built as it was
+  // window or structure was edited by hand is refused (its parameters are
+  // checksummed with the configuration, above), not built as it was
   // planned while it says otherwise (nothing here allocates).
   const dedup::DedupFilter planned(config);
   const Window w = config.window();

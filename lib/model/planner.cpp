@@ -299,6 +299,13 @@ std::optional<PlanError> validate(const PlanRequest& req) {
     if (req.max_accesses_per_query && !(*req.max_accesses_per_query > 0.0))
         return invalid("max-accesses must be > 0");
     if (req.max_total_bytes && *req.max_total_bytes == 0) return invalid("mem must be > 0");
+    // A rate-adaptive structure spends its budget (tlbf's slices fill it): one
+    // past the 2^50 bits any structure may take cannot be spent, and was said
+    // as an FPR out of reach or a window too short for its segments.
+    const bool budget = req.structure ? info(*req.structure).rate_adaptive : req.window.is_time() && req.capacity == 0;
+    if (budget && req.memory_bytes > (std::uint64_t{1} << 47))
+        return invalid("a budget of " + std::to_string(req.memory_bytes) + " bytes (--mem) is past 2^50 bits (2^47 "
+                       "bytes), the most a filter may take: give a smaller --mem");
     if (req.block_bits) {
         const unsigned b = *req.block_bits;
         if (b < 64 || b > 512 || (b & (b - 1)) != 0)

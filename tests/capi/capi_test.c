@@ -106,6 +106,18 @@ static void test_plan(void) {
   CHECK(strstr(agebloom_plan_error(), "64 bytes") != NULL);
   /* In a C caller's words: the spec's field, not the tools' option. */
   CHECK(strstr(agebloom_plan_error(), "spec.mem_bytes") != NULL && strstr(agebloom_plan_error(), "--mem") == NULL);
+  /* A budget past 2^50 bits (UINT64_MAX as "no limit") is said as that, not
+     as an FPR out of reach or a window shorter than tlbf's segments. */
+  bad.mem_bytes = UINT64_MAX;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "a budget of 18446744073709551615 bytes (spec.mem_bytes) is past 2^50 bits") != NULL);
+  bad.window_kind = AGEBLOOM_WINDOW_COUNT;
+  bad.window = 100000;
+  bad.mem_bytes = (uint64_t)1 << 48;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "past 2^50 bits") != NULL);
+  bad.mem_bytes = (uint64_t)1 << 20;  /* a budget within reach still plans */
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_OK);
   /* The planner's usage errors are EINVAL, each with the planner's reason. */
   bad = s;
   bad.window = 3;  /* shorter than the segments of the fast layouts */
@@ -367,6 +379,14 @@ static void test_save_load(void) {
   CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
   edited = p;
   edited.filter_bytes -= 64;
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
+  /* The parameters are part of the filter's identity in its images: edited,
+     they built a filter that no image of this spec would load into. */
+  edited = p;
+  strcpy(edited.parameters, "forged");
+  CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
+  edited = p;
+  edited.parameters[sizeof edited.parameters - 1] = 'x'; /* past the NUL too */
   CHECK(agebloom_filter_init_plan(&edited, mem, p.filter_bytes, &from_plan) == AGEBLOOM_EINVAL);
   free(mem);
 
