@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "dedup_fwd: %s\n", e.c_str());
       return 2;
     }
+    if (const std::string note = app.bpf.note(); !note.empty()) std::fprintf(stderr, "dedup_fwd: note: %s\n", note.c_str());
   }
   // The filter too (all shards have one shape): an FPR out of reach or a
   // --mem too small is exit 2 before any device is opened. Bounded: every
@@ -426,7 +427,8 @@ int main(int argc, char** argv) {
                          "SLL), or the key mode not the one intended?");
   }
   if (t.bpf_unmatched)
-    std::printf("dedup_fwd: --bpf '%s': %lu packets did not match and passed untouched\n", o.bpf.c_str(),
+    std::printf("dedup_fwd: --bpf %s: %lu packets did not match and passed untouched\n",
+                agebloom::packet::BpfFilter::shown(o.bpf).c_str(),
                 t.bpf_unmatched);
   // What the stats line says of floods and budgets, said once at exit when
   // there was no stats line to say it (--stats-interval 0).

@@ -752,6 +752,7 @@ bool open_input(const Options& o, Input& in) {
   for (const std::string& path : o.traces) in.ids.push_back(file_id(path));
   if (!o.dedup.bpf.empty())
     if (std::string e = in.bpf.compile(o.dedup.bpf, in.traces.linktype()); !e.empty()) bad(e);
+  if (const std::string note = in.bpf.note(); !note.empty()) std::fprintf(stderr, "agebloom-replay: note: %s\n", note.c_str());
   return true;
 }
 
@@ -958,7 +959,7 @@ void print_text(const Options& o, const OwnedFilter& owned, const Run& run, cons
     std::printf("  shard %u of %u (0 to %u): the traces' other %llu packets are other shards' keys\n", o.shard_index,
                 o.shard_count, o.shard_count - 1, static_cast<unsigned long long>(run.outside_shard));
   if (!o.dedup.bpf.empty())
-    std::printf("  --bpf '%s': %llu packets did not match and passed untouched\n", o.dedup.bpf.c_str(),
+    std::printf("  --bpf %s: %llu packets did not match and passed untouched\n", pk::BpfFilter::shown(o.dedup.bpf).c_str(),
                 static_cast<unsigned long long>(run.bpf_unmatched));
   // Unparsed packets by reason: a capture whose link layer or mode keys
   // nothing must say why, not just "unparsed".

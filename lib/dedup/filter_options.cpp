@@ -259,7 +259,8 @@ std::string FilterOptions::help(bool sizing_only) {
          "                                  (default the whole packet; needed for jumbo frames)\n"
          "  --bpf EXPR                      deduplicate only the packets this libpcap filter\n"
          "                                  matches (tcpdump syntax); the rest pass untouched and\n"
-         "                                  are counted as bpf_unmatched\n") + sizing +
+         "                                  are counted as bpf_unmatched (past 4096 bytes it is\n"
+         "                                  compiled without libpcap's optimizer, which is slow)\n") + sizing +
          "  --policy insert-always|insert-on-miss\n"
          "                                  default: insert-on-miss for click, else insert-always\n"
          "  --seed HEX                      hash secret (default: random)\n"
