@@ -62,8 +62,8 @@ void usage(std::FILE* out) {
                "              lab-out/quick; created)\n"
                "  --quick     the small variant (seconds), checked against the headline bounds\n"
                "  --seed S    workload seed (default 1; 1 is the published runs' of docs/RESULTS.md)\n"
-               "  --filter NAME[,NAME...]  structures: only these registered structures (names as --list-filters;\n"
-               "              given again, its names are added)\n"
+               "  --filter NAME[,NAME...]  structures: only these registered structures (names as\n"
+               "              agebloom-replay --list-filters lists them; given again, its names are added)\n"
                "  --version   the version, and exit\n"
                "Exit codes: 0 done, 1 a check failed or an output could not be written, 2 bad options.\n");
 }

@@ -403,6 +403,12 @@ PlanResult plan(const PlanRequest& req) {
                              std::string(name(*only)) + ": " + message(why) + " (--mem " +
                                  std::to_string(req.memory_bytes ? req.memory_bytes : req.max_total_bytes.value_or(0)) +
                                  " bytes): raise --mem"};
+        // The capacity asked for is named with its option (a C caller reads
+        // it as spec.capacity): "initial capacity" alone did not say whose.
+        if (why == Errc::capacity_too_small)
+            return PlanError{PlanErrc::invalid_request, std::string(name(*only)) + ": " + message(why) +
+                                                            ": --capacity " + std::to_string(req.capacity) +
+                                                            " is too few; give a larger --capacity"};
         if (why != Errc::ok && !fpr_driven)
             return PlanError{PlanErrc::invalid_request, std::string(name(*only)) + ": " + message(why)};
     }

@@ -118,6 +118,14 @@ static void test_plan(void) {
   CHECK(strstr(agebloom_plan_error(), "past 2^50 bits") != NULL);
   bad.mem_bytes = (uint64_t)1 << 20;  /* a budget within reach still plans */
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_OK);
+  /* A capacity under tlbf's minimum names the field to raise. */
+  bad = s;
+  bad.structure = "tlbf";
+  bad.window_kind = AGEBLOOM_WINDOW_TIME;
+  bad.window = 1000000000;
+  bad.capacity = 2;
+  CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
+  CHECK(strstr(agebloom_plan_error(), "spec.capacity 2 is too few") != NULL);
   /* The planner's usage errors are EINVAL, each with the planner's reason. */
   bad = s;
   bad.window = 3;  /* shorter than the segments of the fast layouts */
