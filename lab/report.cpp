@@ -97,25 +97,24 @@ void Report::discard() {
   }
 }
 
+void Report::write(std::FILE* file, const char* fmt, va_list ap) {
+  if (file && std::vfprintf(file, fmt, ap) < 0 && !failed_) {
+    failed_ = true;
+    failed_errno_ = errno;  // the first failure's reason, said at close()
+  }
+}
+
 void Report::csv(const char* fmt, ...) {
-  if (!csv_) return;
   va_list ap;
   va_start(ap, fmt);
-  if (std::vfprintf(csv_, fmt, ap) < 0 && !failed_) {
-    failed_ = true;
-    failed_errno_ = errno;
-  }
+  write(csv_, fmt, ap);
   va_end(ap);
 }
 
 void Report::md(const char* fmt, ...) {
-  if (!md_) return;
   va_list ap;
   va_start(ap, fmt);
-  if (std::vfprintf(md_, fmt, ap) < 0 && !failed_) {
-    failed_ = true;
-    failed_errno_ = errno;
-  }
+  write(md_, fmt, ap);
   va_end(ap);
 }
 

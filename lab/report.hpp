@@ -9,6 +9,7 @@
 // or a full disk used to leave empty or cut files where they had been.
 #pragma once
 
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -41,6 +42,7 @@ class Report {
 
  private:
   void discard();
+  void write(std::FILE* file, const char* fmt, va_list ap);
   std::string csv_partial_, md_partial_;
   std::FILE* csv_ = nullptr;
   std::FILE* md_ = nullptr;

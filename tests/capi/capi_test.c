@@ -28,6 +28,14 @@ static agebloom_spec count_spec(const char* structure, uint64_t window) {
   return s;
 }
 
+/* `s` as the rate-adaptive tlbf over a 1 s time window. */
+static agebloom_spec tlbf_over_one_second(agebloom_spec s) {
+  s.structure = "tlbf";
+  s.window_kind = AGEBLOOM_WINDOW_TIME;
+  s.window = 1000000000;
+  return s;
+}
+
 /* The allocator callback: counts what it hands out and takes back. */
 static int allocs, frees;
 static void* counting_alloc(size_t size, size_t align, void* ctx) {
@@ -97,10 +105,7 @@ static void test_plan(void) {
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
   CHECK(strstr(agebloom_plan_error(), "bytes") != NULL);
   /* tlbf's budget too small is the same refusal: a limit, not a usage error. */
-  bad = s;
-  bad.structure = "tlbf";
-  bad.window_kind = AGEBLOOM_WINDOW_TIME;
-  bad.window = 1000000000;
+  bad = tlbf_over_one_second(s);
   bad.mem_bytes = 64;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_ENOPLAN);
   CHECK(strstr(agebloom_plan_error(), "64 bytes") != NULL);
@@ -119,10 +124,7 @@ static void test_plan(void) {
   bad.mem_bytes = (uint64_t)1 << 20;  /* a budget within reach still plans */
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_OK);
   /* A capacity under tlbf's minimum names the field to raise. */
-  bad = s;
-  bad.structure = "tlbf";
-  bad.window_kind = AGEBLOOM_WINDOW_TIME;
-  bad.window = 1000000000;
+  bad = tlbf_over_one_second(s);
   bad.capacity = 2;
   CHECK(agebloom_plan_spec(&bad, &p) == AGEBLOOM_EINVAL);
   CHECK(strstr(agebloom_plan_error(), "spec.capacity 2 is too few") != NULL);
