@@ -25,7 +25,13 @@ from_caller() { [[ "$1" == /* ]] && echo "$1" || echo "$caller/$1"; }
 out="${AGEBLOOM_BUILD_DIR:-build}/bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).json"
 min_time=0.2
 extra=()
+declare -A given  # bench.sh's own options once each (the last one won without a word)
 while (($#)); do
+  case "$1" in
+    --out|--min-time|--report|--no-pipeline)
+      [[ -z "${given[$1]:-}" ]] || { echo "bench.sh: $1 given twice" >&2; usage; }
+      given[$1]=1 ;;
+  esac
   case "$1" in
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --out) value "$@"; out=$(from_caller "$2"); shift 2 ;;
@@ -39,8 +45,14 @@ done
 build=${AGEBLOOM_BUILD_DIR:-build}
 if [[ -n "${report_only:-}" ]]; then
   [[ ${#extra[@]} -eq 0 ]] || { echo "bench.sh: --report reads a JSON; it takes no ${extra[0]}" >&2; usage; }
-  [[ -r "$report_only" && ! -d "$report_only" ]] || { echo "bench.sh: --report $report_only: no such readable file" >&2; exit 2; }
+  # A regular file only: a device (/dev/zero) was read until memory ran out.
+  [[ -f "$report_only" && -r "$report_only" ]] || { echo "bench.sh: --report $report_only: no such readable file" >&2; exit 2; }
   out=$report_only
+elif [[ -e "$out" && ! -f "$out" ]]; then
+  # /dev/full took the JSON without a word from agebloom-bench, and the report
+  # then read the device until memory ran out.
+  echo "bench.sh: --out $out: exists and is not a regular file; name a file to write the JSON to" >&2
+  exit 2
 fi
 if [[ -z "${report_only:-}" ]]; then
 scripts/setup.sh
@@ -55,6 +67,13 @@ echo "bench.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ 
 echo "bench.sh: $bench --benchmark_min_time=$min_time --benchmark_out=$out ${extra[*]}"
 "$bench" --benchmark_min_time="$min_time" --benchmark_out="$out" --benchmark_out_format=json \
   --benchmark_counters_tabular=false "${extra[@]}"
+# agebloom-bench exits 0 having written nothing (a filter that matches no
+# benchmark, a disk that refused the JSON): said as such, not as a bad JSON.
+if [[ ! -s "$out" ]]; then
+  echo "bench.sh: agebloom-bench wrote no JSON to $out (a --benchmark_filter that matches nothing, or a write that failed: its messages above say which)" >&2
+  rm -f "$out"
+  exit 1
+fi
 fi
 
 python3 - "$out" <<'EOF'
@@ -73,12 +92,19 @@ import json, sys
 try:
     runs = json.load(open(sys.argv[1]))["benchmarks"]
     by_name = {}
+    skipped = []
     for r in runs:
         if r.get("run_type", "iteration") != "iteration":
+            continue
+        # A case that reported an error has no counters: named, then left out.
+        if r.get("error_occurred"):
+            skipped.append(f"{r['name']}: {r.get('error_message', 'error')}")
             continue
         by_name[r["name"].removesuffix("/real_time")] = r
 except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
     sys.exit(f"bench.sh: {sys.argv[1]}: not an agebloom-bench JSON ({type(e).__name__}: {e})")
+for line in skipped:
+    print(f"bench.sh: skipped (the benchmark reported an error) {line}", file=sys.stderr)
 if not by_name:
     sys.exit(f"bench.sh: {sys.argv[1]}: no benchmark runs in it")
 
@@ -92,11 +118,11 @@ ours = sorted(s for s in subjects if not s.startswith("rte_member") and s not in
 
 def cycles(subject, form, w, counter="cpu_cycles_per_op"):
     r = by_name.get(f"test_and_insert/{subject}/{form}/W:{w}/hit:0")
-    return r[counter] if r else None
+    return r.get(counter) if r else None
 
 def acc(subject, w):
-    r = by_name.get(f"test_and_insert/{subject}/bulk/W:{w}/hit:0")
-    return (r["bits_per_item"], r["fpr"], r["live_fnr"]) if r else (None,) * 3
+    r = by_name.get(f"test_and_insert/{subject}/bulk/W:{w}/hit:0") or {}
+    return tuple(r.get(k, float("nan")) for k in ("bits_per_item", "fpr", "live_fnr"))
 
 print()
 print("test_and_insert, bulk, hit 0%: CPU cycles/key and their ratio to rte_member HT cache (same run, same keys);")
@@ -128,7 +154,11 @@ for w, t in targets.items():
     ht = cycles("rte_member_ht_cache", "bulk", w)
     if not ht:
         continue
-    best = min((cycles(s, "bulk_hashed", w) / ht, s) for s in ours if cycles(s, "bulk_hashed", w))
+    measured = [(cycles(s, "bulk_hashed", w) / ht, s) for s in ours if cycles(s, "bulk_hashed", w)]
+    if not measured:
+        verdicts.append(f"W={w}: no bulk_hashed figure of ours in this run to hold against the target")
+        continue
+    best = min(measured)
     verdicts.append(f"W={w}: best end-to-end ratio {best[0]:.2f} ({best[1]}) vs target <= {t}: "
                     + ("meets" if best[0] <= t else "MISSES"))
 print("\n".join(verdicts) if verdicts else "no target window (1M, 64M) with an rte_member HT cache figure in this run")
@@ -139,9 +169,13 @@ pipe = {n: r for n, r in by_name.items() if n.startswith("pipeline/")}
 swap = pipe.get("pipeline/5tswap/burst:32")
 if pipe:
     print("\npipeline, per packet over bursts of 32 mbufs in memory (CPU cycles/packet, ratio to 5tswap's work):")
+    base = swap.get("cpu_cycles_per_pkt") if swap else None
     for n, r in pipe.items():
-        c = r["cpu_cycles_per_pkt"]
-        ratio = f"{c / swap['cpu_cycles_per_pkt']:7.2f}" if swap else "    n/a"
+        c = r.get("cpu_cycles_per_pkt")
+        if c is None:
+            print(f"  {n:<68} (no cpu_cycles_per_pkt counter)")
+            continue
+        ratio = f"{c / base:7.2f}" if base else "    n/a"
         print(f"  {n:<68} {c:8.1f} {ratio}")
 EOF
 [[ -n "${report_only:-}" ]] || echo "bench.sh: JSON written to $out"

@@ -58,10 +58,20 @@ count() {
   value "$@"
   [[ $2 =~ ^[1-9][0-9]{0,9}$ ]] || { echo "bench_pipeline: $1 must be a positive integer, not '$2'" >&2; usage; }
 }
+declare -A given  # an option given twice is refused (the last one won without a word)
 while (($#)); do
+  if [[ "$1" == --* && "$1" != --help && -n "${given[$1]:-}" ]]; then
+    echo "bench_pipeline: $1 given twice" >&2
+    usage
+  fi
+  given[$1]=1
   case "$1" in
     --seconds) count "$@"; seconds=$2; shift 2 ;;
-    --frames) count "$@"; frames=$2; shift 2 ;;
+    --frames) count "$@"; frames=$2
+      # The capture is written, then held in the mbuf pool (2 KiB a frame):
+      # 9999999999 frames wrote hundreds of GB before anything said no.
+      ((frames <= 1048576)) || { echo "bench_pipeline: --frames must be at most 1048576 (2 GiB of mbufs), not '$2'" >&2; usage; }
+      shift 2 ;;
     --rounds) count "$@"; rounds=$2; shift 2 ;;
     --window) count "$@"; window=$2; shift 2 ;;
     --memory) value "$@"; memory=$2; shift 2 ;;
@@ -144,12 +154,19 @@ sampled() {  # $1 = run stem, then the command
 }
 
 testpmd_cycles() {  # $1 = forward mode, $2 = run stem (its files' names)
-  local log="$out/$2.log"
+  local log="$out/$2.log" rc=0 figure
   # testpmd forwards until a line arrives on stdin.
   (sleep "$seconds"; echo) | sampled "$2" "$testpmd" -l 0,1 --file-prefix "agebloom-pipe-$$-$2" "${eal[@]}" -- \
-    --forward-mode="$1" --record-core-cycles --total-num-mbufs=$mbufs >"$log" 2>&1 || true
+    --forward-mode="$1" --record-core-cycles --total-num-mbufs=$mbufs >"$log" 2>&1 || rc=$?
   rm -rf "/var/run/dpdk/agebloom-pipe-$$-$2"
-  grep -o 'CPU cycles/packet=[0-9.]*' "$log" | tail -1 | cut -d= -f2
+  figure=$(grep -o 'CPU cycles/packet=[0-9.]*' "$log" | tail -1 | cut -d= -f2 || true)
+  # A testpmd that failed (or printed no figure) is said with its log, as
+  # dedup_fwd is: the script died here without a word.
+  if [[ -z "$figure" ]]; then
+    echo "bench_pipeline: testpmd $1 printed no cycles per packet (exit status $rc); its log: $log" >&2
+    return 1
+  fi
+  echo "$figure"
 }
 
 dedup_cycles() {  # $1 = key mode, $2 = filter name, $3 = run stem (its files' names)

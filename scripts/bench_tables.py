@@ -31,14 +31,32 @@ def main() -> int:
     if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         print(next(l for l in __doc__.splitlines() if l.startswith("usage:")), file=sys.stderr)
         return 2
-    # Anything but a Google Benchmark JSON with runs is one line and exit 1.
+    # Anything but a Google Benchmark JSON with runs is one line and exit 1,
+    # checked whole before the first row is printed (a redirect would keep a
+    # table cut at the first bad run). A case that reported an error has no
+    # counters: it is named on stderr and left out.
     try:
         runs = json.load(open(sys.argv[1]))["benchmarks"]
-        by = {r["name"].removesuffix("/real_time"): r for r in runs if r.get("run_type", "iteration") == "iteration"}
+        by = {}
+        for r in runs:
+            if r.get("run_type", "iteration") != "iteration":
+                continue
+            if r.get("error_occurred"):
+                print(f"bench_tables.py: skipped {r['name']}: {r.get('error_message', 'an error')}", file=sys.stderr)
+                continue
+            by[r["name"].removesuffix("/real_time")] = r
+        windows = set()
         for n, r in by.items():
             if n.startswith("test_and_insert/"):
-                r["cpu_cycles_per_op"], r["bits_per_item"]  # the fields every table row reads
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+                if "/W:" not in n:
+                    raise ValueError(f"{n!r} names no window (/W:)")
+                windows.add(int(n.split("/W:")[1].split("/")[0]))
+                # The first table's rows: every field they print.
+                if n.split("/")[2] == "bulk" and n.endswith("/hit:0"):
+                    for field in ("cpu_cycles_per_op", "bits_per_item", "fpr", "live_fnr", "items_per_second"):
+                        if not isinstance(r.get(field), (int, float)):
+                            raise ValueError(f"{n}: {field} is {r.get(field)!r}, not a number")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
         print(f"bench_tables.py: {sys.argv[1]}: not an agebloom-bench JSON ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
     if not any(n.startswith("test_and_insert/") for n in by):
@@ -49,7 +67,7 @@ def main() -> int:
     twins = sorted(s for s in subjects if s not in known and not s.startswith("floor-"))
     floors = sorted(s for s in subjects if s.startswith("floor-"))
     rows = [s for s in ORDER if s in subjects] + twins + floors + [s for s in PEERS if s in subjects]
-    windows = sorted({int(n.split("/W:")[1].split("/")[0]) for n in by if n.startswith("test_and_insert/")})
+    windows = sorted(windows)
 
     def get(op, s, form, w, hit, counter="cpu_cycles_per_op"):
         r = by.get(f"{op}/{s}/{form}/W:{w}/hit:{hit}")

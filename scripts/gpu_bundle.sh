@@ -15,6 +15,15 @@
 # -dev packages this project builds against (xxhash, gtest, pcap), hence the
 # bundle rather than a build there.
 set -euo pipefail
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+(($# == 0)) || { echo "gpu_bundle.sh: takes no arguments ('$1'); see --help" >&2; exit 2; }
+# The baseline is the caller's path, checked before anything is built or the
+# last bundle removed (a wrong one left .gpu-bundle/ half made).
+baseline=${AGEBLOOM_GPU_BASELINE:-}
+if [[ -n $baseline ]]; then
+  [[ $baseline == /* ]] || baseline="$PWD/$baseline"
+  [[ -f $baseline && -x $baseline ]] || { echo "gpu_bundle.sh: AGEBLOOM_GPU_BASELINE=$AGEBLOOM_GPU_BASELINE: no such program" >&2; exit 2; }
+fi
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null  # the packages (and the default build)
 build=${AGEBLOOM_GPU_BUILD_DIR:-build-gpu}
@@ -26,7 +35,7 @@ rm -rf "$b"
 mkdir -p "$b/bin" "$b/lib" "$b/traces"
 cp "$build/tests/gpu/gpu_replay_test" "$build/tests/gpu/gpu_replay_emulation_test" \
    "$build/perf/agebloom-gpu-bench" "$build/tools/agebloom-replay" "$build/perf/agebloom-bench" "$b/bin/"
-if [[ -n ${AGEBLOOM_GPU_BASELINE:-} ]]; then cp "$AGEBLOOM_GPU_BASELINE" "$b/bin/agebloom-gpu-bench-base"; fi
+if [[ -n $baseline ]]; then cp "$baseline" "$b/bin/agebloom-gpu-bench-base"; fi
 for exe in "$b"/bin/*; do ldd "$exe" | awk '/=> \// {print $3}'; done | sort -u | while read -r lib; do
   cp -L "$lib" "$b/lib/"
 done

@@ -13,8 +13,11 @@
 # ASan+UBSan `meson test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# --help before anything builds (it went to `meson test` after a full ASan build).
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 build=${AGEBLOOM_ASAN_DIR:-build-asan}
 seconds=${FUZZ_SECONDS:-60}
+[[ $seconds =~ ^[1-9][0-9]{0,6}$ ]] || { echo "sanitize.sh: FUZZ_SECONDS must be a positive whole number, not '$seconds'" >&2; exit 2; }
 if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ meson setup "$build" --buildtype=debugoptimized \
     -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true -Dfuzz_seconds="$seconds" \
