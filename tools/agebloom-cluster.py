@@ -145,6 +145,10 @@ def parse(argv):
 
     if not 1 <= args.shards <= 512:
         p.error(f"--shards must be between 1 and 512, not {args.shards}")
+    # An empty address ("$SCHED" unset) ran a local cluster without a word.
+    if args.scheduler is not None and not args.scheduler.strip():
+        p.error("--scheduler needs an address (tcp://HOST:8786), not an empty one; without --scheduler a local "
+                "cluster runs")
     if args.workers is not None and args.scheduler:
         p.error("--workers is for the local cluster: the scheduler's cluster has its own")
     if args.workers is not None and args.workers < 1:
@@ -677,6 +681,18 @@ def on_sigterm(signum, frame):
 
 
 def main(argv):
+    # Started with standard output closed (`>&-`), the run had no place for
+    # its report and ended in a traceback after all its work: said at once.
+    # A closed descriptor 0-2 is filled with /dev/null, read-only, first, so
+    # that no file this process opens (nor a child's) takes its number.
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDONLY)  # the lowest free number: this one
+    if sys.stdout is None:
+        print("agebloom-cluster: cannot write the report: standard output is closed", file=sys.stderr)
+        return 1
     try:
         args = parse(argv)  # --help and --version print, and exit 0, from here
         sys.stdout.flush()

@@ -395,6 +395,24 @@ class Cluster(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("cannot write the report", r.stderr)
 
+    def test_a_closed_report_is_said_before_the_run(self):
+        # Standard output closed (`>&-`): it ended in an AttributeError
+        # traceback after the whole run; now one line at once, exit 1.
+        start = time.monotonic()
+        r = subprocess.run(["sh", "-c", f"exec '{CLUSTER}' replay '{TRACES[0]}' --shards 2 --key flow --ttl 1s "
+                            f"{' '.join(LOCAL)} >&-"], capture_output=True, text=True, timeout=240)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("agebloom-cluster: cannot write the report: standard output is closed", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertLess(time.monotonic() - start, 30, "the cluster was started first")
+
+    def test_an_empty_scheduler_is_refused(self):
+        # An unset $SCHED gave --scheduler "", which ran a local cluster.
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--scheduler", "",
+                    "--workdir", self.tmp)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--scheduler needs an address (tcp://HOST:8786), not an empty one", r.stderr)
+
     def test_unreachable_scheduler_fails_in_bounded_time(self):
         start = time.monotonic()
         r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--scheduler", "tcp://127.0.0.1:1",
