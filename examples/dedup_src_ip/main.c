@@ -62,10 +62,17 @@ static int parse_u64(const char* s, int base, uint64_t* out) {
   return *end || errno == ERANGE ? -1 : 0;
 }
 
-static void usage(const char* prog) {
-  fprintf(stderr,
-          "usage: %s [EAL options] -- [--filter NAME|auto] [--window N] [--fpr P] [--seed HEX] [--idle-ms MS]\n",
+static void usage(FILE* to, const char* prog) {
+  fprintf(to,
+          "usage: %s [EAL options] -- [--filter NAME|auto] [--window N] [--fpr P] [--seed HEX] [--idle-ms MS]\n"
+          "  --idle-ms MS  stop after MS ms without a packet (default 500; 0: only on SIGINT or SIGTERM)\n",
           prog);
+}
+
+/* A refused value, said with its option (the usage line alone did not say which). */
+static int refuse(const char* option, const char* what, const char* value) {
+  fprintf(stderr, "dedup_src_ip: %s needs %s, not '%s'\n", option, what, value);
+  return -1;
 }
 
 static int parse_options(int argc, char** argv, struct options* o) {
@@ -74,6 +81,7 @@ static int parse_options(int argc, char** argv, struct options* o) {
                                         {"fpr", required_argument, NULL, 'p'},
                                         {"seed", required_argument, NULL, 's'},
                                         {"idle-ms", required_argument, NULL, 'i'},
+                                        {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   int c;
   char* end;
@@ -81,14 +89,29 @@ static int parse_options(int argc, char** argv, struct options* o) {
   while ((c = getopt_long(argc, argv, "", table, NULL)) != -1) {
     switch (c) {
       case 'f': o->filter = optarg; break;
-      case 'w': if (parse_u64(optarg, 10, &v) || v == 0) return -1; o->window = v; break;
-      case 'p': o->fpr = strtod(optarg, &end); if (end == optarg || *end) return -1; break;
-      case 's': if (parse_u64(optarg, 16, &v)) return -1; o->seed = v; break;
-      case 'i': if (parse_u64(optarg, 10, &v) || v > UINT32_MAX) return -1; o->idle_ms = (unsigned)v; break;
-      default: return -1;
+      case 'w':
+        if (parse_u64(optarg, 10, &v) || v == 0) return refuse("--window", "a positive whole number", optarg);
+        o->window = v;
+        break;
+      case 'p':
+        o->fpr = strtod(optarg, &end);
+        if (end == optarg || *end) return refuse("--fpr", "a number (0.01)", optarg);
+        break;
+      case 's':
+        if (parse_u64(optarg, 16, &v)) return refuse("--seed", "at most 16 hexadecimal digits", optarg);
+        o->seed = v;
+        break;
+      case 'i':
+        if (parse_u64(optarg, 10, &v) || v > UINT32_MAX) return refuse("--idle-ms", "a whole number of ms", optarg);
+        o->idle_ms = (unsigned)v;
+        break;
+      case 'h': return 1;
+      default: return -1; /* getopt said which option */
     }
   }
-  return optind == argc ? 0 : -1;
+  if (optind == argc) return 0;
+  fprintf(stderr, "dedup_src_ip: unexpected argument '%s'\n", argv[optind]);
+  return -1;
 }
 
 /* One RX and one TX queue, as examples/skeleton sets them up. */
@@ -201,8 +224,8 @@ int main(int argc, char** argv) {
   argv[at - 1] = saved;
   optind = 1;
   if (rc != 0) {
-    usage(argv[0]);
-    return 2;
+    usage(rc > 0 ? stdout : stderr, argv[0]);
+    return rc > 0 ? 0 : 2;
   }
   agebloom_spec_init(&spec);
   spec.structure = o.filter;
