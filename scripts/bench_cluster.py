@@ -68,17 +68,26 @@ def timed(argv):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--traces", type=int, default=8)
-    p.add_argument("--copies", type=int, default=25)
-    p.add_argument("--shards", type=int, default=4)
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--build", default=os.path.join(ROOT, "build"))
-    p.add_argument("--key", default="flow")
-    p.add_argument("--ttl", default="10s")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--traces", type=int, default=8, help="traces in the set (hours)")
+    p.add_argument("--copies", type=int, default=25, help="copies of the capture in each trace")
+    p.add_argument("--shards", type=int, default=4, help="agebloom-cluster --shards")
+    p.add_argument("--rounds", type=int, default=3, help="runs of each row; the median is printed")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder")
+    p.add_argument("--key", default="flow", help="agebloom-replay --key")
+    p.add_argument("--ttl", default="10s", help="agebloom-replay --ttl")
     args = p.parse_args()
+    # Counts of at least one: --rounds 0 ended in an IndexError, --copies 0
+    # printed a table of empty traces with exit 0.
+    for name in ("traces", "copies", "shards", "rounds"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1, not {getattr(args, name)}")
     replay = os.path.join(args.build, "tools", "agebloom-replay")
     cluster = os.path.join(args.build, "tools", "agebloom-cluster")
+    for tool in (replay, cluster):
+        if not os.access(tool, os.X_OK):
+            p.error(f"{tool} was not built (--build is {args.build})")
     folder = tempfile.mkdtemp(prefix="agebloom-bench-cluster-")
     try:
         traces = make_traces(folder, args.traces, args.copies)

@@ -40,6 +40,13 @@ cases=$("$bench" --benchmark_list_tests 2>/dev/null || true)
 grep -q '^pipeline/' <<< "$cases" ||
   { echo "bench_instructions: $bench has no pipeline cases (built without libdpdk-dev?)" >&2; exit 1; }
 [[ -n "$out" ]] || { mkdir -p "$build/bench-results"; out="$build/bench-results/instructions.json"; }
+# Checked before the eight callgrind runs (minutes), not at the end: a folder
+# or a missing parent made a traceback after all of them.
+mkdir -p "$(dirname "$out")" 2>/dev/null || true
+if [[ -e "$out" && ! -f "$out" ]] || [[ ! -d "$(dirname "$out")" || ! -w "$(dirname "$out")" ]]; then
+  echo "bench_instructions: --out $out: cannot write a file there" >&2
+  exit 2
+fi
 python3 - "$bench" "$out" <<'PY'
 import json, os, re, subprocess, sys, tempfile
 
@@ -103,6 +110,10 @@ print("  dedup_fwd   " + "  ".join(f"{k} {v:.1f}" for k, v in stages.items()) +
 print(f"  whole path with interleaved-128: {per[('dedup_fwd src-ip interleaved-128', 'all')]:.1f};"
       f" two-line: {per[('dedup_fwd src-ip two-line', 'all')]:.1f};"
       f" flow mode: {per[('dedup_fwd flow auto', 'all')]:.1f}")
-json.dump({"rows": rows, "stages": stages, "5tswap": swap}, open(out, "w"), indent=1)
+try:
+    with open(out, "w") as f:
+        json.dump({"rows": rows, "stages": stages, "5tswap": swap}, f, indent=1)
+except OSError as e:
+    sys.exit(f"bench_instructions: cannot write {out}: {e.strerror}")
 print(f"\nwritten: {out}")
 PY

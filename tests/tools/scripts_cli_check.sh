@@ -73,5 +73,7 @@ for bad in 0 -1 abc; do check 2 "$root/scripts/fuzz.sh options $bad" "SECONDS mu
 check 0 "$root/scripts/sanitize.sh --help" "The sanitizer builds"
 check 2 "FUZZ_SECONDS=0 $root/scripts/sanitize.sh" "FUZZ_SECONDS must be a positive whole number"
 check 2 "AGEBLOOM_GPU_BASELINE=/no/such/bench $root/scripts/gpu_bundle.sh" "no such program"
+check 2 "$root/scripts/bench_cluster.py --rounds 0" "--rounds must be at least 1, not 0"
+check 2 "$root/scripts/bench_cluster.py --build $tmp/no-build" "was not built"
 echo "scripts_cli_check: $fails failure(s)"
 [[ $fails -eq 0 ]]
