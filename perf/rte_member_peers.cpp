@@ -101,6 +101,10 @@ bool init_eal(const char* argv0) {
   g_eal_memory = huge ? "2 MB hugepages" : "4 KB pages (--no-huge)";
   g_eal_huge = huge;
   g_runtime_dir = rte_eal_get_runtime_dir();
+  // Also on the ways out that skip cleanup_eal (a flag Google Benchmark
+  // refuses, a --benchmark_out it cannot open: it exits from inside): the
+  // folder was left in /var/run/dpdk, one per such run.
+  std::atexit([] { dedup_fwd::remove_eal_runtime_dir(g_runtime_dir); });
   return true;
 }
 

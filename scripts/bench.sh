@@ -65,15 +65,18 @@ fi
 mkdir -p "$(dirname "$out")"
 echo "bench.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
 echo "bench.sh: $bench --benchmark_min_time=$min_time --benchmark_out=$out ${extra[*]}"
+rc=0
 "$bench" --benchmark_min_time="$min_time" --benchmark_out="$out" --benchmark_out_format=json \
-  --benchmark_counters_tabular=false "${extra[@]}"
-# agebloom-bench exits 0 having written nothing (a filter that matches no
-# benchmark, a disk that refused the JSON): said as such, not as a bad JSON.
+  --benchmark_counters_tabular=false "${extra[@]}" || rc=$?
+# No JSON (a --benchmark_filter that matches nothing: exit 1; a disk that
+# refused the JSON, which agebloom-bench does not see: exit 0) is said as
+# such, and no empty file is left to be read as a bad JSON later.
 if [[ ! -s "$out" ]]; then
-  echo "bench.sh: agebloom-bench wrote no JSON to $out (a --benchmark_filter that matches nothing, or a write that failed: its messages above say which)" >&2
+  echo "bench.sh: agebloom-bench (exit $rc) wrote no JSON to $out: its messages above say why" >&2
   rm -f "$out"
   exit 1
 fi
+((rc == 0)) || { echo "bench.sh: agebloom-bench exited with status $rc; the JSON it wrote is $out" >&2; exit "$rc"; }
 fi
 
 python3 - "$out" <<'EOF'
