@@ -100,6 +100,27 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def joined_values(argv, parser):
+    """argv with each value that begins with '-' joined to its option
+    (`--ttl -1s` as `--ttl=-1s`): argparse takes such a value for an option
+    and says "expected one argument", where the value's own check says what
+    is wrong with it. A word that is one of the parser's options stays one."""
+    options = {o for a in parser._actions for o in a.option_strings}
+    takes_value = {o for a in parser._actions if a.nargs is None and a.const is None and not
+                   isinstance(a, (argparse._StoreTrueAction, argparse._HelpAction, argparse._VersionAction))
+                   for o in a.option_strings}
+    out, i = [], 0
+    while i < len(argv):
+        if (argv[i] in takes_value and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1] != "--"
+                and argv[i + 1].split("=")[0] not in options):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def parse(argv):
     # No abbreviations: --shard would stand for --shards, where agebloom-replay's
     # --shard I/N is another option.
@@ -141,7 +162,7 @@ def parse(argv):
         passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), action=Once, metavar="X")
     for name in PASSED_FLAGS:
         passed.add_argument(name, dest="pass_" + name[2:].replace("-", "_"), action="store_true")
-    args = top.parse_args(argv)
+    args = top.parse_args(joined_values(argv, p))
 
     if not 1 <= args.shards <= 512:
         p.error(f"--shards must be between 1 and 512, not {args.shards}")

@@ -406,6 +406,20 @@ class Cluster(unittest.TestCase):
         self.assertNotIn("Traceback", r.stderr)
         self.assertLess(time.monotonic() - start, 30, "the cluster was started first")
 
+    def test_a_value_that_begins_with_a_dash_is_checked_as_a_value(self):
+        # argparse took "-1s" for an option: "expected one argument".
+        for option, value, says in (("--ttl", "-1s", "--ttl needs a duration like 500ms, 60s or 10m, not '-1s'"),
+                                    ("--seed", "-5", "--seed needs a hexadecimal number, not '-5'")):
+            window = [] if option == "--ttl" else ["--ttl", "1s"]
+            r = cluster(TRACES[0], "--shards", "2", "--key", "flow", *window, option, value, *LOCAL)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(says, r.stderr)
+            self.assertNotIn("expected one argument", r.stderr)
+        # An option after one that wants a value is still an option, said as missing its value.
+        r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "--json", *LOCAL)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("argument --ttl: expected one argument", r.stderr)
+
     def test_an_empty_scheduler_is_refused(self):
         # An unset $SCHED gave --scheduler "", which ran a local cluster.
         r = cluster(TRACES[0], "--shards", "2", "--key", "flow", "--ttl", "1s", "--scheduler", "",
