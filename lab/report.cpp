@@ -21,6 +21,7 @@ namespace {
 // The partial files open now, for the signal handler: fixed slots, filled
 // before they are marked, so the handler reads only whole paths and calls
 // only unlink(), which is async-signal-safe.
+constexpr const char* kPartial = ".partial";  // what a result is named until it is whole
 constexpr int kSlots = 8;
 char g_partial[kSlots][PATH_MAX];
 volatile sig_atomic_t g_in_use[kSlots];
@@ -70,7 +71,7 @@ std::string destination(const std::string& path) {
 
 Report::Report(const std::string& folder, const std::string& name)
     : csv_path(folder + "/" + name + ".csv"), md_path(folder + "/" + name + ".md"), png_path(folder + "/" + name + ".png"),
-      csv_partial_(destination(csv_path) + ".partial"), md_partial_(destination(md_path) + ".partial") {
+      csv_partial_(destination(csv_path) + kPartial), md_partial_(destination(md_path) + kPartial) {
   // Both or neither: a CSV beside a markdown that could not be made would
   // read as a run's result.
   for (auto [file, partial, slot] : {std::tuple{&csv_, &csv_partial_, &csv_slot_}, std::tuple{&md_, &md_partial_, &md_slot_}}) {
@@ -87,12 +88,12 @@ Report::Report(const std::string& folder, const std::string& name)
 Report::~Report() { discard(); }
 
 void Report::discard() {
+  // Both partial files go, open or closed (after close() renamed them there
+  // are none, and removing a missing file does nothing).
   for (auto [file, partial, slot] : {std::tuple{&csv_, &csv_partial_, &csv_slot_}, std::tuple{&md_, &md_partial_, &md_slot_}}) {
-    if (*file != nullptr) {
-      std::fclose(*file);
-      std::remove(partial->c_str());
-    }
+    if (*file != nullptr) std::fclose(*file);
     *file = nullptr;
+    std::remove(partial->c_str());
     release(*slot);
   }
 }
@@ -128,8 +129,6 @@ bool Report::close() {
     const int err = close_failed ? errno : failed_errno_;
     *file = nullptr;
     if (write_failed || close_failed) {
-      std::remove(csv_partial_.c_str());
-      std::remove(md_partial_.c_str());
       std::fprintf(stderr, "agebloom-lab: cannot write %s%s%s (%s is as it was)\n", path->c_str(), err ? ": " : "",
                    err ? std::strerror(err) : "", path->c_str());
       discard();
@@ -139,11 +138,12 @@ bool Report::close() {
   // Both whole: into place, the CSV first (the markdown is read as the
   // table of the CSV beside it).
   for (auto [partial, path] : {std::pair{&csv_partial_, &csv_path}, std::pair{&md_partial_, &md_path}}) {
-    if (std::rename(partial->c_str(), destination(*path).c_str()) != 0) {
+    // The partial file's name less its suffix: the destination the
+    // constructor resolved (through a link), not resolved again.
+    const std::string target = partial->substr(0, partial->size() - std::strlen(kPartial));
+    if (std::rename(partial->c_str(), target.c_str()) != 0) {
       std::fprintf(stderr, "agebloom-lab: cannot put %s in place of %s: %s\n", partial->c_str(), path->c_str(),
                    std::strerror(errno));
-      std::remove(csv_partial_.c_str());
-      std::remove(md_partial_.c_str());
       discard();
       return false;
     }

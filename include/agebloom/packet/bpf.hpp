@@ -56,8 +56,6 @@ class BpfFilter {
   // `expr` as messages quote it: whole up to 120 bytes, else its start and
   // its length ('host 1.2.3.4 or ...' (18556 bytes)).
   static std::string shown(const std::string& expr);
-  // Whether libpcap's optimizer ran (expressions up to kOptimizedUpTo).
-  bool optimized() const noexcept { return optimized_; }
   // "" when optimized, else one line saying the optimizer was skipped, why,
   // and the program's length (the most instructions a packet runs).
   std::string note() const;
@@ -65,7 +63,7 @@ class BpfFilter {
  private:
   void* insns_ = nullptr;  // struct bpf_insn[count_], owned (kept out of this header)
   uint32_t count_ = 0;
-  bool optimized_ = true;
+  bool optimized_ = true;  // libpcap's optimizer ran (expressions up to kOptimizedUpTo)
   std::string expr_;
 };
 
