@@ -131,9 +131,7 @@ const char* accesses_phrase(double most) {
 
 }  // namespace
 
-bool mem_is_budget(const FilterSpec& spec) noexcept {
-  return spec.structure ? info(*spec.structure).rate_adaptive : spec.window.is_time() && spec.capacity == 0;
-}
+bool mem_is_budget(const FilterSpec& spec) noexcept { return model::spends_budget(request_of(spec)); }
 
 // The request plan_spec plans: the spec's, with --mem a limit on every
 // structure but the rate-adaptive one, whose budget it is (memory_bytes).

@@ -302,8 +302,7 @@ std::optional<PlanError> validate(const PlanRequest& req) {
     // A rate-adaptive structure spends its budget (tlbf's slices fill it): one
     // past the 2^50 bits any structure may take cannot be spent, and was said
     // as an FPR out of reach or a window too short for its segments.
-    const bool budget = req.structure ? info(*req.structure).rate_adaptive : req.window.is_time() && req.capacity == 0;
-    if (budget && req.memory_bytes > (std::uint64_t{1} << 47))
+    if (spends_budget(req) && req.memory_bytes > (std::uint64_t{1} << 47))
         return invalid("a budget of " + std::to_string(req.memory_bytes) + " bytes (--mem) is past 2^50 bits (2^47 "
                        "bytes), the most a filter may take: give a smaller --mem");
     if (req.block_bits) {
@@ -367,6 +366,10 @@ std::string what(const PlanRequest& req) {
 }
 
 } // namespace
+
+bool spends_budget(const PlanRequest& req) noexcept {
+    return req.structure ? info(*req.structure).rate_adaptive : req.window.is_time() && req.capacity == 0;
+}
 
 PlanResult plan(const PlanRequest& req) {
     if (auto err = validate(req)) return *err;

@@ -90,6 +90,12 @@ struct PlanError {
 // The best plan, or why there is none.
 using PlanResult = std::variant<Plan, PlanError>;
 
+// Whether request.memory_bytes is a budget the plan spends (a rate-adaptive
+// structure named, or any structure over a time window without a capacity,
+// where only rate-adaptive ones plan) rather than unused: the tools' --mem is
+// then that budget, not a bound on the arena.
+bool spends_budget(const PlanRequest& request) noexcept;
+
 // Best plan (fewest bits per item among the candidates that meet the target
 // and every limit given) or an error. Bounded: every sizing search in the
 // core is, so an FPR too small to build answers fpr_unreachable quickly.
