@@ -52,17 +52,18 @@ bool parse_number(const std::string& arg, double& out);  // below
 std::string parse_ttl_option(const std::string& arg, Window& window) {
   uint64_t ns;
   if (!parse_duration_ns(arg, ns) || ns == 0) {
-    // A well-formed duration past what a window holds (parse_duration_ns:
-    // 1.8e19 ns, under 2^64) is said as such, not as a malformed one.
+    // A well-formed duration (a number and a unit parse_duration_ns knows)
+    // past what a window holds (1.8e19 ns, under 2^64) is said as such, not
+    // as a malformed one.
     const size_t unit_at = arg.find_first_not_of("0123456789.");
     double value = 0;
-    if (unit_at != std::string::npos && unit_at > 0 && parse_number(arg.substr(0, unit_at), value) && value >= 1 &&
-        parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns))
+    const bool well_formed = unit_at != std::string::npos && unit_at > 0 &&
+                             parse_number(arg.substr(0, unit_at), value) &&
+                             parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns);
+    if (well_formed && value >= 1)
       return "--ttl " + arg + " is longer than a window can be (at most 1.8e19 ns, about 570 years)";
     // A well-formed zero ("0s", "0.0ms") is a window that holds nothing.
-    if (unit_at != std::string::npos && unit_at > 0 && parse_number(arg.substr(0, unit_at), value) && value == 0 &&
-        parse_duration_ns(std::string("1").append(arg, unit_at, std::string::npos), ns))
-      return "--ttl must be longer than 0, not '" + arg + "'";
+    if (well_formed && value == 0) return "--ttl must be longer than 0, not '" + arg + "'";
     return "--ttl needs a duration like 500ms, 60s or 10m, not '" + arg + "'";
   }
   window = Window::time(ns);
@@ -78,7 +79,11 @@ std::string parse_capacity_option(const std::string& arg, uint64_t& capacity) {
 // would also take blanks before it and hexadecimal "0x1p-3"); the option's
 // own range is checked by its caller.
 bool parse_number(const std::string& arg, double& out) {
-  if (arg.find_first_of("xX \t\n\v\f\r") != std::string::npos) return false;
+  // Refused before strtod, 0 as strtod leaves a refusal: callers read `out`.
+  if (arg.find_first_of("xX \t\n\v\f\r") != std::string::npos) {
+    out = 0.0;
+    return false;
+  }
   char* end = nullptr;
   out = std::strtod(arg.c_str(), &end);
   return !arg.empty() && end != nullptr && *end == '\0';
