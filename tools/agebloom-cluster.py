@@ -106,9 +106,8 @@ def joined_values(argv, parser):
     and says "expected one argument", where the value's own check says what
     is wrong with it. A word that is one of the parser's options stays one."""
     options = {o for a in parser._actions for o in a.option_strings}
-    takes_value = {o for a in parser._actions if a.nargs is None and a.const is None and not
-                   isinstance(a, (argparse._StoreTrueAction, argparse._HelpAction, argparse._VersionAction))
-                   for o in a.option_strings}
+    # One value each (nargs None); flags, --help and --version take none (nargs 0).
+    takes_value = {o for a in parser._actions if a.nargs is None for o in a.option_strings}
     out, i = [], 0
     while i < len(argv):
         if (argv[i] in takes_value and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1] != "--"
@@ -659,9 +658,9 @@ def replay(args):
         stage2 = [client.submit(replay_shard, args.replay, i, args.shards, [p + f"{i}.pcap" for p in prefixes],
                                 args.options + truth, pure=False) for i in range(args.shards)]
         submitted += stage2
-        shards = gather(stage2,
-                        [f"shard {i}/{args.shards}" for i in range(args.shards)], "stage 2 (replay)")
-        say_warnings(shards, [f"shard {i}/{args.shards}" for i in range(args.shards)], "every shard")
+        shard_names = [f"shard {i}/{args.shards}" for i in range(args.shards)]
+        shards = gather(stage2, shard_names, "stage 2 (replay)")
+        say_warnings(shards, shard_names, "every shard")
         replay_seconds = time.monotonic() - start
     finally:
         # The cleanup runs to its end: a second Ctrl-C or SIGTERM now is held
@@ -681,9 +680,8 @@ def replay(args):
         print(f"agebloom-cluster: warning: {report['time_regressions']} packets stepped back in time in the traces "
               f"({report['shard_time_regressions']} within the shards' streams); each shard held its own clock, so "
               "its truth may differ from one machine's", file=sys.stderr)
-    # The report is the run's result: one that cannot be written is a failure.
-    if sys.stdout is None:
-        raise Failure("cannot write the report: standard output is closed")
+    # The report is the run's result: one that cannot be written is a failure
+    # (a closed standard output was refused in main(), before the run).
     try:
         print(json.dumps(report) if args.json else summary(report))
         sys.stdout.flush()
